@@ -1,0 +1,1 @@
+"""Amaranth components of hhe-gen (installed as ``hhe_gen.cores``)."""

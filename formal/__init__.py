@@ -1,0 +1,1 @@
+"""SymbiYosys property harnesses (installed as ``hhe_gen.formal``)."""

@@ -1,0 +1,1 @@
+"""Bit-exact golden models (pure Python integers) of everything the hardware computes."""

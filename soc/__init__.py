@@ -1,0 +1,1 @@
+"""LiteX integration of the hhe-gen accelerator (installed as ``hhe_gen.soc``)."""
