@@ -1,0 +1,340 @@
+"""RNS-CKKS client operations: encode, key generation, encryption (public and secret key),
+decryption and decoding - the golden model of the hardware's data flow (DESIGN.md section 2).
+
+Conventions (DESIGN.md sections 4 and 7):
+- encoding: w = special IFFT of the slots; m_k = round(Delta * Re w_k), m_{k+N/2} = round(Delta * Im w_k),
+  rounding half away from zero; the signed polynomial m is reduced modulo every prime of the level.
+- keys: s ternary (or fixed Hamming weight); pk = (-a*s + e, a) per prime, a uniform, e Gaussian.
+- public-key encryption: v ternary, e0, e1 Gaussian, all sampled once and shared by every prime:
+  c0_i = NTT(v)*NTT(pk0_i) + NTT(m + e0),  c1_i = NTT(v)*NTT(pk1_i) + NTT(e1).
+- secret-key encryption: a_i uniform, sampled directly in the NTT domain from a seed,
+  c0_i = -a_i*NTT(s) + NTT(m + e),  c1_i = a_i  (so c1 can travel as its seed).
+- decryption: m_i = INTT(c0_i + c1_i * NTT(s)); decoding centres the residues (CRT over the
+  level's primes) and applies the special FFT to (m_k + i m_{k+N/2}) / Delta.
+
+All randomness comes from :mod:`hhe_gen.models.sampler` (SHAKE256 streams, domain-separated), so a
+seed reproduces keys and ciphertexts bit for bit, as the on-chip samplers will.
+"""
+
+import math
+from dataclasses import dataclass
+
+from ..params.ckks import CKKSParams
+from ..params.errors import ParameterError
+from . import fft as fftm
+from . import sampler
+from .ntt import intt, ntt
+
+__all__ = [
+    "Plaintext", "Ciphertext", "KeyPair", "seed_bytes", "round_half_away",
+    "encode", "decode", "keygen", "encrypt_pk", "encrypt_sk", "decrypt",
+    "encrypt_slots", "decrypt_slots", "to_rns", "crt_centered", "precision_bits",
+]
+
+
+# -- data ---------------------------------------------------------------------------------------
+def _rows(rows, moduli, name):
+    rows = [list(r) for r in rows]
+    if not 1 <= len(rows) <= len(moduli):
+        raise ParameterError(name, f"<{len(rows)} rows>", f"1 .. {len(moduli)} rows (one per prime of Q)")
+    return rows
+
+
+@dataclass
+class Plaintext:
+    """A plaintext polynomial: one row of residues per prime of its level, coefficient form."""
+    rows: list[list[int]]
+    scale: int
+
+    @property
+    def level(self) -> int:
+        return len(self.rows) - 1
+
+
+@dataclass
+class Ciphertext:
+    """(c0, c1), one row per prime; ``form`` is "coeff" or "ntt" (Lattigo's bit-reversed order)."""
+    c0: list[list[int]]
+    c1: list[list[int]]
+    scale: int
+    form: str = "coeff"
+
+    @property
+    def level(self) -> int:
+        return len(self.c0) - 1
+
+    def to_json(self) -> dict:
+        return {"scale": self.scale, "form": self.form, "c0": self.c0, "c1": self.c1}
+
+    @classmethod
+    def from_json(cls, d: dict, params: CKKSParams) -> "Ciphertext":
+        for key in ("scale", "c0", "c1"):
+            if key not in d:
+                raise ParameterError(key, None, "a field of the ciphertext JSON (scale, form, c0, c1)")
+        form = d.get("form", "coeff")
+        if form not in ("coeff", "ntt"):
+            raise ParameterError("form", form, "'coeff' or 'ntt'")
+        c0, c1 = _rows(d["c0"], params.moduli, "c0"), _rows(d["c1"], params.moduli, "c1")
+        if len(c0) != len(c1):
+            raise ParameterError("c1", f"<{len(c1)} rows>", f"as many rows as c0 ({len(c0)})")
+        _check_residues(c0, params, "c0")
+        _check_residues(c1, params, "c1")
+        return cls(c0, c1, _scale(d["scale"]), form)
+
+    def to_form(self, params: CKKSParams, form: str) -> "Ciphertext":
+        if form == self.form:
+            return self
+        f = ntt if form == "ntt" else intt
+        qs = params.moduli
+        return Ciphertext([f(r, qs[i]) for i, r in enumerate(self.c0)],
+                          [f(r, qs[i]) for i, r in enumerate(self.c1)], self.scale, form)
+
+
+@dataclass
+class KeyPair:
+    """Secret key (signed coefficients) and public key (pk0, pk1) = (-a*s + e, a), coefficient form."""
+    sk: list[int]
+    pk0: list[list[int]]
+    pk1: list[list[int]]
+
+    def to_json(self, params: CKKSParams) -> dict:
+        return {"N": params.n, "Q": list(params.moduli), "sk": self.sk, "pk0": self.pk0, "pk1": self.pk1}
+
+    @classmethod
+    def from_json(cls, d: dict, params: CKKSParams) -> "KeyPair":
+        if d.get("N", params.n) != params.n or list(d.get("Q", params.moduli)) != list(params.moduli):
+            raise ParameterError("keys", f"N={d.get('N')} Q={d.get('Q')}",
+                                 f"keys made for these parameters (N={params.n}, Q={list(params.moduli)})")
+        sk = _check_secret(d.get("sk"), params)
+        pk0, pk1 = d.get("pk0") or [], d.get("pk1") or []
+        if pk0 or pk1:
+            _check_residues(pk0, params, "pk0")
+            _check_residues(pk1, params, "pk1")
+            if len(pk0) != len(params.moduli) or len(pk1) != len(params.moduli):
+                raise ParameterError("pk0", f"<{len(pk0)} rows>", f"{len(params.moduli)} rows (one per prime of Q)")
+        return cls(sk, [list(r) for r in pk0], [list(r) for r in pk1])
+
+
+def _scale(s) -> int:
+    if isinstance(s, float) and s.is_integer():
+        s = int(s)
+    if isinstance(s, bool) or not isinstance(s, int) or s < 1:
+        raise ParameterError("scale", s, "a positive integer (usually 2^LogDefaultScale)")
+    return s
+
+
+def _check_secret(sk, params: CKKSParams) -> list[int]:
+    if sk is None or len(sk) != params.n or any(x not in (-1, 0, 1) for x in sk):
+        raise ParameterError("sk", "<secret key>", f"N = {params.n} coefficients in {{-1, 0, 1}}")
+    return list(sk)
+
+
+def _check_residues(rows, params: CKKSParams, name: str):
+    """Each row i holds N residues mod q_i."""
+    for i, r in enumerate(rows):
+        q = params.moduli[i]
+        if len(r) != params.n:
+            raise ParameterError(f"{name}[{i}]", f"<{len(r)} coefficients>", f"exactly N = {params.n} coefficients")
+        if any(isinstance(x, bool) or not isinstance(x, int) or not 0 <= x < q for x in r):
+            raise ParameterError(f"{name}[{i}]", "<out-of-range residue>", f"integers 0 .. q_{i} - 1 = {q - 1}")
+
+
+# -- helpers ------------------------------------------------------------------------------------
+def seed_bytes(seed) -> bytes:
+    """A 32-byte seed from an int (0 .. 2^256-1, little-endian) or 32 bytes."""
+    if isinstance(seed, (bytes, bytearray)):
+        if len(seed) != 32:
+            raise ParameterError("seed", f"<{len(seed)} bytes>", "exactly 32 bytes")
+        return bytes(seed)
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 1 << 256:
+        raise ParameterError("seed", seed, "an integer 0 .. 2^256 - 1 or 32 bytes")
+    return seed.to_bytes(32, "little")
+
+
+def round_half_away(x: float) -> int:
+    """Round a float to the nearest integer, ties away from zero (Lattigo's math.Round); exact."""
+    a = abs(x)
+    r = math.floor(a)
+    if a - r >= 0.5:
+        r += 1
+    return int(r) if x >= 0 else -int(r)
+
+
+def to_rns(coeffs, moduli) -> list[list[int]]:
+    """Reduce a signed integer polynomial modulo every prime."""
+    return [[c % q for c in coeffs] for q in moduli]
+
+
+def crt_centered(rows, moduli) -> list[int]:
+    """The signed polynomial in (-Q/2, Q/2] whose residues are ``rows`` (Q = product of the moduli)."""
+    moduli = moduli[:len(rows)]
+    big_q = math.prod(moduli)
+    weights = []
+    for q in moduli:
+        qi = big_q // q
+        weights.append(qi * pow(qi, -1, q))
+    half = big_q // 2
+    out = []
+    for k in range(len(rows[0])):
+        x = sum(w * r[k] for w, r in zip(weights, rows)) % big_q
+        out.append(x - big_q if x > half else x)
+    return out
+
+
+def _check_slots(slots, params: CKKSParams) -> list[complex]:
+    slots = [complex(z) for z in slots]
+    if not 1 <= len(slots) <= params.slots:
+        raise ParameterError("slots", f"<{len(slots)} values>", f"1 .. N/2 = {params.slots} values")
+    for z in slots:
+        if not (math.isfinite(z.real) and math.isfinite(z.imag)):
+            raise ParameterError("slots", z, "finite complex numbers")
+    return slots + [0j] * (params.slots - len(slots))
+
+
+# -- encode / decode ------------------------------------------------------------------------------
+def encode(params: CKKSParams, slots, level=None, scale=None, fmt=None) -> Plaintext:
+    """Slots (<= N/2 complex values; missing ones are 0) -> plaintext at ``level`` (default: top).
+
+    ``fmt`` (a :class:`hhe_gen.models.fft.FixedPointFormat`) selects the fixed-point IFFT the hardware
+    uses instead of float64; then Delta * w is computed exactly from the fixed-point value and rounded
+    half away from zero.
+    """
+    level = params.check_level(level)
+    scale = _scale(scale if scale is not None else params.scale)
+    values = _check_slots(slots, params)
+    n2 = params.slots
+    coeffs = [0] * params.n
+    if fmt is None:
+        w = fftm.special_ifft(values)
+        for k in range(n2):
+            coeffs[k] = round_half_away(w[k].real * scale)
+            coeffs[k + n2] = round_half_away(w[k].imag * scale)
+    else:
+        wq = fftm.special_ifft_fixed([(fftm.quantize(z.real, fmt), fftm.quantize(z.imag, fmt)) for z in values], fmt)
+        for k in range(n2):
+            coeffs[k] = _scale_fixed(wq[k][0], fmt.frac_bits, scale)
+            coeffs[k + n2] = _scale_fixed(wq[k][1], fmt.frac_bits, scale)
+    return Plaintext(to_rns(coeffs, params.moduli[:level + 1]), scale)
+
+
+def _scale_fixed(value: int, frac_bits: int, scale: int) -> int:
+    """round(value * scale / 2^frac_bits), half away from zero, exact integer arithmetic."""
+    num, den = abs(value) * scale, 1 << frac_bits
+    r = (2 * num + den) // (2 * den)
+    return r if value >= 0 else -r
+
+
+def decode(params: CKKSParams, pt: Plaintext, fmt=None) -> list[complex]:
+    """Plaintext -> N/2 slots (float64 FFT, or the fixed-point FFT with ``fmt``)."""
+    m = crt_centered(pt.rows, params.moduli)
+    n2 = params.slots
+    if fmt is None:
+        w = [complex(m[k] / pt.scale, m[k + n2] / pt.scale) for k in range(n2)]
+        return fftm.special_fft(w)
+    wq = [(fftm.quantize(m[k] / pt.scale, fmt), fftm.quantize(m[k + n2] / pt.scale, fmt)) for k in range(n2)]
+    return [complex(fftm.dequantize(a, fmt), fftm.dequantize(b, fmt))
+            for a, b in fftm.special_fft_fixed(wq, fmt)]
+
+
+# -- keys and encryption -------------------------------------------------------------------------
+def _secret(params: CKKSParams, seed: bytes) -> list[int]:
+    xof = sampler.seeded_xof(seed, sampler.Domain.SECRET)
+    if params.secret.kind == "hamming":
+        return sampler.ternary_hamming(xof, params.n, params.secret.hamming_weight)
+    return sampler.ternary_uniform(xof, params.n)
+
+
+def _gaussian(params: CKKSParams, seed: bytes, domain) -> list[int]:
+    xof = sampler.seeded_xof(seed, domain)
+    return sampler.gaussian_cdt(xof, params.n, params.error.sigma, params.error.bound_sigmas)
+
+
+def _uniform_ntt(params: CKKSParams, seed: bytes, level: int) -> list[list[int]]:
+    """a_i uniform mod q_i, sampled directly in the NTT domain (one XOF stream per prime)."""
+    return [sampler.uniform_mod_q(sampler.seeded_xof(seed, sampler.Domain.UNIFORM_A, i), q, params.n)
+            for i, q in enumerate(params.moduli[:level + 1])]
+
+
+def keygen(params: CKKSParams, seed=0) -> KeyPair:
+    """Secret key s and public key pk = (-a*s + e, a) over every prime of Q."""
+    seed = seed_bytes(seed)
+    s = _secret(params, seed)
+    e = _gaussian(params, seed, sampler.Domain.KEY_ERROR)
+    a_hat = _uniform_ntt(params, seed, params.max_level)
+    pk0, pk1 = [], []
+    for i, q in enumerate(params.moduli):
+        s_hat, e_hat = ntt([x % q for x in s], q), ntt([x % q for x in e], q)
+        pk0.append(intt([(-a * b + c) % q for a, b, c in zip(a_hat[i], s_hat, e_hat)], q))
+        pk1.append(intt(a_hat[i], q))
+    return KeyPair(s, pk0, pk1)
+
+
+def encrypt_pk(params: CKKSParams, keys: KeyPair, pt: Plaintext, seed=0, form="coeff") -> Ciphertext:
+    """Public-key encryption of a plaintext (three NTTs per prime: v, m + e0, e1)."""
+    seed = seed_bytes(seed)
+    if not keys.pk0:
+        raise ParameterError("keys", "<no public key>", "keys with pk0 and pk1 for public-key encryption")
+    v = sampler.ternary_uniform(sampler.seeded_xof(seed, sampler.Domain.EPHEMERAL), params.n)
+    e0 = _gaussian(params, seed, sampler.Domain.ERROR0)
+    e1 = _gaussian(params, seed, sampler.Domain.ERROR1)
+    c0, c1 = [], []
+    for i, row in enumerate(pt.rows):
+        q = params.moduli[i]
+        v_hat = ntt([x % q for x in v], q)
+        me_hat = ntt([(m + e) % q for m, e in zip(row, e0)], q)
+        e1_hat = ntt([x % q for x in e1], q)
+        p0, p1 = ntt(keys.pk0[i], q), ntt(keys.pk1[i], q)
+        c0.append([(a * b + c) % q for a, b, c in zip(v_hat, p0, me_hat)])
+        c1.append([(a * b + c) % q for a, b, c in zip(v_hat, p1, e1_hat)])
+    return Ciphertext(c0, c1, pt.scale, "ntt").to_form(params, form)
+
+
+def encrypt_sk(params: CKKSParams, sk, pt: Plaintext, seed=0, form="coeff") -> Ciphertext:
+    """Secret-key encryption: c0 = -a*s + m + e, c1 = a, a drawn in the NTT domain from ``seed``."""
+    seed = seed_bytes(seed)
+    sk = _check_secret(sk, params)
+    e = _gaussian(params, seed, sampler.Domain.ERROR0)
+    a_hat = _uniform_ntt(params, seed, pt.level)
+    c0 = []
+    for i, row in enumerate(pt.rows):
+        q = params.moduli[i]
+        s_hat = ntt([x % q for x in sk], q)
+        me_hat = ntt([(m + x) % q for m, x in zip(row, e)], q)
+        c0.append([(-a * b + c) % q for a, b, c in zip(a_hat[i], s_hat, me_hat)])
+    return Ciphertext(c0, a_hat, pt.scale, "ntt").to_form(params, form)
+
+
+def decrypt(params: CKKSParams, sk, ct: Ciphertext) -> Plaintext:
+    """m_i = INTT(c0_i + c1_i * NTT(s)) for every prime of the ciphertext's level."""
+    sk = _check_secret(sk, params)
+    ct = ct.to_form(params, "ntt")
+    rows = []
+    for i, (r0, r1) in enumerate(zip(ct.c0, ct.c1)):
+        q = params.moduli[i]
+        s_hat = ntt([x % q for x in sk], q)
+        rows.append(intt([(a + b * c) % q for a, b, c in zip(r0, r1, s_hat)], q))
+    return Plaintext(rows, ct.scale)
+
+
+def encrypt_slots(params: CKKSParams, keys: KeyPair, slots, seed=0, mode="pk", level=None,
+                  form="coeff") -> Ciphertext:
+    """Encode then encrypt (``mode`` "pk" or "sk")."""
+    pt = encode(params, slots, level)
+    if mode == "pk":
+        return encrypt_pk(params, keys, pt, seed, form)
+    if mode == "sk":
+        return encrypt_sk(params, keys.sk, pt, seed, form)
+    raise ParameterError("mode", mode, "'pk' (public key) or 'sk' (secret key)")
+
+
+def decrypt_slots(params: CKKSParams, sk, ct: Ciphertext) -> list[complex]:
+    """Decrypt then decode."""
+    return decode(params, decrypt(params, sk, ct))
+
+
+def precision_bits(expected, got) -> dict:
+    """-log2 of the mean and of the max absolute error between two slot vectors."""
+    errs = [abs(complex(a) - complex(b)) for a, b in zip(expected, got)]
+    mean, worst = sum(errs) / len(errs), max(errs)
+    inf = float("inf")
+    return {"mean_bits": -math.log2(mean) if mean else inf, "min_bits": -math.log2(worst) if worst else inf}
