@@ -27,8 +27,7 @@ from typing import Iterable
 
 from hhe_gen.models import rubato as rubato_model
 from hhe_gen.models.keccak import Shake
-from hhe_gen.models.sampler import (rubato_noise, rubato_noise_xof_input, rubato_round_constants,
-                                    rubato_xof_input)
+from hhe_gen.models.sampler import rubato_noise_xof_input, rubato_xof_input
 from hhe_gen.params.errors import ParameterError
 from hhe_gen.params.rubato import RubatoParams, rubato_params
 
