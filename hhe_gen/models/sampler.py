@@ -179,14 +179,13 @@ def ternary_uniform(xof: ByteStream, count: int) -> list[int]:
     _check_count(count)
     out: list[int] = []
     while len(out) < count:
-        # ceil(missing/3) bytes always suffice on average; loop until done.
-        for byte in xof.squeeze(max(1, (count - len(out) + 2) // 3)):
+        # A byte gives at most 4 values, so every byte of a batch of ceil(missing/4) is needed:
+        # the stream position after the call is exactly the one the byte-by-byte rule gives.
+        for byte in xof.squeeze((count - len(out) + 3) // 4):
             for shift in (0, 2, 4, 6):
                 v = _TERNARY_OF_PIECE[(byte >> shift) & 3]
                 if v is not None and len(out) < count:
                     out.append(v)
-            if len(out) == count:
-                break
     return out
 
 
