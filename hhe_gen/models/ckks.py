@@ -18,6 +18,7 @@ seed reproduces keys and ciphertexts bit for bit, as the on-chip samplers will.
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 
 from ..params.ckks import CKKSParams
 from ..params.errors import ParameterError
@@ -115,11 +116,12 @@ class KeyPair:
         return cls(sk, [list(r) for r in pk0], [list(r) for r in pk1])
 
 
-def _scale(s) -> int:
+def _scale(s):
+    """A scale: an int when integral (2^LogDefaultScale), else a float (e.g. after a rescale)."""
     if isinstance(s, float) and s.is_integer():
         s = int(s)
-    if isinstance(s, bool) or not isinstance(s, int) or s < 1:
-        raise ParameterError("scale", s, "a positive integer (usually 2^LogDefaultScale)")
+    if isinstance(s, bool) or not isinstance(s, (int, float)) or not 1 <= s < math.inf:
+        raise ParameterError("scale", s, "a finite number >= 1 (usually 2^LogDefaultScale)")
     return s
 
 
@@ -218,9 +220,9 @@ def encode(params: CKKSParams, slots, level=None, scale=None, fmt=None) -> Plain
 
 
 def _scale_fixed(value: int, frac_bits: int, scale: int) -> int:
-    """round(value * scale / 2^frac_bits), half away from zero, exact integer arithmetic."""
-    num, den = abs(value) * scale, 1 << frac_bits
-    r = (2 * num + den) // (2 * den)
+    """round(value * scale / 2^frac_bits), half away from zero, exact rational arithmetic."""
+    x = Fraction(abs(value)) * Fraction(scale) / (1 << frac_bits)
+    r = math.floor(x + Fraction(1, 2))
     return r if value >= 0 else -r
 
 

@@ -59,8 +59,8 @@ PRESETS = {
     **{f"race-n{ln}": ((lambda ln=ln, b=b, c=c: _ntt(1 << ln, b, c, b - 5, f"race-n{ln}")),
                        f"RACE: (N, logQ) = (2^{ln}, {b * c}), {c} x {b}-bit")
        for ln, b, c in ((10, 27, 1), (11, 30, 1), (12, 30, 3), (13, 30, 6), (14, 30, 13))},
-    "n14-36bit": (lambda: _ntt(1 << 14, 36, 4, 30, "n14-36bit", 1, 40),
-                  "N=2^14, 4 x 36-bit primes, Delta=2^30 (+ 40-bit P)"),
+    "n14-36bit": (lambda: _ntt(1 << 14, 36, 4, 33, "n14-36bit", 1, 40),
+                  "N=2^14, 4 x 36-bit primes, Delta=2^33 (+ 40-bit P)"),
     "toy": (lambda: _ntt(1 << 6, 30, 2, 20, "toy", 1, 31), "toy: N=2^6, 2 x 30-bit, Delta=2^20"),
 }
 
