@@ -13,35 +13,22 @@ Without Go these tests skip, except under CI=true where they fail.
 from __future__ import annotations
 
 import math
-import os
 import random
 
 import numpy as np
 import pytest
 
 from hhe_gen import lattigo
-from hhe_gen.lattigo import LattigoError, LattigoPeer, go_available
+from hhe_gen.lattigo import LattigoError, LattigoPeer
+from hhe_gen.testing import require_go
 from hhe_gen.params.errors import ParameterError
 
 pytestmark = pytest.mark.interop
 
 
-# -- Go availability: skip locally, fail on CI ---------------------------------------------
-
-def require_go(reason: str | None = None) -> None:
-    """Skip (or, with CI=true, fail) when Go is missing; ``reason`` defaults to go_available()."""
-    reason = go_available() if reason is None else reason
-    if reason is None:
-        return
-    if os.environ.get("CI", "").lower() == "true":
-        pytest.fail(f"CI=true but the Lattigo peer cannot be built: {reason}")
-    pytest.skip(f"Lattigo peer not available: {reason}")
-
-
 @pytest.fixture(scope="module")
-def peer() -> LattigoPeer:
-    require_go()
-    return LattigoPeer()
+def peer(lattigo_peer) -> LattigoPeer:
+    return lattigo_peer
 
 
 def test_missing_go_skips_locally_and_fails_on_ci(monkeypatch):
