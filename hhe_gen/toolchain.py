@@ -208,6 +208,8 @@ def _version(tool: Tool) -> str:
     recipe = _RECIPES[tool.name]
     reported = ""
     if recipe.version_args is not None:
+        if tool.kind == "yowasp" and recipe.wasm is not None and not is_warm(tool.name):
+            warm_up([tool.name])  # a cold tool compiles first: say so instead of hanging
         proc = subprocess.run([*tool.argv, *recipe.version_args], capture_output=True,
                               text=True, env={**os.environ, **tool.env}, timeout=600,
                               cwd=os.getcwd())

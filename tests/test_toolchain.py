@@ -332,3 +332,16 @@ def test_ecp5_place_route_and_bitstream(tmp_dir):
     bitstream = (tmp_dir / "blink.bit").read_bytes()
     assert b"\xff\xff\xbd\xb3" in bitstream[:4096]  # ECP5 preamble
     assert LFE5U_85F_IDCODE.to_bytes(4, "big") in bitstream[:4096]
+
+
+@pytest.mark.toolchain
+def test_a_stray_yowasp_mount_in_the_environment_is_not_used(tmp_dir, monkeypatch):
+    # a YOWASP_MOUNT that hides everything would break both runs if it leaked through
+    monkeypatch.setenv("YOWASP_MOUNT", f"/nothing={tmp_dir}")
+    (tmp_dir / "counter.v").write_text(COUNTER_V.format(top=9, bound=9))
+    sby_file = tmp_dir / "counter.sby"
+    sby_file.write_text(COUNTER_SBY)
+    assert toolchain.run_sby(sby_file).status == "PASS"
+    toolchain.run("yosys", ["-q", "-p", f"read_verilog {tmp_dir}/counter.v; write_rtlil c.il"],
+                  cwd=tmp_dir)
+    assert "module \\counter" in (tmp_dir / "c.il").read_text()
