@@ -157,7 +157,7 @@ def cmd_ckks(args):
 
 def cmd_bench(args):
     from . import benchmarks
-    from .report import bench_table, console, write_json
+    from .report import bench_tables, console, write_json
     selected = benchmarks.cases(args.groups or None, quick=args.quick)
     results = []
     from rich.progress import Progress
@@ -167,7 +167,8 @@ def cmd_bench(args):
             progress.update(task, description=f"{case.group}/{case.name}")
             results.append(benchmarks.run_case(case))
             progress.advance(task)
-    console.print(bench_table(results))
+    for t in bench_tables(results):
+        console.print(t)
     path = write_json(args.json, {"results": results})
     console.print(f"results written to {path}")
     return 1 if any("error" in r for r in results) else 0

@@ -7,7 +7,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-__all__ = ["console", "table", "print_table", "write_json", "bench_table"]
+__all__ = ["console", "table", "print_table", "write_json", "bench_tables", "fail"]
 
 console = Console(stderr=False, highlight=False)
 err_console = Console(stderr=True, highlight=False)
@@ -43,16 +43,25 @@ def write_json(path, data) -> Path:
     return path
 
 
-def bench_table(results: list[dict]) -> Table:
-    """One row per case: group, name, parameters, metrics, wall time."""
-    t = Table(title="hhe-gen bench", title_justify="left")
-    for c in ("group", "case", "params", "metrics", "wall s"):
-        t.add_column(c)
-    for r in results:
-        metrics = r.get("error") or "  ".join(f"{k}={_fmt(v)}" for k, v in r["metrics"].items())
-        params = " ".join(f"{k}={v}" for k, v in r["params"].items())
-        t.add_row(r["group"], r["name"], params, metrics, f"{r['wall_s']:.2f}")
-    return t
+def bench_tables(results: list[dict]) -> list[Table]:
+    """One table per benchmark kind (group and measuring function): a row per case, a column per metric."""
+    out = []
+    for group, kind in dict.fromkeys((r["group"], r.get("kind", "")) for r in results):
+        rows = [r for r in results if r["group"] == group and r.get("kind", "") == kind]
+        metrics = list(dict.fromkeys(k for r in rows for k in r["metrics"]))
+        t = Table(title=f"hhe-gen bench {group}: {kind}", title_justify="left")
+        t.add_column("case", no_wrap=True)
+        t.add_column("params")
+        for m in metrics:
+            t.add_column(m, justify="right")
+        t.add_column("wall s", justify="right")
+        for r in rows:
+            params = " ".join(f"{k}={v}" for k, v in r["params"].items())
+            cells = [_fmt(r["metrics"].get(m, "")) for m in metrics] if "error" not in r else \
+                [r["error"]] + [""] * (len(metrics) - 1)
+            t.add_row(r["name"], params, *cells, f"{r['wall_s']:.2f}")
+        out.append(t)
+    return out
 
 
 def fail(message: str, code: int = 2):

@@ -77,13 +77,15 @@ def groups() -> list[str]:
 
 
 def run_case(case: BenchCase) -> dict:
-    """Run one case; return {"group", "name", "params", "metrics", "wall_s"} (errors recorded, not raised)."""
+    """Run one case; return {"group", "kind", "name", "params", "metrics", "wall_s"} (errors recorded,
+    not raised; "kind" is the measuring function's name, cases of one kind share their metrics)."""
     t0 = time.perf_counter()
     try:
         metrics, error = case.fn(**case.params), None
     except Exception as exc:  # a failing case must not hide the others' results
         metrics, error = {}, f"{type(exc).__name__}: {exc}"
-    out = {"group": case.group, "name": case.name, "params": case.params, "metrics": metrics,
+    out = {"group": case.group, "kind": getattr(case.fn, "__name__", ""), "name": case.name,
+           "params": case.params, "metrics": metrics,
            "wall_s": round(time.perf_counter() - t0, 4)}
     if error:
         out["error"] = error

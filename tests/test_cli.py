@@ -1,0 +1,118 @@
+"""The hhe-gen command line, driven in-process."""
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from hhe_gen.cli import main
+from hhe_gen.params import is_prime
+
+SHARED = Path(__file__).resolve().parents[1] / ".." / "shared"
+KAT_DIR = SHARED / "kat" / "rubato"
+
+
+def _kat_files():
+    files = sorted(KAT_DIR.glob("rubato_*.json"))
+    assert files, f"Rubato KAT files not found in {KAT_DIR.resolve()} (shared/ must sit beside the repository)"
+    return files
+
+
+def test_params_list_and_one_preset(capsys):
+    assert main(["params"]) == 0
+    assert "dna-hhe" in capsys.readouterr().out
+    assert main(["params", "dna-hhe", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["LogN"] == 13 and len(d["Q"]) == 3 and d["LogDefaultScale"] == 50
+
+
+def test_primes_command(capsys):
+    assert main(["primes", "--n", "8192", "--bits", "54", "--count", "3", "--form", "dna-hhe", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert len(rows) == 3
+    for r in rows:
+        assert r["q"] == 2**54 - 2 * 8192 * r["bnd"] + 1 and is_prime(r["q"])
+        assert r["mu"] == 2**108 // r["q"]
+    assert main(["primes", "--n", "1024", "--bits", "30", "--count", "2", "--json"]) == 0
+    assert all(q["q"] % 2048 == 1 for q in json.loads(capsys.readouterr().out))
+
+
+@pytest.mark.parametrize("argv,match", [
+    (["primes", "--n", "1000", "--bits", "54"], "'N' = 1000"),
+    (["primes", "--n", "1024", "--bits", "80"], "'bits' = 80"),
+    (["params", "no-such-preset"], "'preset' = 'no-such-preset'.*dna-hhe"),
+    (["ckks", "keygen", "--params", "toy", "--seed", "xyz"], "'--seed' = 'xyz'"),
+    (["ckks", "keygen", "--params", "toy", "--on", "rtl"], "'--on' = 'rtl'"),
+])
+def test_bad_parameters_exit_2_with_a_named_error(capsys, argv, match):
+    import re
+    assert main(argv) == 2
+    assert re.search(match, capsys.readouterr().err)
+
+
+def test_kat_rubato_all_public_files(capsys):
+    assert main(["kat", "rubato", *map(str, _kat_files())]) == 0
+    assert capsys.readouterr().out.strip().splitlines()[-1] == "72 vectors checked, 0 mismatches"
+
+
+def test_kat_rubato_reports_a_corrupted_file(tmp_path, capsys):
+    src = _kat_files()[0]
+    data = json.loads(src.read_text())
+    data["vectors"][2]["keystream_before_noise"][0] ^= 1
+    bad = tmp_path / src.name
+    bad.write_text(json.dumps(data))
+    assert main(["kat", "rubato", str(bad)]) == 1
+    out = capsys.readouterr().out
+    assert "mismatches" in out and not out.strip().endswith(" 0 mismatches")
+
+
+def test_ckks_files_round_trip(tmp_path, capsys):
+    keys, slots, ct, out = (tmp_path / n for n in ("keys.json", "slots.json", "ct.json", "out.json"))
+    assert main(["ckks", "keygen", "--params", "toy", "--seed", "7", "-o", str(keys)]) == 0
+    k = json.loads(keys.read_text())
+    assert k["N"] == 64 and len(k["pk0"]) == 2 and set(k["sk"]) <= {-1, 0, 1}
+    slots.write_text(json.dumps({"re": [0.5, -0.25, 1.0], "im": [0.0, 0.5, -1.0]}))
+    for mode in ("pk", "sk"):
+        assert main(["ckks", "encrypt", "--params", "toy", "--keys", str(keys), "--in", str(slots),
+                     "--mode", mode, "--seed", "8", "-o", str(ct)]) == 0
+        c = json.loads(ct.read_text())
+        assert c["form"] == "coeff" and len(c["c0"]) == 2 and c["scale"] == 2**20
+        assert main(["ckks", "decrypt", "--params", "toy", "--keys", str(keys), "--in", str(ct), "-o", str(out)]) == 0
+        d = json.loads(out.read_text())
+        for got, want in zip(zip(d["re"], d["im"]), [(0.5, 0.0), (-0.25, 0.5), (1.0, -1.0)]):
+            assert abs(got[0] - want[0]) < 2**-8 and abs(got[1] - want[1]) < 2**-8
+    # the same seed gives the same ciphertext
+    first = ct.read_text()
+    main(["ckks", "encrypt", "--params", "toy", "--keys", str(keys), "--in", str(slots), "--mode", "sk",
+          "--seed", "8", "-o", str(ct)])
+    assert ct.read_text() == first
+
+
+def test_ckks_rejects_keys_for_other_parameters(tmp_path, capsys):
+    keys = tmp_path / "keys.json"
+    main(["ckks", "keygen", "--params", "toy", "--seed", "1", "-o", str(keys)])
+    ct = tmp_path / "ct.json"
+    ct.write_text(json.dumps({"scale": 2**50, "c0": [[0]], "c1": [[0]]}))
+    assert main(["ckks", "decrypt", "--params", "dna-hhe", "--keys", str(keys), "--in", str(ct)]) == 2
+    assert "'keys'" in capsys.readouterr().err
+
+
+def test_bench_models_writes_json_and_table(tmp_path, capsys):
+    out = tmp_path / "bench.json"
+    assert main(["bench", "models", "--quick", "--json", str(out)]) == 0
+    results = json.loads(out.read_text())["results"]
+    names = {r["name"] for r in results}
+    assert {"ntt-n8192", "ckks-dna-hhe", "shake256-64KiB", "rubato-128S"} <= names
+    assert all(r["metrics"] and "error" not in r for r in results)
+    ckks_row = next(r for r in results if r["name"] == "ckks-dna-hhe")
+    assert ckks_row["metrics"]["precision_bits_mean"] >= 30
+    assert "hhe-gen bench" in capsys.readouterr().out
+
+
+def test_demo_runs_on_the_model(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert main(["demo", "--no-lattigo"]) == 0
+    report = json.loads((tmp_path / "out" / "demo.json").read_text())
+    assert report["model_decrypt"]["mean_bits"] >= 30 and report["rubato"]["max_abs_error"] < 2**-10
+    assert "demo OK" in capsys.readouterr().out
