@@ -183,11 +183,14 @@ def cmd_doctor(args):
     from .report import print_table
     from .toolchain import check
     statuses = check()
-    print_table("toolchain", ["tool", "found", "kind", "version / how to install"],
-                [(s.name, "yes" if s.found else "NO", s.kind or "-", s.detail) for s in statuses])
-    from .lattigo import go_available
+    print_table("toolchain", ["tool", "found", "kind", "version", "compiled (YoWASP)", "note"],
+                [(s.name, "yes" if s.found else "NO", s.kind or "-", s.version or "-",
+                  {True: "yes", False: "not yet (first use compiles it)", None: "-"}.get(s.warm, "-"),
+                  s.detail or "") for s in statuses])
+    from .lattigo import LATTIGO_VERSION, go_available
     reason = go_available()
-    print_table("Lattigo peer", ["item", "status"], [("go", "found" if reason is None else reason)])
+    print_table("Lattigo peer", ["item", "status"],
+                [("go", "found" if reason is None else reason), ("lattigo", LATTIGO_VERSION)])
     return 0 if all(s.found for s in statuses) else 1
 
 

@@ -116,3 +116,12 @@ def test_demo_runs_on_the_model(tmp_path, monkeypatch, capsys):
     report = json.loads((tmp_path / "out" / "demo.json").read_text())
     assert report["model_decrypt"]["mean_bits"] >= 30 and report["rubato"]["max_abs_error"] < 2**-10
     assert "demo OK" in capsys.readouterr().out
+
+
+@pytest.mark.toolchain
+def test_doctor_finds_every_tool(capsys):
+    """On a machine set up by README's commands (and in CI) every external tool is found."""
+    assert main(["doctor"]) == 0
+    out = capsys.readouterr().out
+    for tool in ("yosys", "sby", "yices", "nextpnr-ecp5", "ecppack", "verilator", "lattigo"):
+        assert tool in out
