@@ -1,7 +1,7 @@
 """The benchmark harness behind ``hhe-gen bench``.
 
-Cases are registered in code with :func:`bench_case`; every core adds its own module of cases to
-``CASE_MODULES``.  A case is a function returning a dict of metrics (numbers or short strings); the
+Cases are registered in code with :func:`bench_case`; every core family adds its own module of
+cases to this package (``hhe_gen/benchmarks/<family>.py``), found automatically.  A case is a function returning a dict of metrics (numbers or short strings); the
 harness times it, adds the wall time, and ``hhe-gen bench`` writes all results as JSON plus a table.
 
 Example::
@@ -18,8 +18,13 @@ from dataclasses import dataclass, field
 
 __all__ = ["BenchCase", "bench_case", "cases", "groups", "run_case", "CASE_MODULES"]
 
-# Modules whose import registers cases (one per core family).
-CASE_MODULES = ["hhe_gen.benchmarks.models"]
+def _case_modules() -> list[str]:
+    """Every module of this package registers cases on import (one module per core family)."""
+    import pkgutil
+    return [f"{__name__}.{m.name}" for m in pkgutil.iter_modules(__path__) if not m.name.startswith("_")]
+
+
+CASE_MODULES = _case_modules()
 
 
 @dataclass(frozen=True)
