@@ -21,6 +21,8 @@ import pytest
 from hhe_gen import lattigo
 from hhe_gen.lattigo import LattigoError, LattigoPeer
 from hhe_gen.testing import require_go
+from hhe_gen.params import is_prime
+from hhe_gen.params import ntt_primes as params_ntt_primes
 from hhe_gen.params.errors import ParameterError
 
 pytestmark = pytest.mark.interop
@@ -44,39 +46,10 @@ def test_missing_go_skips_locally_and_fails_on_ci(monkeypatch):
 
 # -- independent number theory --------------------------------------------------------------
 
-_WITNESSES = (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37)  # deterministic below 3.3e24
-
-
-def is_prime(n: int) -> bool:
-    if n < 2:
-        return False
-    for p in _WITNESSES:
-        if n % p == 0:
-            return n == p
-    d, r = n - 1, 0
-    while d % 2 == 0:
-        d, r = d // 2, r + 1
-    for a in _WITNESSES:
-        x = pow(a, d, n)
-        if x in (1, n - 1):
-            continue
-        for _ in range(r - 1):
-            x = x * x % n
-            if x == n - 1:
-                break
-        else:
-            return False
-    return True
-
-
 def ntt_primes(bits: int, two_n: int, count: int) -> list[int]:
-    """The ``count`` largest primes p < 2^bits with p = 1 mod two_n."""
-    found, candidate = [], ((1 << bits) - 1) // two_n * two_n + 1
-    while len(found) < count:
-        if candidate < (1 << bits) and is_prime(candidate):
-            found.append(candidate)
-        candidate -= two_n
-    return found
+    """The ``count`` largest primes below 2^bits with p = 1 mod two_n (is_prime itself is checked
+    against trial division in tests/test_params.py)."""
+    return params_ntt_primes(two_n // 2, bits, count)
 
 
 def _pollard_rho(n: int) -> int:

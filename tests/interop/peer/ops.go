@@ -61,27 +61,13 @@ func opPrimes(request []byte) (interface{}, error) {
 
 // opNTT answers {"ntt": rows}: Lattigo's forward NTT of each row with its prime
 // (plain residues in and out; Lattigo's Montgomery twiddles cancel inside).
-func opNTT(request []byte) (interface{}, error) {
-	var req ringRequest
-	if err := decodeRequest(request, &req); err != nil {
-		return nil, err
-	}
-	r, err := newRing(req.LogN, req.Q)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkRows("coeffs", req.Coeffs, req.Q, r.N()); err != nil {
-		return nil, err
-	}
-	level := len(req.Coeffs) - 1
-	p := ring.NewPoly(r.N(), level)
-	fillPoly(p, req.Coeffs)
-	r.AtLevel(level).NTT(p, p)
-	return map[string][][]uint64{"ntt": rowsOf(p, level)}, nil
-}
+func opNTT(request []byte) (interface{}, error) { return transform(request, false) }
 
 // opINTT answers {"coeffs": rows}: Lattigo's inverse NTT of each row.
-func opINTT(request []byte) (interface{}, error) {
+func opINTT(request []byte) (interface{}, error) { return transform(request, true) }
+
+// transform runs Lattigo's forward (inverse=false) or inverse NTT on every row.
+func transform(request []byte, inverse bool) (interface{}, error) {
 	var req ringRequest
 	if err := decodeRequest(request, &req); err != nil {
 		return nil, err
@@ -90,14 +76,22 @@ func opINTT(request []byte) (interface{}, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkRows("ntt", req.NTT, req.Q, r.N()); err != nil {
+	in, inName, outName := req.Coeffs, "coeffs", "ntt"
+	if inverse {
+		in, inName, outName = req.NTT, "ntt", "coeffs"
+	}
+	if err := checkRows(inName, in, req.Q, r.N()); err != nil {
 		return nil, err
 	}
-	level := len(req.NTT) - 1
+	level := len(in) - 1
 	p := ring.NewPoly(r.N(), level)
-	fillPoly(p, req.NTT)
-	r.AtLevel(level).INTT(p, p)
-	return map[string][][]uint64{"coeffs": rowsOf(p, level)}, nil
+	fillPoly(p, in)
+	if inverse {
+		r.AtLevel(level).INTT(p, p)
+	} else {
+		r.AtLevel(level).NTT(p, p)
+	}
+	return map[string][][]uint64{outName: rowsOf(p, level)}, nil
 }
 
 type ckksRequest struct {
