@@ -21,15 +21,19 @@ stage uses the merged ``last_inv``).  When k >= B-1 every lane of a cycle uses t
 broadcast); otherwise the cycle needs 2^(B-1-k) consecutive indices, which a twiddle ROM banked P
 ways by t mod P serves without conflict.
 
-Cycles: N/2P per stage, n stages: exactly the butterfly bound (N/2) log2(N) / P; the core adds its
-pipeline depth where a stage must wait for the previous one.
+Cycles: N/2P per stage, n stages: exactly the butterfly bound (N/2) log2(N) / P.  With a butterfly
+pipeline of ``latency`` cycles (read to write), a stage may start before the previous one has
+written everything, as long as every read comes after the write it needs: :func:`stage_starts`
+computes the earliest start of each stage (static, so the controller stores it), and the total is
+the bound + latency - 1 (or a few cycles more) for every N >= 2^10 and P <= 32 (the first cycles of a stage only need the
+first cycles of the previous one in this order).
 """
 
 from dataclasses import dataclass
 
 from ..params.errors import ParameterError
 
-__all__ = ["Slot", "NttSchedule", "ntt_schedule", "run_schedule"]
+__all__ = ["Slot", "NttSchedule", "ntt_schedule", "run_schedule", "stage_starts"]
 
 
 @dataclass(frozen=True)
@@ -142,3 +146,23 @@ def run_schedule(schedule: NttSchedule, a, q: int) -> list[int]:
                 banks[schedule.bank(slot.lo)][schedule.addr(slot.lo)] = x
                 banks[schedule.bank(slot.hi)][schedule.addr(slot.hi)] = y
     return [banks[schedule.bank(i)][schedule.addr(i)] for i in range(n)]
+
+
+def stage_starts(schedule: NttSchedule, latency: int) -> tuple[list[int], int]:
+    """Earliest start cycle of every stage when results are written ``latency`` cycles after their
+    reads (a read in the same cycle as the write sees the written value: write-first), and the
+    cycle at which the last result is written (the transform's total cycle count)."""
+    if not isinstance(latency, int) or latency < 1:
+        raise ParameterError("latency", latency, "an integer >= 1 (butterfly pipeline depth)")
+    ready, starts, t = {}, [], 0
+    for stage in schedule.stages:
+        start = t
+        for c, cycle in enumerate(stage):
+            for slot in cycle:
+                start = max(start, ready.get(slot.lo, 0) - c, ready.get(slot.hi, 0) - c)
+        for c, cycle in enumerate(stage):
+            for slot in cycle:
+                ready[slot.lo] = ready[slot.hi] = start + c + latency
+        starts.append(start)
+        t = start + len(stage)
+    return starts, max(ready.values())
