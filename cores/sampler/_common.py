@@ -1,0 +1,55 @@
+"""Parameter checks and small helpers shared by the sampler cores."""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+
+from amaranth.hdl import Mux
+
+from hhe_gen.params.errors import ParameterError
+
+IN_BYTES = (1, 2, 4, 8)
+
+
+@contextmanager
+def validating(component):
+    """Run parameter checks of ``component.__init__``; on a ParameterError mark the half-built
+    component as used, so Amaranth does not also warn "created but never used"."""
+    try:
+        yield
+    except ParameterError:
+        component._MustUse__used = True
+        raise
+
+
+def check_in_bytes(in_bytes) -> int:
+    """The byte-stream width W (bytes per beat) of the shared byte-stream contract."""
+    if in_bytes not in IN_BYTES or isinstance(in_bytes, bool):
+        raise ParameterError("in_bytes", in_bytes, "1, 2, 4 or 8 bytes per beat")
+    return int(in_bytes)
+
+
+def check_int(name: str, value, lo: int, hi: int | None = None, what: str = "") -> int:
+    """An int in lo..hi (hi None: unbounded)."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < lo or (hi is not None and value > hi):
+        rng = f"{lo}..{hi}" if hi is not None else f">= {lo}"
+        raise ParameterError(name, value, what or f"an integer {rng}")
+    return value
+
+
+def popcount(bits) -> object:
+    """Sum of the bits of a list of 1-bit values (an adder tree)."""
+    terms = list(bits)
+    if not terms:
+        return 0
+    while len(terms) > 1:
+        nxt = [terms[i] + terms[i + 1] for i in range(0, len(terms) - 1, 2)]
+        if len(terms) % 2:
+            nxt.append(terms[-1])
+        terms = nxt
+    return terms[0]
+
+
+def negate_if(sign, magnitude):
+    """``-magnitude`` if ``sign`` else ``magnitude`` (both arms evaluated: no data-dependent path)."""
+    return Mux(sign, -magnitude, magnitude)
