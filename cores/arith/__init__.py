@@ -29,6 +29,8 @@ width, "b": width, "sel": ...})``) and ``o_stream`` (payload ``width``) for
 
 from .constants import TARGETS
 from .modadd import ModAdd, ModSub
+from .multiplier import MulPlan, Multiplier
 from .pipeline import Pipe, Segment, StreamPipeline, Timed, schedule
 
-__all__ = ["TARGETS", "ModAdd", "ModSub", "Pipe", "Segment", "StreamPipeline", "Timed", "schedule"]
+__all__ = ["TARGETS", "ModAdd", "ModSub", "MulPlan", "Multiplier", "Pipe", "Segment", "StreamPipeline",
+           "Timed", "schedule"]

@@ -191,6 +191,7 @@ class Pipe:
         self._sync = []
         self._n = 0
         self.probes = {}
+        self.named = {}                     # every comb signal by name (for debugging)
 
     # values
     def _name(self, name):
@@ -230,6 +231,7 @@ class Pipe:
         sig = Signal(expr.shape() if shape is None else shape, name=self._name(name))
         self.m.d.comb += sig.eq(expr)
         tv = Timed(sig, self.stage)
+        self.named.setdefault(name, []).append(tv)
         if probe:
             self.probes[name] = (sig, self.stage)
         return tv
