@@ -358,11 +358,12 @@ class MulPlan:
         pl.terms[:] = [t for t in pl.terms if t.places]
 
     # -- elaboration --------------------------------------------------------------------------------
-    def build(self, pipe: Pipe, a: Timed, b: Timed, extras=(), *, probe=None) -> Timed:
+    def build(self, pipe: Pipe, a: Timed, b: Timed, extras=(), *, probe=None, probe_full=None) -> Timed:
         """Emit the product into ``pipe`` (its segments must be next in the pipe's plan).
 
         ``a``, ``b``: the operands (at most a_width / b_width bits are used); ``extras``: Timed
-        values of the extra addends.  Returns the result (``width`` bits; signed for a signed
+        values of the extra addends.  ``probe`` / ``probe_full`` name the result / the whole sum
+        (before a 'high' slice) as probes of the pipe.  Returns the result (``width`` bits; signed for a signed
         'full' or 'high' product) after the last boundary of this plan.
         """
         n = self.name
@@ -451,7 +452,8 @@ class MulPlan:
         def final(v):
             v = -v if sign < 0 else v
             return v << off if off else v
-        total = pipe.comb(final, tv, shape=full_w, name=f"{n}_full")      # modulo 2^full_w
+        total = pipe.comb(final, tv, shape=full_w, name=probe_full or f"{n}_full",
+                          probe=probe_full is not None)                   # modulo 2^full_w
         signed_out = self.signed and self.part != "low"
         shape = signed(self.width) if signed_out else unsigned(self.width)
         lo_bit = full_w - self.part_bits if self.part == "high" else 0

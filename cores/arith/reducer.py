@@ -1,0 +1,92 @@
+"""Common base of the pipelined modular multipliers (raw units, see :mod:`hhe_gen.cores.arith`)."""
+
+from __future__ import annotations
+
+from amaranth.hdl import Module, Mux
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
+
+from hhe_gen.params.errors import ParameterError
+
+from .constants import check_moduli, check_target, check_width, sel_shape
+from .pipeline import DELAY, Pipe, Segment, add_delay, check_latency, schedule
+
+__all__ = ["ModMulBase", "correction_segments"]
+
+
+def correction_segments(bits: int, names=("r1", "r")) -> list[Segment]:
+    """Segments of constant-time conditional subtractions of q from a ``bits``-wide value."""
+    return [Segment(n, add_delay(bits + 1) + DELAY["mux"]) for n in names]
+
+
+class ModMulBase(wiring.Component):
+    """Shared plumbing: validation, models per prime, ports, schedule, elaboration.
+
+    Subclasses set ``self.models`` (one golden model per prime, same order as ``moduli``) and
+    ``self.segments`` in ``_plan()``, and build the datapath in ``_build(pipe, a, b) -> Timed``.
+
+    Members (besides the raw-unit ports ``a``, ``b``, ``sel``, ``en``, ``p``)
+    -------
+    moduli : tuple of int     the RNS set (``sel`` indexes it)
+    width : int               port width
+    models : tuple            golden models (``hhe_gen.models.modarith``), one per prime
+    latency : int             register stages; ``min_latency`` <= latency
+    ii : int                  1
+    tiles : int               DSP-sized partial products of all multipliers
+    segments, counts          the datapath chain and the registers at each boundary
+    probes : dict             after elaboration: trace name -> (signal, stage)
+    """
+
+    kind = None
+    montgomery = False
+
+    def _setup(self, moduli, width, latency, target, karatsuba):
+        self.width = check_width(width)
+        self.moduli = check_moduli(moduli, width)
+        self.target = check_target(target)
+        if karatsuba not in (True, False):
+            raise ParameterError("karatsuba", karatsuba, "True or False")
+        self.karatsuba = karatsuba
+        self._plan()
+        self.min_latency = sum(s.required for s in self.segments)
+        self.latency = check_latency(latency, self.min_latency)
+        self.counts = schedule(self.segments, self.latency)
+        self.ii = 1
+        self.tiles = sum(m.tiles for m in self.mul_plans)
+        self.probes = {}
+        ports = {"a": In(width), "b": In(width)}
+        if len(self.moduli) > 1:
+            ports["sel"] = In(sel_shape(self.moduli))
+        ports.update({"en": In(1), "p": Out(width)})
+        wiring.Component.__init__(self, ports)
+
+    def model(self, a: int, b: int, sel: int = 0) -> int:
+        """The golden model's result (a*b mod q, or a*b*R^-1 mod q) for prime ``moduli[sel]``."""
+        return self.models[sel].mul(a, b)
+
+    def trace(self, a: int, b: int, sel: int = 0) -> dict:
+        return self.models[sel].trace(a, b)
+
+    @property
+    def schedule(self) -> list[tuple[str, int]]:
+        """(boundary name, registers) for every boundary that holds registers."""
+        names = ["in"] + [s.name for s in self.segments]
+        return [(n, c) for n, c in zip(names, self.counts) if c]
+
+    def elaborate(self, platform):
+        m = Module()
+        pipe = Pipe(m, self.en, self.segments, self.counts, getattr(self, "sel", None))
+        self.probes = pipe.probes
+        r = self._build(pipe, pipe.input(self.a), pipe.input(self.b))
+        m.d.comb += self.p.eq(pipe.output(r))
+        return m
+
+    # helpers for subclasses
+    @staticmethod
+    def _correct(pipe, value, q, name, out_bits):
+        """``value - q if value >= q else value`` (constant time: the difference is always
+        computed, its borrow selects), as ``out_bits`` bits; ``value`` and q unsigned."""
+        def f(v, qq):
+            d = v - qq                  # unsigned, one bit wider than the wider operand: top bit = borrow
+            return Mux(d[-1], v, d)
+        return pipe.comb(f, value, q, shape=out_bits, name=name, probe=True)
