@@ -1,0 +1,261 @@
+"""SHAKE128 / SHAKE256 as a streaming extendable-output function (FIPS 202 sections 4 and 6.2).
+
+See :class:`ShakeXof`.  The byte-stream conventions are in :mod:`hhe_gen.cores.keccak`.
+"""
+
+from __future__ import annotations
+
+from amaranth import Array, Cat, Const, Module, Mux, Signal
+from amaranth.lib import data, enum, stream, wiring
+from amaranth.lib.wiring import In, Out
+
+from hhe_gen.params.errors import ParameterError
+
+from .permutation import NUM_ROUNDS, STATE_BITS, KeccakRounds, check_rounds_per_cycle
+
+__all__ = ["BEAT_BYTES", "VARIANTS", "RATES", "Phase", "absorb_layout", "byte_stream_signature",
+           "ShakeXof"]
+
+#: Allowed byte-stream widths W (bytes per beat); each divides both rates (136 and 168).
+BEAT_BYTES: tuple[int, ...] = (1, 2, 4, 8)
+#: ``variant`` values: a fixed SHAKE128 / SHAKE256, or "both" (chosen per message by a port).
+VARIANTS = (128, 256, "both")
+#: Rate in bytes of each SHAKE variant.
+RATES = {128: 168, 256: 136}
+
+
+def check_beat_bytes(beat_bytes) -> int:
+    if isinstance(beat_bytes, bool) or beat_bytes not in BEAT_BYTES:
+        raise ParameterError("beat_bytes", beat_bytes, "one of 1, 2, 4, 8 (bytes per stream beat)")
+    return int(beat_bytes)
+
+
+def byte_stream_signature(beat_bytes: int) -> stream.Signature:
+    """The byte stream of ``beat_bytes`` bytes per beat: ``stream.Signature(unsigned(8*W))``,
+    little-endian (the stream's first byte in bits 0..7 of the first beat)."""
+    return stream.Signature(8 * check_beat_bytes(beat_bytes))
+
+
+def absorb_layout(beat_bytes: int) -> data.StructLayout:
+    """Payload of the XOF's absorb stream: W message bytes, ``last`` and ``nbytes``.
+
+    Fields
+    ------
+    data : unsigned(8*W)        message bytes, little-endian (first byte in bits 0..7)
+    last : unsigned(1)          this beat ends the message
+    nbytes : range(W + 1)       valid bytes of a ``last`` beat, 0..W (the low ones); ignored
+                                (all W valid) when ``last`` is 0; values above W count as W
+    """
+    w = check_beat_bytes(beat_bytes)
+    return data.StructLayout({"data": 8 * w, "last": 1, "nbytes": range(w + 1)})
+
+
+class Phase(enum.Enum, shape=3):
+    """Control state of :class:`ShakeXof`."""
+    ABSORB = 0        #: taking message beats (i_stream.ready = 1)
+    PERM_ABSORB = 1   #: permuting a full block, then back to ABSORB
+    PERM_PAD = 2      #: permuting a full block ended by the last beat, then PAD
+    PAD = 3           #: one cycle: XOR 0x1F after the message and 0x80 into the block's last byte
+    PERM_SQUEEZE = 4  #: permuting, then SQUEEZE
+    SQUEEZE = 5       #: offering output beats (o_stream.valid = 1)
+
+
+class ShakeXof(wiring.Component):
+    """SHAKE128 / SHAKE256 sponge: absorb a byte stream of any length, squeeze without end.
+
+    Operation: the message arrives as W-byte beats on ``i_stream`` (the last one flagged, with
+    its number of valid bytes; an empty message is one ``last`` beat with ``nbytes = 0``).  Each
+    beat is XORed straight into the state register at its position in the current block; a full
+    block is permuted (``24/k`` cycles, input not ready meanwhile).  After the last beat the core
+    XORs the SHAKE padding (0x1F after the message, 0x80 into the last byte of the block) in one
+    cycle, permutes, and then offers the output on ``o_stream`` for as long as the consumer takes
+    beats, permuting again after every ``rate`` bytes.  ``o_stream.valid`` is never high before
+    the last beat has been absorbed, padded and permuted.
+
+    ``restart`` starts a new message at any time (while absorbing, permuting or squeezing): in the
+    cycle it is high, ``i_stream.ready`` and ``o_stream.valid`` are low and nothing is
+    transferred; in the next cycle the state register is zero, the block position and round
+    counter are zero and the core absorbs, exactly as after reset.  (A restart is an abort: it is
+    the one case where ``o_stream.valid`` falls without a transfer.)
+
+    Parameters
+    ----------
+    variant : 128, 256 or "both"
+        SHAKE128, SHAKE256, or both chosen per message by the ``shake256`` port.
+    beat_bytes : int
+        W, bytes per beat of both streams: 1, 2, 4 or 8.
+    rounds_per_cycle : int
+        k: 1, 2, 3, 4, 6, 8, 12 or 24 Keccak rounds per clock (see :class:`KeccakF1600`).
+
+    Members
+    -------
+    i_stream : In(stream.Signature(absorb_layout(W)))
+        message beats (fields ``data``, ``last``, ``nbytes``).
+    o_stream : Out(stream.Signature(unsigned(8*W)))
+        the SHAKE output, W bytes per beat, little-endian (the byte-stream contract).
+    restart : In(1)
+        one-cycle strobe: abandon the current message and start a new one.
+    shake256 : In(1)   (only with ``variant="both"``)
+        1 for SHAKE256, 0 for SHAKE128; sampled with the first beat of each message and kept
+        until the next restart.
+
+    Observation members (not ports; for tests and formal harnesses): ``state`` (the 1600-bit
+    register, byte b in bits 8b..8b+7), ``phase`` (:class:`Phase`), ``pos`` (beat slot in the
+    block), ``step`` (group of k rounds), ``first`` (no beat taken yet in this message), ``is256``
+    (the message's variant, "both" only).
+
+    Latency and throughput (cycles; n = 24/k permutation cycles; R = rate; a full-rate producer
+    and an always-ready consumer; none of them depends on the data):
+
+    - absorbing: 1 cycle per beat, plus n cycles after each beat that completes a block
+      (input not ready meanwhile);
+    - from the cycle the last beat is taken to the first output beat: ``n + 2`` cycles
+      (PAD, n permutation cycles, then output), or ``2n + 2`` if that beat completed a block;
+    - squeezing: R/W beats at one per cycle, then n cycles of permutation: ``R / (R/W + n)``
+      bytes per cycle;
+    - restart: 1 cycle (ready again in the next cycle).
+    """
+
+    def __init__(self, variant=256, *, beat_bytes: int = 8, rounds_per_cycle: int = 1):
+        if isinstance(variant, bool) or variant not in VARIANTS:
+            raise ParameterError("variant", variant, "128, 256 or 'both' (runtime port shake256)")
+        self.variant = variant
+        self.beat_bytes = w = check_beat_bytes(beat_bytes)
+        self.rounds_per_cycle = check_rounds_per_cycle(rounds_per_cycle)
+        self.perm_cycles = NUM_ROUNDS // self.rounds_per_cycle
+        members = {
+            "i_stream": In(stream.Signature(absorb_layout(w))),
+            "o_stream": Out(byte_stream_signature(w)),
+            "restart": In(1),
+        }
+        if variant == "both":
+            members["shake256"] = In(1)
+        super().__init__(members)
+        max_rate = RATES[128] if variant == "both" else RATES[variant]
+        self.slots = max_rate // w
+        self.state = Signal(STATE_BITS)
+        self.phase = Signal(Phase)
+        self.pos = Signal(range(self.slots))
+        self.step = Signal(range(self.perm_cycles))
+        self.first = Signal(init=1)
+        self.npad = Signal(range(w))
+        self.is256 = Signal(init=1 if variant == 256 else 0)
+
+    def rate(self, variant: int) -> int:
+        """Rate in bytes of ``variant`` (128 or 256)."""
+        return RATES[variant]
+
+    def squeeze_bytes_per_cycle(self, variant: int) -> float:
+        """Steady-state squeeze throughput R / (R/W + 24/k) in bytes per cycle."""
+        r = RATES[variant]
+        return r / (r // self.beat_bytes + self.perm_cycles)
+
+    def elaborate(self, platform):
+        m = Module()
+        w = self.beat_bytes
+        n = self.perm_cycles
+        state, phase, pos, step = self.state, self.phase, self.pos, self.step
+        i_s, o_s = self.i_stream, self.o_stream
+        restart = self.restart
+
+        m.submodules.rounds = rounds = KeccakRounds(self.rounds_per_cycle)
+        m.d.comb += rounds.i_state.eq(state)
+        if n > 1:
+            m.d.comb += rounds.step.eq(step)
+
+        # The message's variant: fixed, or the port's value with the first beat, then latched.
+        if self.variant == "both":
+            cur256 = Signal()
+            m.d.comb += cur256.eq(Mux(self.first, self.shake256, self.is256))
+            last_slot = Mux(cur256, RATES[256] // w - 1, RATES[128] // w - 1)
+            last_slot_latched = Mux(self.is256, RATES[256] // w - 1, RATES[128] // w - 1)
+        else:
+            cur256 = Const(self.variant == 256)
+            last_slot = last_slot_latched = RATES[self.variant] // w - 1
+
+        absorbing = phase == Phase.ABSORB
+        padding = phase == Phase.PAD
+        permuting = (phase == Phase.PERM_ABSORB) | (phase == Phase.PERM_PAD) | \
+                    (phase == Phase.PERM_SQUEEZE)
+        m.d.comb += [
+            i_s.ready.eq(absorbing & ~restart),
+            o_s.valid.eq((phase == Phase.SQUEEZE) & ~restart),
+            o_s.payload.eq(Array(state.word_select(i, 8 * w) for i in range(self.slots))[pos]),
+        ]
+        take_in = i_s.valid & i_s.ready
+        take_out = o_s.valid & o_s.ready
+
+        # The W bytes XORed into slot `pos`: message bytes (beyond nbytes of a last beat: zero),
+        # or in PAD the 0x1F domain/padding byte at lane npad.
+        full = ~i_s.payload.last | (i_s.payload.nbytes >= w)
+        beat_val = Signal(8 * w)
+        for j in range(w):
+            keep = full | (i_s.payload.nbytes > j)
+            byte = i_s.payload.data[8 * j:8 * j + 8]
+            m.d.comb += beat_val[8 * j:8 * j + 8].eq(
+                Mux(padding, Mux(self.npad == j, 0x1F, 0), Mux(keep, byte, 0)))
+        xor_en = Signal()
+        m.d.comb += xor_en.eq(take_in | padding)
+        words = []
+        for i in range(self.slots):
+            hit = xor_en & (pos == i)
+            words.append(Mux(hit, beat_val, 0))
+        xor_vec = Cat(*words)  # the low slots*W bytes of the state
+        # 0x80 into the last byte of the block, in PAD.
+        pad_end = Signal(STATE_BITS)
+        if self.variant == "both":
+            m.d.comb += [
+                pad_end[8 * (RATES[256] - 1) + 7].eq(padding & self.is256),
+                pad_end[8 * (RATES[128] - 1) + 7].eq(padding & ~self.is256),
+            ]
+        else:
+            m.d.comb += pad_end[8 * (RATES[self.variant] - 1) + 7].eq(padding)
+
+        with m.If(restart):
+            m.d.sync += [
+                state.eq(0), phase.eq(Phase.ABSORB), pos.eq(0), step.eq(0),
+                self.first.eq(1), self.npad.eq(0),
+            ]
+            if self.variant == "both":
+                m.d.sync += self.is256.eq(0)
+        with m.Elif(permuting):
+            m.d.sync += state.eq(rounds.o_state)
+            with m.If(step == n - 1):
+                m.d.sync += step.eq(0)
+                with m.Switch(phase):
+                    with m.Case(Phase.PERM_ABSORB):
+                        m.d.sync += phase.eq(Phase.ABSORB)
+                    with m.Case(Phase.PERM_PAD):
+                        m.d.sync += phase.eq(Phase.PAD)
+                    with m.Default():
+                        m.d.sync += phase.eq(Phase.SQUEEZE)
+            with m.Else():
+                m.d.sync += step.eq(step + 1)
+        with m.Elif(take_in):
+            m.d.sync += [state.eq(state ^ xor_vec), self.first.eq(0)]
+            if self.variant == "both":
+                with m.If(self.first):
+                    m.d.sync += self.is256.eq(self.shake256)
+            with m.If(full):
+                with m.If(pos == last_slot):
+                    m.d.sync += [
+                        pos.eq(0),
+                        phase.eq(Mux(i_s.payload.last, Phase.PERM_PAD, Phase.PERM_ABSORB)),
+                    ]
+                with m.Else():
+                    m.d.sync += pos.eq(pos + 1)
+                    with m.If(i_s.payload.last):
+                        m.d.sync += phase.eq(Phase.PAD)
+                with m.If(i_s.payload.last):
+                    m.d.sync += self.npad.eq(0)
+            with m.Else():  # a partial last beat: the pad byte goes into the same slot
+                m.d.sync += [self.npad.eq(i_s.payload.nbytes), phase.eq(Phase.PAD)]
+        with m.Elif(padding):
+            m.d.sync += [state.eq(state ^ xor_vec ^ pad_end), pos.eq(0),
+                         phase.eq(Phase.PERM_SQUEEZE)]
+        with m.Elif(take_out):
+            with m.If(pos == last_slot_latched):
+                m.d.sync += [pos.eq(0), phase.eq(Phase.PERM_SQUEEZE)]
+            with m.Else():
+                m.d.sync += pos.eq(pos + 1)
+        return m
