@@ -69,7 +69,7 @@ from hhe_gen.params.errors import ParameterError
 from .constants import TARGETS, check_int, check_target, quiet_on_error
 from .pipeline import DELAY, Pipe, Segment, Timed, add_delay, check_latency, schedule
 
-__all__ = ["TILE_DIMS", "LUT_BITS", "MulPlan", "Multiplier", "tree_plan"]
+__all__ = ["TILE_DIMS", "LUT_BITS", "MulPlan", "Multiplier", "SumPlan", "tree_plan"]
 
 TILE_DIMS = {"ecp5": (18, 18), "xilinx": (24, 17), "generic": None}
 LUT_BITS = {"ecp5": 4, "xilinx": 4, "generic": 0}
@@ -256,8 +256,8 @@ class MulPlan:
             if part_bits is not None:
                 raise ParameterError("part_bits", part_bits, "None when part = 'full'")
             part_bits = full
-        else:
-            part_bits = check_int(part_bits, "part_bits", 1, full)
+        else:       # with extra addends a "low" result may be wider than the product
+            part_bits = check_int(part_bits, "part_bits", 1, 512 if (extra and part == "low") else full)
         if signed not in (True, False):
             raise ParameterError("signed", signed, "True or False")
         self.lut_bits = LUT_BITS[target] if lut_bits is None else check_int(lut_bits, "lut_bits", 0, 17)
@@ -403,62 +403,135 @@ class MulPlan:
             else:
                 v = src[f"x{r.key[1]}"]
             row_vals.append(v)
-        # words: concatenation of non-overlapping rows
-        nodes = []
-        for (sign, idxs), (_, off, lo, hi) in zip(self.words, self.nodes):
-            pieces, pos = [], off
-            for i in idxs:
-                r = self.rows[i]
-                w = min(r.width, self.out_bits - r.offset)
-                if r.offset > pos:
-                    pieces.append(r.offset - pos)          # zero gap
-                pieces.append(-w)                          # next row, w bits
-                pos = r.offset + w
-            tvs = [row_vals[i] for i in idxs]
-
-            def word(*vs, pieces=pieces):
-                it = iter(vs)
-                return Cat(*(next(it)[:-p] if p < 0 else Const(0, p) for p in pieces))
-            nodes.append(pipe.comb(word, *tvs, shape=_node_shape(lo, hi), name=f"{n}_w"))
-        nodes = list(_as_tuple(pipe.boundary(f"{n}.pp", *nodes)))
-        specs = list(self.nodes)
-        for k, (ops, _) in enumerate(self.levels):
-            new = []
-            for op in ops:
-                if op[0] == "pass":
-                    new.append(nodes[op[1]])
-                    continue
-                _, i, j, (sa, oa, lo, hi) = op
-                d = specs[j][1] - oa
-                f = sa * specs[j][0]
-
-                def add(x, y, d=d, f=f):
-                    if len(x) <= d:         # widen so that x[:d] has d bits
-                        pad = d + 1 - len(x)
-                        x = Cat(x, x[-1].replicate(pad)).as_signed() if x.shape().signed \
-                            else Cat(x, Const(0, pad))
-                    top = (x >> d) + y if f > 0 else (x >> d) - y
-                    v = Cat(x[:d], top) if d else top
-                    return v.as_signed() if d and top.shape().signed else v
-                new.append(pipe.comb(add, nodes[i], nodes[j], shape=_node_shape(lo, hi), name=f"{n}_s{k + 1}"))
-            nodes = list(_as_tuple(pipe.boundary(f"{n}.t{k + 1}", *new)))
-            specs = [op[-1] for op in ops]
+        trees = _emit_trees(pipe, n, [(self.rows, self.words, self.nodes, self.levels, row_vals)],
+                            self.out_bits, pp_boundary=f"{n}.pp")
+        sign, off, tv = trees[0]
         full_w = self.out_bits
-        if nodes:
-            (sign, off, _, _), tv = specs[0], nodes[0]
-        else:
-            sign, off, tv = 1, 0, Timed(Const(0, 1), pipe.stage)
-
-        def final(v):
-            v = -v if sign < 0 else v
-            return v << off if off else v
-        total = pipe.comb(final, tv, shape=full_w, name=probe_full or f"{n}_full",
+        total = pipe.comb(lambda v: _place(v, sign, off), tv, shape=full_w, name=probe_full or f"{n}_full",
                           probe=probe_full is not None)                   # modulo 2^full_w
         signed_out = self.signed and self.part != "low"
         shape = signed(self.width) if signed_out else unsigned(self.width)
         lo_bit = full_w - self.part_bits if self.part == "high" else 0
         return pipe.comb(lambda v: v[lo_bit:], total, shape=shape, name=probe or f"{n}_p",
                          probe=probe is not None)
+
+
+def _place(v, sign, off):
+    """sign * v * 2^off as an Amaranth expression (the caller truncates)."""
+    v = -v if sign < 0 else v
+    return v << off if off else v
+
+
+def _emit_words(pipe, n, rows, words, nodes, out_bits, row_vals):
+    out = []
+    for (sign, idxs), (_, off, lo, hi) in zip(words, nodes):
+        pieces, pos = [], off
+        for i in idxs:
+            r = rows[i]
+            w = min(r.width, out_bits - r.offset)
+            if r.offset > pos:
+                pieces.append(r.offset - pos)          # zero gap
+            pieces.append(-w)                          # next row, w bits
+            pos = r.offset + w
+        tvs = [row_vals[i] for i in idxs]
+
+        def word(*vs, pieces=pieces):
+            it = iter(vs)
+            return Cat(*(next(it)[:-p] if p < 0 else Const(0, p) for p in pieces))
+        out.append(pipe.comb(word, *tvs, shape=_node_shape(lo, hi), name=f"{n}_w"))
+    return out
+
+
+def _add_nodes(x, y, d, f):
+    if len(x) <= d:         # widen so that x[:d] has d bits
+        pad = d + 1 - len(x)
+        x = Cat(x, x[-1].replicate(pad)).as_signed() if x.shape().signed else Cat(x, Const(0, pad))
+    top = (x >> d) + y if f > 0 else (x >> d) - y
+    v = Cat(x[:d], top) if d else top
+    return v.as_signed() if d and top.shape().signed else v
+
+
+def _emit_trees(pipe, n, trees, out_bits, pp_boundary=None):
+    """Emit adder trees in lockstep (one boundary per level, shared by all trees).
+
+    trees : list of (rows, words, nodes, levels, row_vals) from :func:`tree_plan` plus the row values.
+    Returns one (sign, offset, Timed) per tree: the value is sign * V * 2^offset modulo 2^out_bits.
+    """
+    state = []                  # per tree: (list of Timed nodes, list of node specs)
+    for rows, words, nodes, levels, row_vals in trees:
+        state.append((_emit_words(pipe, n, rows, words, nodes, out_bits, row_vals), list(nodes)))
+    if pp_boundary is not None:
+        flat = [tv for tvs, _ in state for tv in tvs]
+        regs = list(_as_tuple(pipe.boundary(pp_boundary, *flat))) if flat else []
+        it = iter(regs)
+        state = [([next(it) for _ in tvs], specs) for tvs, specs in state]
+    depth = max((len(t[3]) for t in trees), default=0)
+    for k in range(depth):
+        new_state = []
+        for (tvs, specs), tree in zip(state, trees):
+            levels = tree[3]
+            if k >= len(levels):
+                new_state.append((tvs, specs))
+                continue
+            ops, _ = levels[k]
+            new = []
+            for op in ops:
+                if op[0] == "pass":
+                    new.append(tvs[op[1]])
+                    continue
+                _, i, j, (sa, oa, lo, hi) = op
+                d, f = specs[j][1] - oa, sa * specs[j][0]
+                new.append(pipe.comb(lambda x, y, d=d, f=f: _add_nodes(x, y, d, f), tvs[i], tvs[j],
+                                     shape=_node_shape(lo, hi), name=f"{n}_s{k + 1}"))
+            new_state.append((new, [op[-1] for op in ops]))
+        flat = [tv for tvs, _ in new_state for tv in tvs]
+        regs = list(_as_tuple(pipe.boundary(f"{n}.t{k + 1}", *flat)))
+        it = iter(regs)
+        state = [([next(it) for _ in tvs], specs) for tvs, specs in new_state]
+    out = []
+    for tvs, specs in state:
+        if tvs:
+            out.append((specs[0][0], specs[0][1], tvs[0]))
+        else:
+            out.append((1, 0, Timed(Const(0, 1), pipe.stage)))
+    return out
+
+
+class SumPlan:
+    """Plan of one or more sums of shifted, signed rows (shift-add constant multipliers), reduced
+    in lockstep adder trees, modulo 2^out_bits.
+
+    Parameters
+    ----------
+    row_sets : list of lists of (offset, width, sign): one list per tree (e.g. one per prime);
+        every row of a tree is a value < 2^width passed to :meth:`build`
+    out_bits : int    results are modulo 2^out_bits (exact when the true sum is in [0, 2^out_bits))
+    name : str        segment names ``{name}.t1`` ... (one per adder level of the deepest tree)
+    """
+
+    def __init__(self, row_sets, out_bits: int, name: str = "sum"):
+        self.out_bits, self.name = out_bits, name
+        self.trees = []
+        for specs in row_sets:
+            rows = [RowSpec(o, w, s, ("src", k)) for k, (o, w, s) in enumerate(specs)]
+            self.trees.append(tree_plan(rows, out_bits))
+        depth = max(len(t[3]) for t in self.trees)
+        self.segments = []
+        for k in range(depth):
+            width = max(max(t[3][k][1]) for t in self.trees if k < len(t[3]))
+            self.segments.append(Segment(f"{name}.t{k + 1}", add_delay(width)))
+        self.tiles = 0
+
+    def build(self, pipe, row_values) -> list:
+        """``row_values``: per tree, the Timed values of its rows (in spec order).  Returns per tree
+        a Timed value of ``out_bits`` bits (the sum modulo 2^out_bits)."""
+        trees = []
+        for (rows, words, nodes, levels), vals in zip(self.trees, row_values):
+            by_key = [vals[r.key[1]] for r in rows]
+            trees.append((rows, words, nodes, levels, by_key))
+        outs = _emit_trees(pipe, self.name, trees, self.out_bits)
+        return [pipe.comb(lambda v, s=s, o=o: _place(v, s, o), tv, shape=self.out_bits, name=f"{self.name}_r")
+                for s, o, tv in outs]
 
 
 def _as_tuple(x):

@@ -12,7 +12,8 @@ import pytest
 
 from hhe_gen.cores.arith import StreamPipeline
 from hhe_gen.cores.arith.barrett import BarrettMul
-from hhe_gen.params import ParameterError, ntt_primes
+from hhe_gen.cores.arith.special_barrett import SpecialBarrettMul
+from hhe_gen.params import ParameterError, dna_hhe_primes, ntt_primes
 from hhe_gen.testing import run_stream, run_unit
 
 WIDTHS = [16, 24, 32, 36, 44, 54, 61, 64]
@@ -22,7 +23,15 @@ def barrett(width, latency=None, **kw):
     return BarrettMul(ntt_primes(16, width, 3), width, latency=latency, **kw)
 
 
-BUILDERS = {"barrett": barrett}
+def special_barrett(width, latency=None, **kw):
+    for log_n in (13, 4):       # N = 2^13 where such primes exist at this k, else N = 16
+        ps = dna_hhe_primes(width, 1 << log_n, 10, count=3)
+        if len(ps) >= 2:
+            return SpecialBarrettMul([p.q for p in ps], width, log_n, latency=latency, **kw)
+    return None
+
+
+BUILDERS = {"barrett": barrett, "special-barrett": special_barrett}
 
 
 def _operands(dut, n, seed):
@@ -86,6 +95,39 @@ def test_reducer_stream_wrapper(kind):
     dut2 = BUILDERS[kind](36, dut.latency + 2)
     gappy = run_stream(StreamPipeline(dut2), vecs, gaps=9)
     assert gappy.outputs == want
+
+
+@pytest.mark.parametrize("k, log_n, tiles", [(36, 13, 7), (54, 13, 12), (54, 16, 11), (64, 13, 17)])
+def test_special_barrett_tiles(k, log_n, tiles):
+    """DNA-HHE's claim: at 54 bits the whole multiplier fits 12 MULT18X18D (a*b included)."""
+    ps = [p.q for p in dna_hhe_primes(k, 1 << log_n, 10, count=3)]
+    dut = SpecialBarrettMul(ps, k, log_n)
+    dut._MustUse__silence = True
+    assert dut.tiles == tiles
+    generic = barrett(k)
+    generic._MustUse__silence = True
+    if k >= 44:         # the issue's target (54 bits); at 36 bits: 7 vs 11 tiles, 36 % fewer
+        assert dut.tiles <= 0.6 * generic.tiles        # >= 40 % fewer DSP tiles than generic Barrett
+
+
+def test_special_barrett_single_prime_no_pb_product():
+    ps = dna_hhe_primes(16, 16, 10, count=1)
+    dut = SpecialBarrettMul(ps[0].q, 16, 4, latency=4)
+    check_unit(dut, 40, seed=1)
+    big_n = SpecialBarrettMul(ps[0].q, 16, 4, latency=4, bnd_bits=10)
+    check_unit(big_n, 10, seed=2)
+
+
+def test_special_barrett_bad_parameters():
+    ps = [p.q for p in dna_hhe_primes(36, 1 << 13, 10, count=2)]
+    with pytest.raises(ParameterError, match="q"):
+        SpecialBarrettMul(ps + [ntt_primes(16, 36, 1)[0]], 36, 13)
+    with pytest.raises(ParameterError, match="latency.*>= 3"):
+        SpecialBarrettMul(ps, 36, 13, latency=2)
+    with pytest.raises(ParameterError, match="width"):
+        SpecialBarrettMul(ps, 36, 13, width=30)
+    with pytest.raises(ParameterError, match="log_n"):
+        SpecialBarrettMul(ps, 36, 18)
 
 
 def test_barrett_bad_parameters():
