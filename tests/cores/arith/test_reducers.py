@@ -13,6 +13,7 @@ import pytest
 from hhe_gen.cores.arith import StreamPipeline
 from hhe_gen.cores.arith.barrett import BarrettMul
 from hhe_gen.cores.arith.special_barrett import SpecialBarrettMul
+from hhe_gen.cores.arith.word_montgomery import WordMontgomeryMul
 from hhe_gen.params import ParameterError, dna_hhe_primes, ntt_primes
 from hhe_gen.testing import run_stream, run_unit
 
@@ -31,7 +32,12 @@ def special_barrett(width, latency=None, **kw):
     return None
 
 
-BUILDERS = {"barrett": barrett, "special-barrett": special_barrett}
+def montgomery(width, latency=None, word_bits=None, **kw):
+    w = word_bits or (18 if width > 18 else 8)
+    return WordMontgomeryMul(ntt_primes(1 << (w - 1), width, 3), width, w, latency=latency, **kw)
+
+
+BUILDERS = {"barrett": barrett, "special-barrett": special_barrett, "montgomery": montgomery}
 
 
 def _operands(dut, n, seed):
@@ -110,12 +116,10 @@ def test_special_barrett_tiles(k, log_n, tiles):
         assert dut.tiles <= 0.6 * generic.tiles        # >= 40 % fewer DSP tiles than generic Barrett
 
 
-def test_special_barrett_single_prime_no_pb_product():
+def test_special_barrett_single_prime_and_wider_port():
     ps = dna_hhe_primes(16, 16, 10, count=1)
-    dut = SpecialBarrettMul(ps[0].q, 16, 4, latency=4)
-    check_unit(dut, 40, seed=1)
-    big_n = SpecialBarrettMul(ps[0].q, 16, 4, latency=4, bnd_bits=10)
-    check_unit(big_n, 10, seed=2)
+    check_unit(SpecialBarrettMul(ps[0].q, 16, 4, latency=4), 40, seed=1)
+    check_unit(SpecialBarrettMul(ps[0].q, 16, 4, latency=5, width=20, delta_shift=0), 20, seed=2)
 
 
 def test_special_barrett_bad_parameters():
@@ -128,6 +132,23 @@ def test_special_barrett_bad_parameters():
         SpecialBarrettMul(ps, 36, 13, width=30)
     with pytest.raises(ParameterError, match="log_n"):
         SpecialBarrettMul(ps, 36, 18)
+
+
+@pytest.mark.parametrize("width, word_bits", [(36, 17), (44, 8), (54, 13)])
+def test_word_montgomery_word_sizes(width, word_bits):
+    dut = montgomery(width, None, word_bits)
+    assert dut.words == -(-width // word_bits) and dut.models[0].montgomery_radix == 1 << (word_bits * dut.words)
+    check_unit(dut, 12, seed=word_bits)
+
+
+def test_word_montgomery_bad_parameters():
+    qs = ntt_primes(1 << 17, 36, 2)
+    with pytest.raises(ParameterError, match="q"):
+        WordMontgomeryMul(ntt_primes(16, 36, 2), 36, 18)          # q != 1 mod 2^18
+    with pytest.raises(ParameterError, match="latency.*>= 3"):         # a*b and two word steps
+        WordMontgomeryMul(qs, 36, 18, latency=2)
+    with pytest.raises(ParameterError, match="word_bits"):
+        WordMontgomeryMul(qs, 36, 0)
 
 
 def test_barrett_bad_parameters():

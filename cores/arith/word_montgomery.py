@@ -1,0 +1,89 @@
+"""Word-level Montgomery multiplier (bit-exact with :class:`hhe_gen.models.modarith.WordMontgomeryReducer`)."""
+
+from __future__ import annotations
+
+from hhe_gen.models.modarith import WordMontgomeryReducer
+
+from .constants import check_int, constant_table, quiet_on_error
+from .multiplier import MulPlan
+from .pipeline import Segment, add_delay
+from .reducer import ModMulBase, correction_segments
+
+__all__ = ["WordMontgomeryMul"]
+
+
+class WordMontgomeryMul(ModMulBase):
+    """a*b*R^-1 mod q (R = 2^(w*L), L = ceil(width/w)) for q = 1 (mod 2^w), q = moduli[sel].
+
+    Because -q^-1 = -1 (mod 2^w), each word's quotient digit is the two's complement of the low
+    word, and the only multiplier besides a*b is m * q_hi (w x bitlen(q_hi)) per word step.
+
+    Parameters
+    ----------
+    moduli : int or list of int   odd moduli below 2^width with q = 1 (mod 2^word_bits)
+    width : int                   16 .. 64 (also fixes R)
+    word_bits : int               w, 1 .. width-1 (18 or 17 fill an ECP5 / Xilinx tile)
+    latency : int or None         register stages, >= 1 + (word steps whose product uses tiles)
+    target, karatsuba             multiplier tiles (karatsuba applies to a*b)
+
+    Datapath (names = the model's trace keys, each a probe, modulo 2^(probe width)):
+      ``x = a*b`` (multiplier "x"), ``t0 = x``; for i = 0 .. L-1:
+      ``lo{i} = t{i} mod 2^w``, ``m{i} = -lo{i} mod 2^w``, ``carry{i} = lo{i} != 0`` (segment
+      "neg{i}"), ``t{i+1} = (t{i} >> w) + m{i}*q_hi + carry{i}`` (multiplier "s{i}": the shifted
+      t and the carry are two more rows of its adder tree); ``r = t{L} - q if t{L} >= q``.
+      t{i} is held in bitlen(max((q-1)^2 >> (w*i)) + q) bits (the model's bound t{i} < x/2^(wi) + q).
+
+    Latency: ``latency`` cycles, initiation interval 1.  Minimum: one register after the tiles of
+    a*b and after those of every word step.
+    """
+
+    kind = "montgomery"
+
+    @quiet_on_error
+    def __init__(self, moduli, width, word_bits, latency=None, *, target="ecp5", karatsuba=False):
+        self.word_bits = check_int(word_bits, "word_bits", 1, 63)
+        self._setup(moduli, width, latency, target, karatsuba)
+
+    def _plan(self):
+        w = self.word_bits
+        self.models = tuple(WordMontgomeryReducer(q, self.width, w) for q in self.moduli)
+        self.words = self.models[0].words
+        self.kq = kq = max(q.bit_length() for q in self.moduli)
+        self.qh_bits = max(max(m.q_hi.bit_length() for m in self.models), 1)
+        qmax = max(self.moduli)
+        self.t_bits = [max(((qmax - 1) ** 2 >> (w * i)) + qmax, 1).bit_length() for i in range(self.words + 1)]
+        self.t_bits[0] = 2 * kq
+        kw = dict(target=self.target)
+        self.mul_x = MulPlan(kq, kq, name="x", karatsuba=self.karatsuba, **kw)
+        plans, segs = [self.mul_x], list(self.mul_x.segments)
+        self.steps = []
+        for i in range(self.words):
+            shifted = self.t_bits[i] - w
+            step = MulPlan(w, self.qh_bits, part="low", part_bits=self.t_bits[i + 1], name=f"s{i}",
+                           extra=[(0, shifted, 1), (0, 1, 1)], **kw)
+            self.steps.append(step)
+            plans.append(step)
+            segs += [Segment(f"neg{i}", add_delay(w))] + step.segments
+        self.mul_plans = tuple(plans)
+        self.segments = segs + correction_segments(self.t_bits[-1], names=("r",))
+        self.probe_names = ("x", "r") + tuple(f"{n}{i}" for i in range(self.words)
+                                              for n in ("lo", "m", "carry", "t")) + (f"t{self.words}",)
+        self.probe_names = tuple(n for n in self.probe_names if n != "t0") + ("t0",)
+
+    def _build(self, pipe, a, b):
+        w, kq = self.word_bits, self.kq
+        a = pipe.comb(lambda v: v[:kq], a, name="a_k")
+        b = pipe.comb(lambda v: v[:kq], b, name="b_k")
+        t = self.mul_x.build(pipe, a, b, probe="x")
+        pipe.probes["t0"] = pipe.probes["x"]
+        for i, step in enumerate(self.steps):
+            lo = pipe.comb(lambda v: v[:w], t, shape=w, name=f"lo{i}", probe=True)
+            m = pipe.comb(lambda v: -v, lo, shape=w, name=f"m{i}", probe=True)
+            carry = pipe.comb(lambda u, v: u[w - 1] | v[w - 1], lo, m, shape=1, name=f"carry{i}", probe=True)
+            t_sh = pipe.comb(lambda v: v[w:], t, shape=self.t_bits[i] - w, name=f"tsh{i}")   # q > 2^w: t{i} > w bits
+            m, carry, t_sh = pipe.boundary(f"neg{i}", m, carry, t_sh)
+            q_hi = pipe.table(constant_table(self.models, "q_hi"), self.qh_bits, "q_hi")
+            t = step.build(pipe, m, q_hi, extras=[t_sh, carry], probe=f"t{i + 1}")
+        q = pipe.table(self.moduli, kq, "q")
+        r = self._correct(pipe, t, q, "r", self.width)
+        return pipe.boundary("r", r)
