@@ -249,6 +249,16 @@ class Pipe:
         self._sync.append(reg.eq(consts[sel]))
         return Timed(reg, self.stage)
 
+    def select(self, tvs, name: str, probe: bool = False) -> Timed:
+        """``tvs[sel]`` at the current stage (per-prime results of parallel networks)."""
+        if len(tvs) == 1 or self.sel is None:
+            return self.comb(lambda v: v, tvs[0], name=name, probe=probe)
+        width = max(len(tv) for tv in tvs)
+
+        def pick(s, *vals):
+            return Array(vals)[s]
+        return self.comb(pick, self.sel, *tvs, shape=width, name=name, probe=probe)
+
     def boundary(self, name: str, *tvs):
         """End the current segment (``name`` must match the plan); returns the given values
         registered as the schedule says at this boundary (a tuple, or one Timed for one value)."""

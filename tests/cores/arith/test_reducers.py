@@ -6,15 +6,18 @@ inputs and random clock-enable gaps; the output equals the model's ``mul`` and e
 intermediate value equals the model's ``trace`` value (modulo 2^its width).
 """
 
+import functools
 import random
 
 import pytest
 
 from hhe_gen.cores.arith import StreamPipeline
 from hhe_gen.cores.arith.barrett import BarrettMul
+from hhe_gen.cores.arith.ntt_montgomery import NttMontgomeryMul
 from hhe_gen.cores.arith.special_barrett import SpecialBarrettMul
 from hhe_gen.cores.arith.word_montgomery import WordMontgomeryMul
-from hhe_gen.params import ParameterError, dna_hhe_primes, ntt_primes
+from hhe_gen.models.modarith import signed_digits
+from hhe_gen.params import ParameterError, abc_fhe_primes, dna_hhe_primes, is_prime, ntt_primes
 from hhe_gen.testing import run_stream, run_unit
 
 WIDTHS = [16, 24, 32, 36, 44, 54, 61, 64]
@@ -37,7 +40,27 @@ def montgomery(width, latency=None, word_bits=None, **kw):
     return WordMontgomeryMul(ntt_primes(1 << (w - 1), width, 3), width, w, latency=latency, **kw)
 
 
-BUILDERS = {"barrett": barrett, "special-barrett": special_barrett, "montgomery": montgomery}
+@functools.lru_cache(maxsize=None)
+def _abc_primes(width, log_n):
+    """ABC-FHE primes q = 2^e + kk*2N + 1 below 2^width (own search below the prime search's
+    16-bit exponent floor: e = 15, kk with at most three signed digits)."""
+    if width - 1 >= 16:
+        return tuple(p.q for p in abc_fhe_primes(1 << log_n, width - 1, 3) if p.q < 1 << width)[:3]
+    e, out = width - 1, []
+    for kk in range(-(1 << (e - log_n - 1)), 1 << (e - log_n - 1)):
+        q = (1 << e) + kk * (2 << log_n) + 1
+        if kk and len(signed_digits(kk)) <= 3 and 1 << e < q < 1 << width and is_prime(q):
+            out.append(q)
+    return tuple(out[:3])
+
+
+def ntt_montgomery(width, latency=None, negated=False, **kw):
+    log_n = 13 if width > 16 else 4
+    return NttMontgomeryMul(_abc_primes(width, log_n), log_n, width, latency=latency, negated=negated, **kw)
+
+
+BUILDERS = {"barrett": barrett, "special-barrett": special_barrett, "montgomery": montgomery,
+            "ntt-montgomery": ntt_montgomery}
 
 
 def _operands(dut, n, seed):
@@ -149,6 +172,26 @@ def test_word_montgomery_bad_parameters():
         WordMontgomeryMul(qs, 36, 18, latency=2)
     with pytest.raises(ParameterError, match="word_bits"):
         WordMontgomeryMul(qs, 36, 0)
+
+
+@pytest.mark.parametrize("width", [16, 36, 54, 64])
+def test_ntt_montgomery_negated_and_r_bits(width):
+    check_unit(ntt_montgomery(width, 2, negated=True), 12, seed=width)
+    qs = _abc_primes(width, 13 if width > 16 else 4)
+    dut = NttMontgomeryMul(qs, 13 if width > 16 else 4, width, 3, r_bits=64)
+    ref = ntt_montgomery(width)
+    ref._MustUse__silence = True
+    assert dut.tiles == ref.tiles and dut.models[0].montgomery_radix == 1 << 64
+    check_unit(dut, 12, seed=width + 1)
+
+
+def test_ntt_montgomery_bad_parameters():
+    with pytest.raises(ParameterError, match="q"):
+        NttMontgomeryMul(ntt_primes(16, 36, 1), 13, 36)       # not 1 mod 2N = 2^14
+    with pytest.raises(ParameterError, match="latency.*>= 1"):
+        ntt_montgomery(36, 0)
+    with pytest.raises(ParameterError, match="negated"):
+        ntt_montgomery(36, negated="yes")
 
 
 def test_barrett_bad_parameters():
