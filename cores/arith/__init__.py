@@ -27,10 +27,16 @@ width, "b": width, "sel": ...})``) and ``o_stream`` (payload ``width``) for
 :func:`hhe_gen.testing.run_stream`.
 """
 
+from .barrett import BarrettMul
 from .constants import TARGETS
+from .factory import KINDS, modmul
 from .modadd import ModAdd, ModSub
-from .multiplier import MulPlan, Multiplier
+from .multiplier import MulPlan, Multiplier, SumPlan
+from .ntt_montgomery import NttMontgomeryMul
 from .pipeline import Pipe, Segment, StreamPipeline, Timed, schedule
+from .special_barrett import SpecialBarrettMul
+from .word_montgomery import WordMontgomeryMul
 
-__all__ = ["TARGETS", "ModAdd", "ModSub", "MulPlan", "Multiplier", "Pipe", "Segment", "StreamPipeline",
-           "Timed", "schedule"]
+__all__ = ["TARGETS", "KINDS", "modmul", "ModAdd", "ModSub", "Multiplier", "MulPlan", "SumPlan",
+           "BarrettMul", "WordMontgomeryMul", "SpecialBarrettMul", "NttMontgomeryMul",
+           "Pipe", "Segment", "StreamPipeline", "Timed", "schedule"]
