@@ -74,7 +74,7 @@ def _plain(value):
 
 def run_stream(dut, inputs, n_outputs=None, *, i_name="i_stream", o_name="o_stream",
                gaps: int | None = None, max_cycles: int = 1_000_000, vcd: str | None = None,
-               setup=None) -> StreamRun:
+               setup=None, all_inputs: bool = True) -> StreamRun:
     """Simulate ``dut`` feeding ``inputs`` into its input stream and collecting ``n_outputs``
     (default: as many as inputs) payloads from its output stream.
 
@@ -85,6 +85,9 @@ def run_stream(dut, inputs, n_outputs=None, *, i_name="i_stream", o_name="o_stre
     gaps : None for a full-rate producer and an always-ready consumer; an int seed for random
         valid gaps and ready back-pressure (the results must not change).
     setup : optional ``async def setup(ctx)`` run before streaming (e.g. to set configuration ports).
+    all_inputs : True (default) to wait until every input was taken; False to stop as soon as
+        ``n_outputs`` outputs came out, whatever inputs are left (e.g. a rejection sampler fed
+        more random bytes than it needs); ``in_cycles`` then lists the inputs taken.
     """
     import random
 
@@ -113,7 +116,11 @@ def run_stream(dut, inputs, n_outputs=None, *, i_name="i_stream", o_name="o_stre
                 await ctx.tick()
             ctx.set(i_stream.payload, payload)
             ctx.set(i_stream.valid, 1)
-            await ctx.tick().until(i_stream.ready)
+            if all_inputs:
+                await ctx.tick().until(i_stream.ready)
+            else:   # plain ticks: a coroutine left parked here at the end closes cleanly
+                while not (await ctx.tick().sample(i_stream.ready))[-1]:
+                    pass
             in_cycles.append(state["cycle"] - 1)
             ctx.set(i_stream.valid, 0)
 
@@ -137,7 +144,7 @@ def run_stream(dut, inputs, n_outputs=None, *, i_name="i_stream", o_name="o_stre
     sim = Simulator(top)
     sim.add_clock(1e-8)
     sim.add_process(clock)
-    sim.add_testbench(producer)
+    sim.add_testbench(producer, background=not all_inputs)
     sim.add_testbench(consumer)
     if vcd:
         with sim.write_vcd(vcd):

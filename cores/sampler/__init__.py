@@ -2,9 +2,25 @@
 
 Every sampler is a stream component: ``i_stream`` takes the XOF's bytes (W bytes per beat,
 little-endian, :func:`byte_stream`), ``o_stream`` gives samples, bit-exact with
-:mod:`hhe_gen.models.sampler` (same values, same bytes consumed per value).
+:mod:`hhe_gen.models.sampler` (same values, same bytes consumed per value), and ``clear``
+restarts it for a new XOF message.
+
+=========================  ======================================  ===============================
+core                       model                                   bytes per sample
+=========================  ======================================  ===============================
+:class:`UniformModQ`       ``uniform_mod_q``                       ceil(bitlen(q)/8) / accept rate
+:class:`GaussianCDT`       ``gaussian_cdt``                        (bits+1)/8 (8 by default)
+:class:`RubatoRoundConstants`  ``rubato_round_constants``          4 / accept rate
+:class:`RubatoNoise`       ``rubato_noise``                        4
+:class:`Residues`          ``to_residues``                         (a stage after any of them)
+=========================  ======================================  ===============================
 """
 
 from .bytes import ByteGatherer, byte_stream
+from .gaussian import CDTScan, GaussianCDT
+from .residues import Residues, residue_layout
+from .rubato import RubatoNoise, RubatoRoundConstants
+from .uniform import RejectionFilter, UniformModQ
 
-__all__ = ["ByteGatherer", "byte_stream"]
+__all__ = ["ByteGatherer", "byte_stream", "CDTScan", "GaussianCDT", "Residues", "residue_layout",
+           "RubatoNoise", "RubatoRoundConstants", "RejectionFilter", "UniformModQ"]

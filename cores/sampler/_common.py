@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 
-from amaranth.hdl import Mux
+from amaranth.hdl import Mux, ResetInserter
+from amaranth.lib import wiring
 
 from hhe_gen.params.errors import ParameterError
 
@@ -53,3 +54,24 @@ def popcount(bits) -> object:
 def negate_if(sign, magnitude):
     """``-magnitude`` if ``sign`` else ``magnitude`` (both arms evaluated: no data-dependent path)."""
     return Mux(sign, -magnitude, magnitude)
+
+
+def chain(m, component, stages, names):
+    """Connect ``component.i_stream -> stages[0] -> ... -> stages[-1] -> component.o_stream``.
+
+    Every stage is reset by ``component.clear`` (``ResetInserter``); while ``clear`` is high no
+    transfer happens on the outer streams (``i_stream.ready`` and ``o_stream.valid`` are low).
+    """
+    for name, stage in zip(names, stages):
+        m.submodules[name] = ResetInserter(component.clear)(stage)
+    for a, b in zip(stages, stages[1:]):
+        wiring.connect(m, a.o_stream, b.i_stream)
+    first, last = stages[0].i_stream, stages[-1].o_stream
+    m.d.comb += [
+        first.valid.eq(component.i_stream.valid & ~component.clear),
+        first.payload.eq(component.i_stream.payload),
+        component.i_stream.ready.eq(first.ready & ~component.clear),
+        component.o_stream.valid.eq(last.valid & ~component.clear),
+        component.o_stream.payload.eq(last.payload),
+        last.ready.eq(component.o_stream.ready & ~component.clear),
+    ]

@@ -8,16 +8,25 @@ harness                   property
 ``gatherer``              ByteGatherer: every output byte is the right input byte (nothing
                           lost, reused or reordered), byte count bookkeeping, stream rules;
                           k-induction at the real sizes (W, k as configured)
+``gaussian_timing``       GaussianCDT (whole sampler): miter of two copies fed different bytes
+                          with the same handshakes; ready/valid identical in every cycle (the
+                          cycle count never depends on the drawn value); k-induction, full size
+``cdt_contract``          CDTScan: the n-th output is the CDT sample of the n-th input word
+                          (whole table, full word width); k-induction
+``rejection``             RejectionFilter (uniform mod q, Rubato round constants): every output
+                          is < q and equals the masked word; accepted words come out once,
+                          rejected ones never; k-induction at full width
 ========================  ==================================================================
 
 Each harness has a ``.sby`` file next to this module (tasks ``prove`` and ``cover``) that reads
 ``design.il``; :func:`prove` writes the harness's RTLIL and the ``.sby`` into a work folder and
-runs it with :func:`hhe_gen.toolchain.run_sby`.
+runs it with :func:`hhe_gen.toolchain.run_sby` (a harness's ``prove_depth`` / ``cover_depth``
+attributes, when present, replace the file's depths for its configuration).
 """
 
 from __future__ import annotations
 
-import shutil
+import re
 from pathlib import Path
 
 from amaranth.back import rtlil
@@ -34,8 +43,28 @@ def _gatherer(in_bytes=1, word_bytes=1, variable=False):
     return GathererHarness(in_bytes, word_bytes, variable)
 
 
+def _gaussian_timing(**params):
+    from .gaussian import GaussianTimingHarness
+    return GaussianTimingHarness(**params)
+
+
+def _cdt_contract(table=None, word_bits=64, comparators=None):
+    from hhe_gen.models.sampler import gaussian_cdt_table
+
+    from .gaussian import CDTContractHarness
+    return CDTContractHarness(gaussian_cdt_table() if table is None else table, word_bits, comparators)
+
+
+def _rejection(word_bits=32, moduli=(65929217,)):
+    from .rejection import RejectionHarness
+    return RejectionHarness(word_bits, moduli)
+
+
 HARNESSES = {
+    "rejection": _rejection,
     "gatherer": _gatherer,
+    "gaussian_timing": _gaussian_timing,
+    "cdt_contract": _cdt_contract,
 }
 """Harness name -> constructor (keyword parameters of the core configuration)."""
 
@@ -61,5 +90,10 @@ def prove(name: str, workdir, *, tasks=("prove", "cover"), timeout: float | None
     top = harness(name, **params)
     (workdir / "design.il").write_text(rtlil.convert(top, ports=[]))
     sby = workdir / f"{name}.sby"
-    shutil.copyfile(HERE / f"{name}.sby", sby)
+    text = (HERE / f"{name}.sby").read_text()
+    for task in ("prove", "cover"):     # a harness may need more steps at its configuration
+        depth = getattr(top, f"{task}_depth", None)
+        if depth is not None:
+            text = re.sub(rf"^{task}: depth \d+$", f"{task}: depth {int(depth)}", text, flags=re.M)
+    sby.write_text(text)
     return {task: run_sby(sby, workdir / f"{name}_{task}", timeout=timeout, tasks=[task]) for task in tasks}

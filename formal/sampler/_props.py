@@ -14,6 +14,7 @@ from amaranth.hdl import Assert, Assume, Signal, Value
 
 def _held(m, s, exempt, tag):
     """1 when the previous cycle had valid & ~ready (and no exemption): a transfer is pending."""
+    exempt = Value.cast(exempt)
     pending = Signal(name=f"{tag}_pending")
     prev_payload = Signal(s.payload.shape(), name=f"{tag}_prev_payload")
     m.d.sync += [pending.eq(s.valid & ~s.ready & ~exempt), prev_payload.eq(s.payload)]
@@ -24,7 +25,7 @@ def drive_source(m, s, *, exempt=0, tag="i"):
     """Drive a DUT input stream from free values under the stream rules (assumed)."""
     m.d.comb += [s.valid.eq(AnySeq(1)), s.payload.eq(AnySeq(len(Value.cast(s.payload))))]
     pending, prev_payload = _held(m, s, exempt, tag)
-    with m.If(pending & ~exempt):
+    with m.If(pending & ~Value.cast(exempt)):
         m.d.comb += [Assume(s.valid), Assume(Value.cast(s.payload) == Value.cast(prev_payload))]
 
 
@@ -33,5 +34,5 @@ def check_source(m, s, *, exempt=0, tag="o", free_ready=True):
     if free_ready:
         m.d.comb += s.ready.eq(AnySeq(1))
     pending, prev_payload = _held(m, s, exempt, tag)
-    with m.If(pending & ~exempt):
+    with m.If(pending & ~Value.cast(exempt)):
         m.d.comb += [Assert(s.valid), Assert(Value.cast(s.payload) == Value.cast(prev_payload))]

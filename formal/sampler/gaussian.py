@@ -1,0 +1,127 @@
+"""Gaussian CDT sampler: constant time (a miter) and the right value (a contract), full size.
+
+``GaussianTimingHarness`` -- two copies of the complete :class:`GaussianCDT` (byte gatherer,
+scan, optional residues) share every handshake input (input ``valid``, output ``ready``,
+``clear``) but receive *independent* free bytes.  Proven by k-induction: in every cycle both
+copies have the same ``i_stream.ready`` and ``o_stream.valid``, i.e. when a sample is produced,
+and how many cycles it takes, is a function of the handshakes alone, never of the drawn value.
+The inductive invariant (also asserted) is that the control state (buffered byte count, scan
+busy/step, output valid flags) of the copies is equal.  Covers: a sample comes out, and one
+comes out while the next word is being scanned.
+
+``CDTContractHarness`` -- one :class:`CDTScan` with free words and free back-pressure: the n-th
+output (n free, ``AnyConst``) equals ``sign ? -c : c`` with ``c = #{k : T[k] < u}`` computed
+directly from the n-th input word over the whole table.  Invariants: outputs + in-flight =
+inputs, and while the tracked word is being scanned the partial count equals the count over
+the entries already compared.  Full table, full word width (63-bit u for CKKS, 31-bit for
+Rubato).
+"""
+
+from amaranth.asserts import AnyConst, AnySeq
+from amaranth.hdl import Array, Assert, Assume, Const, Cover, Elaboratable, Module, Signal, Value
+
+from hhe_gen.cores.sampler.gaussian import CDTScan, GaussianCDT
+
+from ._props import check_source, drive_source
+
+COUNTER = 6
+
+
+class GaussianTimingHarness(Elaboratable):
+    """Miter of two :class:`GaussianCDT` copies fed different bytes with identical handshakes."""
+
+    def __init__(self, **params):
+        self.a = GaussianCDT(**params)
+        self.b = GaussianCDT(**params)
+        self.cover_depth = 2 * (-(-self.a.word_bytes // self.a.in_bytes) + self.a.steps) + 8
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.a, m.submodules.b = a, b = self.a, self.b
+        clear, valid, ready = Signal(), Signal(), Signal()
+        m.d.comb += [clear.eq(AnySeq(1)), valid.eq(AnySeq(1)), ready.eq(AnySeq(1))]
+        for dut in (a, b):
+            width = len(dut.i_stream.payload)
+            m.d.comb += [dut.clear.eq(clear), dut.i_stream.valid.eq(valid), dut.o_stream.ready.eq(ready),
+                         dut.i_stream.payload.eq(AnySeq(width))]
+        # The producer keeps valid up until the transfer (its data may be anything: the two
+        # copies see different bytes, so no payload stability is needed for this property).
+        pending = Signal()
+        m.d.sync += pending.eq(valid & ~a.i_stream.ready & ~clear)
+        with m.If(pending & ~clear):
+            m.d.comb += Assume(valid)
+        check_source(m, a.o_stream, exempt=clear, tag="oa", free_ready=False)
+
+        m.d.comb += [Assert(a.i_stream.ready == b.i_stream.ready),
+                     Assert(a.o_stream.valid == b.o_stream.valid)]
+        # Inductive invariant: equal control state, stage by stage.
+        m.d.comb += [Assert(a._gather.count == b._gather.count),
+                     Assert(a._scan.busy == b._scan.busy),
+                     Assert(a._scan.step == b._scan.step)]
+        for sa, sb in zip(a._stages[1:], b._stages[1:]):
+            m.d.comb += Assert(sa.o_stream.valid == sb.o_stream.valid)
+        m.d.comb += [Cover(a.o_stream.valid & ready),
+                     Cover(a.o_stream.valid & ready & a._scan.busy & (a._scan.step == a.steps - 1)
+                           & (Value.cast(a.o_stream.payload) != Value.cast(b.o_stream.payload)))]
+        return m
+
+
+class CDTContractHarness(Elaboratable):
+    """The n-th output of a :class:`CDTScan` is the CDT sample of the n-th input word."""
+
+    def __init__(self, table, word_bits, comparators=None):
+        self.dut = CDTScan(table, word_bits, comparators)
+        self.cover_depth = 2 * self.dut.steps + 8
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.dut = dut = self.dut
+        drive_source(m, dut.i_stream, tag="i")
+        check_source(m, dut.o_stream, tag="o")
+        table, c, steps = dut.table, dut.comparators, dut.steps
+
+        n = Signal(COUNTER - 1)
+        m.d.comb += n.eq(AnyConst(COUNTER - 1))
+        n_in, n_out = Signal(COUNTER), Signal(COUNTER)
+        m.d.comb += Assume(n_in < (1 << COUNTER) - 2)
+        word = Signal(dut.word_bits)
+        push = dut.i_stream.valid & dut.i_stream.ready
+        pop = dut.o_stream.valid & dut.o_stream.ready
+        with m.If(push):
+            m.d.sync += n_in.eq(n_in + 1)
+            with m.If(n_in == n):
+                m.d.sync += word.eq(dut.i_stream.payload)
+        with m.If(pop):
+            m.d.sync += n_out.eq(n_out + 1)
+
+        def count_below(u, entries):
+            total = Const(0, range(len(table) + 1))
+            for t in entries:
+                total = total + (Const(t, len(u)) < u)
+            return total
+
+        u_ref, sign_ref = word[1:], word[0]
+        magnitude = count_below(u_ref, table)
+        expected = Signal(dut.value_shape)
+        m.d.comb += expected.eq(magnitude)
+        with m.If(sign_ref):
+            m.d.comb += expected.eq(-magnitude)
+
+        with m.If(pop & (n_out == n)):
+            m.d.comb += Assert(dut.o_stream.payload == expected)
+
+        # Invariants: in-flight bookkeeping, and the tracked word's state while it is scanned.
+        m.d.comb += Assert(n_in - n_out == dut.busy + dut.o_stream.valid)
+        in_output = dut.o_stream.valid & (n_out == n)
+        in_scan = dut.busy & (n_in == n + 1)
+        with m.If(in_output):
+            m.d.comb += Assert(dut.o_stream.payload == expected)
+        with m.If(in_scan):
+            partial = Array(count_below(dut.u, table[:s * c]) for s in range(steps))
+            m.d.comb += [Assert(dut.u == u_ref), Assert(dut.sign == sign_ref),
+                         Assert(dut.acc == partial[dut.step])]
+        m.d.comb += Assert(dut.step < steps)
+
+        m.d.comb += [Cover(pop & (n_out == n) & (expected < 0)),
+                     Cover(pop & (n_out == n) & (expected > 2))]
+        return m
