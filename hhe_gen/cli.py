@@ -7,6 +7,7 @@
     hhe-gen ckks encrypt [--params P] --keys keys.json --in slots.json [--mode pk|sk] [--seed S] -o ct.json
     hhe-gen ckks decrypt [--params P] --keys keys.json --in ct.json -o slots.json
     hhe-gen bench [GROUP...] [--quick] [--json FILE]
+    hhe-gen prove [GROUP...] [--quick] [--json FILE] [--workdir DIR] [--timeout S] [--only NAME...]
     hhe-gen demo
     hhe-gen doctor
 
@@ -174,6 +175,22 @@ def cmd_bench(args):
     return 1 if any("error" in r for r in results) else 0
 
 
+def cmd_prove(args):
+    from . import prove
+    from .report import console, write_json
+    records = prove.run_proofs(args.groups or None, quick=args.quick, workdir=args.workdir,
+                               timeout=args.timeout, names=args.only or None)
+    # the table is wide: when writing to a file or pipe, do not squeeze it into 80 columns
+    out = console
+    if not console.is_terminal:
+        from rich.console import Console
+        out = Console(file=console.file, width=max(console.width, 200), highlight=False)
+    out.print(prove.summary_table(records))
+    path = write_json(args.json, {"results": records})
+    console.print(f"results written to {path}")
+    return 0 if all(r["ok"] for r in records) else 1
+
+
 def cmd_demo(args):
     from .demo import run_demo
     return run_demo(preset_name=args.preset, use_lattigo=not args.no_lattigo, seed=args.seed)
@@ -237,6 +254,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quick", action="store_true", help="only the CI-sized cases")
     p.add_argument("--json", default="bench-results/bench.json")
     p.set_defaults(func=cmd_bench)
+
+    p = sub.add_parser("prove", help="run the formal proofs (z3 bounds, SymbiYosys harnesses), print a table")
+    p.add_argument("groups", nargs="*")
+    p.add_argument("--quick", action="store_true", help="only the CI-sized proofs")
+    p.add_argument("--json", default="prove-results/prove.json")
+    p.add_argument("--workdir", default="prove-results/work", help="harnesses, .sby files and traces")
+    p.add_argument("--timeout", type=float, help="seconds per tool run")
+    p.add_argument("--only", nargs="+", metavar="NAME", help="run only these proofs (name or group/name)")
+    p.set_defaults(func=cmd_prove)
 
     p = sub.add_parser("demo", help="the main job: keys, CKKS encryption, decryption by Lattigo, a Rubato block")
     p.add_argument("--preset", default="dna-hhe")

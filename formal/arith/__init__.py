@@ -1,0 +1,9 @@
+"""Formal verification of the modular arithmetic (``cores/arith``).
+
+* ``bounds``  - z3 integer-arithmetic proofs of each reducer's algorithm at full width (36..64
+  bits): quotient-estimate and correction bounds, constant identities, Montgomery ranges;
+* ``primes``  - the prime sets those proofs run over;
+* ``rtl``     - SymbiYosys harnesses of the RTL (full equivalence at small widths, the pieces that
+  need no full multiplier at full width, stream handshakes, covers, a miter);
+* ``proofs``  - registers all of them for ``hhe-gen prove arith``.
+"""

@@ -1,0 +1,1 @@
+"""SymbiYosys harnesses of the arithmetic RTL (added as the cores land)."""

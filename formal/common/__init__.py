@@ -1,0 +1,1 @@
+"""Reusable formal-verification pieces shared by every core's harnesses."""

@@ -1,0 +1,94 @@
+"""The proof registry and runner (hhe_gen.prove) and ``hhe-gen prove``."""
+
+import json
+
+import pytest
+
+from hhe_gen import prove
+from hhe_gen.cli import main
+from hhe_gen.params import ParameterError
+
+
+def test_arith_group_is_found_and_has_its_z3_proofs():
+    assert "arith" in prove.groups()
+    names = {p.name for p in prove.proofs(["arith"], quick=True)}
+    for name in ("z3-barrett-symbolic", "z3-barrett-primes", "z3-special-mu-symbolic",
+                 "z3-montgomery-symbolic", "z3-qinv-series", "z3-ntt-montgomery-primes",
+                 "z3-word-montgomery-primes", "mutant-z3-barrett-mu-plus-one"):
+        assert name in names
+    for p in prove.proofs(["arith"]):
+        assert p.what and p.size and p.engine in ("z3", "sby-prove", "sby-bmc", "sby-cover", "python")
+    with pytest.raises(ParameterError, match="'group' = 'no-such-group'"):
+        prove.proofs(["no-such-group"])
+
+
+def test_every_quick_z3_arith_proof_gives_its_expected_verdict(tmp_path):
+    selected = [p for p in prove.proofs(["arith"], quick=True) if p.engine == "z3"]
+    assert sum(p.expect == "FAIL" for p in selected) >= 4     # mutants exist and run
+    for p in selected:
+        record = prove.run_proof(p, tmp_path, quick=True)
+        assert record["ok"], record
+        assert record["status"] == p.expect
+        assert record["checks"] >= 1 and record["seconds"] >= 0
+
+
+@pytest.fixture
+def scratch_registry(monkeypatch):
+    """A private copy of the registry so test proofs do not leak into other tests."""
+    prove._load()
+    monkeypatch.setattr(prove, "_REGISTRY", dict(prove._REGISTRY))
+
+
+def test_runner_records_failures_errors_and_expectations(scratch_registry, tmp_path):
+    @prove.proof("test-tmp", "passes", what="w", size="s", engine="python")
+    def _ok(ctx):
+        assert ctx.workdir.is_dir()
+        return prove.ProofResult("PASS", depth=3)
+
+    @prove.proof("test-tmp", "fails", what="w", size="s", engine="python")
+    def _bad(ctx):
+        return prove.ProofResult("FAIL", detail="counterexample x=1")
+
+    @prove.proof("test-tmp", "breaks", what="w", size="s", engine="python")
+    def _broken(ctx):
+        raise RuntimeError("harness bug")
+
+    @prove.proof("test-tmp", "mutant-passes", what="w", size="s", engine="python", expect="FAIL",
+                 quick=False)
+    def _weak(ctx):
+        return prove.ProofResult("PASS")
+
+    records = {r["name"]: r for r in prove.run_proofs(["test-tmp"], workdir=tmp_path,
+                                                       progress=False)}
+    assert records["passes"]["ok"] and records["passes"]["depth"] == 3
+    assert not records["fails"]["ok"] and records["fails"]["detail"] == "counterexample x=1"
+    assert records["breaks"]["status"] == "ERROR" and "harness bug" in records["breaks"]["detail"]
+    assert not records["mutant-passes"]["ok"]          # a mutant that passes is a problem
+    assert [r["name"] for r in prove.run_proofs(["test-tmp"], quick=True, workdir=tmp_path,
+                                                progress=False)] == ["passes", "fails", "breaks"]
+    table = prove.summary_table(list(records.values()))
+    assert table.row_count == 4
+    with pytest.raises(ValueError):
+        prove.proof("test-tmp", "passes", what="w", size="s", engine="python")(lambda ctx: None)
+    with pytest.raises(ValueError):
+        prove.proof("test-tmp", "x", what="w", size="s", engine="magic")
+    with pytest.raises(ValueError):
+        prove.ProofResult("MAYBE")
+
+
+def test_cli_prove_writes_json_and_exit_status(scratch_registry, tmp_path, capsys):
+    out = tmp_path / "p.json"
+    argv = ["prove", "arith", "--quick", "--json", str(out), "--workdir", str(tmp_path / "w"),
+            "--only", "z3-barrett-symbolic", "arith/mutant-z3-barrett-mu-plus-one"]
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    assert "z3-barrett-symbolic" in text and "FAIL (expected)" in text
+    results = json.loads(out.read_text())["results"]
+    assert [r["name"] for r in results] == ["z3-barrett-symbolic", "mutant-z3-barrett-mu-plus-one"]
+    assert [r["status"] for r in results] == ["PASS", "FAIL"] and all(r["ok"] for r in results)
+
+    @prove.proof("test-tmp", "fails", what="w", size="s", engine="python")
+    def _bad(ctx):
+        return prove.ProofResult("FAIL")
+    assert main(["prove", "test-tmp", "--json", str(out), "--workdir", str(tmp_path / "w")]) == 1
+    assert main(["prove", "no-such-group", "--json", str(out)]) == 2
