@@ -24,7 +24,37 @@ no data-dependent control, no data-dependent cycle counts.
 
 ``StreamPipeline(unit)`` wraps any raw unit into ``i_stream`` (payload ``StructLayout({"a":
 width, "b": width, "sel": ...})``) and ``o_stream`` (payload ``width``) for
-:func:`hhe_gen.testing.run_stream`.
+:func:`hhe_gen.testing.run_stream`; :func:`hhe_gen.testing.run_unit` drives a raw unit.
+
+Units
+-----
+==========================================  ====================================  ============
+unit                                        model (hhe_gen.models.modarith)       min latency
+==========================================  ====================================  ============
+``ModAdd(moduli, width, latency=0|1)``      mod_add_trace                         0
+``ModSub(moduli, width, latency=0|1)``      mod_sub_trace                         0
+``Multiplier(a_width, b_width, ...)``       a*b (or its low/high part)            1 (0 w/o tiles)
+``BarrettMul(moduli, width, latency)``      BarrettReducer                        3
+``WordMontgomeryMul(moduli, width, w, l)``  WordMontgomeryReducer                 1 + word steps
+``SpecialBarrettMul(moduli, k, log_n, l)``  SpecialPrimeBarrett                   3
+``NttMontgomeryMul(moduli, log_n, w, l)``   NttFriendlyMontgomery                 1
+``modmul(kind, moduli, width, latency)``    by name (REDUCER_NAMES)               as above
+==========================================  ====================================  ============
+
+DSP tiles (``tiles``; ECP5 = MULT18X18D, Xilinx = DSP48E1; "+K" = karatsuba=True; the test
+primes of tests/cores/arith: N = 2^13 for the two special forms, word_bits = 18):
+
+=================  ==========  ==========  ==========  ====================================
+unit               36 bits     54 bits     64 bits     notes
+=================  ==========  ==========  ==========  ====================================
+Barrett            11 / +K 9   24 / +K 17  42 / +K 28  xilinx 64: 32
+word Montgomery    6 / +K 5    15 / +K 12  28 / +K 22  min latency 3 / 4 / 5
+special Barrett    8 / +K 7    15 / +K 12  23 / +K 17  default karatsuba=True: 7 / 12 / 17
+NTT Montgomery     4 / +K 3    9 / +K 6    16 / +K 10  only a*b uses DSPs
+=================  ==========  ==========  ==========  ====================================
+
+Yosys 0.70 (``synth_ecp5`` / ``synth_xilinx`` up to DSP mapping) on the 54-bit units, latency 6:
+special Barrett 12 MULT18X18D / 11 DSP48E1, generic Barrett 24 MULT18X18D / 23 DSP48E1.
 """
 
 from .barrett import BarrettMul

@@ -60,13 +60,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from amaranth.hdl import Cat, Const, Module, Mux, Value, signed, unsigned
+from amaranth.hdl import Cat, Const, Module, Mux, signed, unsigned
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from hhe_gen.params.errors import ParameterError
 
-from .constants import TARGETS, check_int, check_target, quiet_on_error
+from .constants import check_int, check_target, quiet_on_error
 from .pipeline import DELAY, Pipe, Segment, Timed, add_delay, check_latency, schedule
 
 __all__ = ["TILE_DIMS", "LUT_BITS", "MulPlan", "Multiplier", "SumPlan", "tree_plan"]
