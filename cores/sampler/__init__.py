@@ -12,6 +12,8 @@ core                       model                                   bytes per sam
 :class:`GaussianCDT`       ``gaussian_cdt``                        (bits+1)/8 (8 by default)
 :class:`RubatoRoundConstants`  ``rubato_round_constants``          4 / accept rate
 :class:`RubatoNoise`       ``rubato_noise``                        4
+:class:`TernaryUniform`    ``ternary_uniform``                     1/3 on average
+:class:`TernaryHamming`    ``ternary_hamming``                     ceil(h/8) + k * candidates
 :class:`Residues`          ``to_residues``                         (a stage after any of them)
 =========================  ======================================  ===============================
 """
@@ -20,7 +22,9 @@ from .bytes import ByteGatherer, byte_stream
 from .gaussian import CDTScan, GaussianCDT
 from .residues import Residues, residue_layout
 from .rubato import RubatoNoise, RubatoRoundConstants
+from .ternary import HammingShuffle, PieceSelector, TernaryHamming, TernaryUniform
 from .uniform import RejectionFilter, UniformModQ
 
 __all__ = ["ByteGatherer", "byte_stream", "CDTScan", "GaussianCDT", "Residues", "residue_layout",
-           "RubatoNoise", "RubatoRoundConstants", "RejectionFilter", "UniformModQ"]
+           "RubatoNoise", "RubatoRoundConstants", "RejectionFilter", "UniformModQ", "HammingShuffle",
+           "PieceSelector", "TernaryHamming", "TernaryUniform"]
