@@ -16,15 +16,22 @@ core                       model                                   bytes per sam
 :class:`TernaryHamming`    ``ternary_hamming``                     ceil(h/8) + k * candidates
 :class:`Residues`          ``to_residues``                         (a stage after any of them)
 =========================  ======================================  ===============================
+
+Seeding (:mod:`.seeding`): :class:`SeedMessage` holds the write-only 256-bit seed and emits the XOF
+messages (``seeded_xof``'s 41 bytes, Rubato's 16- and 32-byte inputs) for the XOF's absorb side;
+:class:`SeededSampler` chains seed -> SHAKE256 (:class:`hhe_gen.cores.keccak.ShakeXof`) -> a
+sampler, with no port that carries the seed.
 """
 
 from .bytes import ByteGatherer, byte_stream
 from .gaussian import CDTScan, GaussianCDT
 from .residues import Residues, residue_layout
 from .rubato import RubatoNoise, RubatoRoundConstants
+from .seeding import MessageKind, SeededSampler, SeedMessage, command_layout, message_bytes
 from .ternary import HammingShuffle, PieceSelector, TernaryHamming, TernaryUniform
 from .uniform import RejectionFilter, UniformModQ
 
 __all__ = ["ByteGatherer", "byte_stream", "CDTScan", "GaussianCDT", "Residues", "residue_layout",
            "RubatoNoise", "RubatoRoundConstants", "RejectionFilter", "UniformModQ", "HammingShuffle",
-           "PieceSelector", "TernaryHamming", "TernaryUniform"]
+           "PieceSelector", "TernaryHamming", "TernaryUniform", "MessageKind", "SeededSampler", "SeedMessage",
+           "command_layout", "message_bytes"]
