@@ -160,11 +160,19 @@ def test_bad_parameters(kwargs, name):
     assert err.value.name == name
 
 
+def table_pmf(table, bits):
+    """Exact P(|e| = c), c = 0..B, of the rule |e| = #{k : T[k] < u} for u uniform on bits bits,
+    for any table (sorted or not: a non-monotone entry just moves where the count steps)."""
+    s = sorted(table)
+    b, top = len(s), (1 << bits) - 1
+    sizes = [s[0] + 1] + [s[c] - s[c - 1] for c in range(1, b)] + [top - s[-1]]
+    return [x / (1 << bits) for x in sizes]
+
+
 def _gaussian_chi_square(values, table, bits):
     """Chi-square of the observed values against the exact distribution of the table."""
     b = len(table)
-    cdf = [0] + [t + 1 for t in table] + [1 << bits]           # P(|X| <= k) * 2^bits
-    p_mag = [(cdf[k + 1] - cdf[k]) / (1 << bits) for k in range(b + 1)]
+    p_mag = table_pmf(table, bits)
     probs = {0: p_mag[0]}
     for k in range(1, b + 1):
         probs[k] = probs[-k] = p_mag[k] / 2

@@ -120,3 +120,27 @@ def test_bad_parameters():
     with pytest.raises(ParameterError) as err:
         RubatoNoise(rubato_params("Par-80L"), comparators=6)   # the 80L table has 5 entries
     assert err.value.name == "comparators"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["Par-80S", "Par-128L"])
+def test_noise_statistics_on_1e5_hardware_samples(name):
+    """10^5 noise values of the hardware: chi-square against the exact distribution of the table
+    as given (for Par-128L the defect table: no |e| = 10), and the corrected table is rejected."""
+    from .test_gaussian import _gaussian_chi_square
+
+    p = rubato_params(name)
+    n = 100_000
+    data = shake(b"rubato-noise-stats" + name.encode(), 4 * n)
+    values = run_stream(RubatoNoise(p, in_bytes=8), beats(data, 8), n).outputs
+    words = [int.from_bytes(data[i:i + 4], "little") for i in range(0, 4 * n, 4)]
+    from hhe_gen.models.sampler import rubato_noise_from_words
+    assert values == rubato_noise_from_words(words, p.cdf_table)
+    chi, dof = _gaussian_chi_square(values, p.cdf_table, 31)
+    assert chi < dof + 4 * dof ** 0.5 * 2 ** 0.5 + 10, (chi, dof)
+    if p.cdf_table_defect:
+        assert max(abs(v) for v in values) <= len(p.cdf_table) - 2
+        corrected = list(p.cdf_table)
+        corrected[4] = 2136316068
+        chi_fixed, _ = _gaussian_chi_square(values, corrected, 31)
+        assert chi_fixed > dof + 4 * (2 * dof) ** 0.5 + 10
