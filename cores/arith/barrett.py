@@ -7,8 +7,7 @@ from hhe_gen.params.errors import ParameterError
 
 from .constants import constant_table, quiet_on_error
 from .multiplier import MulPlan
-from .pipeline import Segment, add_delay
-from .reducer import ModMulBase, correction_segments
+from .reducer import ModMulBase, barrett_tail_segments
 
 __all__ = ["BarrettMul"]
 
@@ -33,14 +32,16 @@ class BarrettMul(ModMulBase):
       2. ``x_hi = x >> (k-1)``; ``p = x_hi * mu``: (k+1) x (k+1) product, exact; ``q_est`` = its
          high k+1 bits (multiplier "p", part "high")
       3. ``qq = q_est * q`` modulo 2^(k+2): (k+1) x k low-part product (multiplier "qq")
-      4. ``r0 = x - qq`` modulo 2^(k+2) (in [0, 3q)); ``r1``, ``r``: two constant-time corrections
+      4. ``r0 = x - qq`` modulo 2^(k+2) (in [0, 3q)); ``r1``, ``r``: the two constant-time
+         corrections, with r0 - q and r0 - 2q computed side by side (one adder delay, segment
+         "d"), then two selects (segment "r")
     Probes hold the values modulo 2^(their width): x (2k), x_hi (k+1), p (2k+2), q_est (k+1),
     qq (k+2), r0 (k+2), r1 (k+1), r (k).
 
     Latency: ``latency`` cycles, initiation interval 1.  Minimum 3: one register right after the
     DSP tiles of each product; the other registers are placed by
     :func:`~hhe_gen.cores.arith.pipeline.schedule` (boundaries: ``in``, ``x.pp``, ``x.t1`` ...,
-    ``p.pp``, ``p.t*``, ``qq.pp``, ``qq.t*``, ``r0``, ``r1``, ``r``; extras at the output).
+    ``p.pp``, ``p.t*``, ``qq.pp``, ``qq.t*``, ``r0``, ``d``, ``r``; extras at the output).
     """
 
     kind = "barrett"
@@ -63,7 +64,7 @@ class BarrettMul(ModMulBase):
         self.mul_q = MulPlan(k + 1, k, part="low", part_bits=k + 2, name="qq", **kw)
         self.mul_plans = (self.mul_x, self.mul_p, self.mul_q)
         self.segments = (self.mul_x.segments + self.mul_p.segments + self.mul_q.segments +
-                         [Segment("r0", add_delay(k + 2))] + correction_segments(k + 2))
+                         barrett_tail_segments(k))
 
     def _build(self, pipe, a, b):
         k = self.k
@@ -75,10 +76,5 @@ class BarrettMul(ModMulBase):
         q_est = self.mul_p.build(pipe, x_hi, mu, probe="q_est", probe_full="p")
         q = pipe.table(self.moduli, k, "q")
         qq = self.mul_q.build(pipe, q_est, q, probe="qq")
-        r0 = pipe.comb(lambda u, v: u - v, x, qq, shape=k + 2, name="r0", probe=True)
-        r0 = pipe.boundary("r0", r0)
-        r1 = self._correct(pipe, r0, pipe.table(self.moduli, k, "q"), "r1", k + 1)
-        r1 = pipe.boundary("r1", r1)
-        r = self._correct(pipe, r1, pipe.table(self.moduli, k, "q"), "r", k)
-        return pipe.boundary("r", r)
+        return self._barrett_tail(pipe, x, qq)
 

@@ -9,7 +9,7 @@ from hhe_gen.params.errors import ParameterError
 from .constants import check_int, constant_table, quiet_on_error
 from .multiplier import MulPlan
 from .pipeline import Segment, add_delay
-from .reducer import ModMulBase, correction_segments
+from .reducer import ModMulBase, barrett_tail_segments
 
 __all__ = ["SpecialBarrettMul"]
 
@@ -41,7 +41,8 @@ class SpecialBarrettMul(ModMulBase):
       4. ``pb = q_est * bnd`` modulo 2^(k+1-log_n) (multiplier "pb", low part; absent when
          k+1 <= log_n)
       5. ``qq = (q_est << k) - (pb << (log_n+1)) + q_est`` modulo 2^(k+2) (segment "qq")
-      6. ``r0 = x - qq`` modulo 2^(k+2); ``r1``, ``r`` two constant-time corrections
+      6. ``r0 = x - qq`` modulo 2^(k+2); ``r1``, ``r`` the two constant-time corrections (r0 - q
+         and r0 - 2q side by side in segment "d", the selects in segment "r")
 
     Latency: ``latency`` cycles, initiation interval 1.  Minimum 3 (a register after the tiles of
     x, pd and pb); other registers placed by :func:`~hhe_gen.cores.arith.pipeline.schedule`.
@@ -89,8 +90,7 @@ class SpecialBarrettMul(ModMulBase):
         else:
             self.mul_pb = None
         self.mul_plans = tuple(plans)
-        self.segments = (segs + [Segment("qq", 2 * add_delay(k + 2)), Segment("r0", add_delay(k + 2))] +
-                         correction_segments(k + 2))
+        self.segments = segs + [Segment("qq", 2 * add_delay(k + 2))] + barrett_tail_segments(k)
 
     def _build(self, pipe, a, b):
         k, s, sh = self.k, self.delta_shift, self.log_n + 1
@@ -110,9 +110,4 @@ class SpecialBarrettMul(ModMulBase):
         else:
             qq = pipe.comb(lambda u: (u << k) + u, q_est, shape=k + 2, name="qq", probe=True)
         qq = pipe.boundary("qq", qq)
-        r0 = pipe.comb(lambda u, v: u - v, x, qq, shape=k + 2, name="r0", probe=True)
-        r0 = pipe.boundary("r0", r0)
-        r1 = self._correct(pipe, r0, pipe.table(self.moduli, k, "q"), "r1", k + 1)
-        r1 = pipe.boundary("r1", r1)
-        r = self._correct(pipe, r1, pipe.table(self.moduli, k, "q"), "r", k)
-        return pipe.boundary("r", r)
+        return self._barrett_tail(pipe, x, qq)
