@@ -25,6 +25,7 @@ class PieceSelector(wiring.Component):
     -------
     i_stream : In(stream.Signature(unsigned(8)))
     o_stream : Out(stream.Signature(signed(2)))
+    pieces, left : Signal   state (read-only, for formal harnesses)
 
     One value per cycle; a byte is taken in the cycle its last accepted piece leaves (or, with
     no piece left, at once), so a byte of ``a`` accepted pieces occupies ``max(a, 1)`` cycles.
@@ -34,11 +35,12 @@ class PieceSelector(wiring.Component):
     def __init__(self):
         super().__init__({"i_stream": In(stream.Signature(unsigned(8))),
                           "o_stream": Out(stream.Signature(TERNARY))})
+        self.pieces = Signal(8)      # the current byte
+        self.left = Signal(4)        # its accepted pieces not yet output (one bit per piece)
 
     def elaborate(self, platform):
         m = Module()
-        pieces = Signal(8)
-        left = Signal(4)         # accepted pieces not yet output
+        pieces, left = self.pieces, self.left
         first = Signal(4)        # one-hot: the lowest of them
         m.d.comb += first.eq(left & -left)
         piece = Signal(2)

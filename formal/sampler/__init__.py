@@ -16,6 +16,8 @@ harness                   property
 ``rejection``             RejectionFilter (uniform mod q, Rubato round constants): every output
                           is < q and equals the masked word; accepted words come out once,
                           rejected ones never; k-induction at full width
+``ternary``               PieceSelector: the n-th output is the n-th accepted 2-bit piece,
+                          mapped to {0, +1, -1}; rejected pieces never come out; k-induction
 ========================  ==================================================================
 
 Each harness has a ``.sby`` file next to this module (tasks ``prove`` and ``cover``) that reads
@@ -60,7 +62,13 @@ def _rejection(word_bits=32, moduli=(65929217,)):
     return RejectionHarness(word_bits, moduli)
 
 
+def _ternary():
+    from .ternary import TernaryHarness
+    return TernaryHarness()
+
+
 HARNESSES = {
+    "ternary": _ternary,
     "rejection": _rejection,
     "gatherer": _gatherer,
     "gaussian_timing": _gaussian_timing,

@@ -2,8 +2,9 @@
 
 import pytest
 from amaranth.hdl import Module, Signal
+from amaranth.lib import wiring
 
-from hhe_gen.cores.sampler import ByteGatherer, CDTScan, RejectionFilter
+from hhe_gen.cores.sampler import ByteGatherer, CDTScan, PieceSelector, RejectionFilter
 from hhe_gen.formal import sampler as formal_sampler
 from hhe_gen.params import ntt_primes, rubato_params
 
@@ -145,3 +146,33 @@ def test_rejection_proof_catches_an_off_by_one(tmp_path, monkeypatch):
     monkeypatch.setattr(rejection, "RejectionFilter", _OffByOne)
     res = formal_sampler.prove("rejection", tmp_path, tasks=("prove",), word_bits=16, moduli=(12289,))["prove"]
     assert res.status == "FAIL"
+
+
+# -- ternary: the accepted pieces, in order ------------------------------------------------------
+
+def test_ternary_proof(tmp_path):
+    _check(formal_sampler.prove("ternary", tmp_path))
+
+
+class _NegatingSelector(PieceSelector):
+    """Swaps +1 and -1 (piece 1 -> -1): a wrong mapping."""
+
+    def __init__(self):
+        super().__init__()
+        self._inner = PieceSelector()
+        self.pieces, self.left = self._inner.pieces, self._inner.left
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.inner = inner = self._inner
+        wiring.connect(m, wiring.flipped(self.i_stream), inner.i_stream)
+        m.d.comb += [self.o_stream.valid.eq(inner.o_stream.valid),
+                     self.o_stream.payload.eq(-inner.o_stream.payload),
+                     inner.o_stream.ready.eq(self.o_stream.ready)]
+        return m
+
+
+def test_ternary_proof_catches_a_wrong_mapping(tmp_path, monkeypatch):
+    from hhe_gen.formal.sampler import ternary
+    monkeypatch.setattr(ternary, "PieceSelector", _NegatingSelector)
+    assert formal_sampler.prove("ternary", tmp_path, tasks=("prove",))["prove"].status == "FAIL"

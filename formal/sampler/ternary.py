@@ -1,0 +1,83 @@
+"""Ternary piece selector: the n-th output is the n-th accepted 2-bit piece, mapped.
+
+Harness: one :class:`PieceSelector` with free bytes and free back-pressure under the stream
+rules.  The pieces of the input stream are numbered in stream order (bits 1:0 of a byte first),
+counting only accepted ones (piece != 3); for a free ``n`` (``AnyConst``) the harness records the
+n-th accepted piece when its byte is taken and asserts that the n-th output is its value
+(0 -> 0, 1 -> +1, 2 -> -1).  So every output is an accepted piece, in order, none skipped or
+repeated, and rejected pieces never come out.  Invariants: accepted-but-not-output pieces =
+the number of pending bits of ``left``, and the tracked piece sits at the expected bit of
+``left``/``pieces`` while it waits.  Covers: a value out; back-pressure; a byte whose four
+pieces are all rejected.
+"""
+
+from amaranth.asserts import AnyConst
+from amaranth.hdl import Assert, Assume, Const, Cover, Elaboratable, Module, Mux, Signal
+
+from hhe_gen.cores.sampler.ternary import PieceSelector
+
+from ._props import check_source, drive_source
+
+COUNTER = 7
+
+
+def _popcount(bits):
+    total = Const(0, 3)
+    for b in bits:
+        total = total + b
+    return total
+
+
+class TernaryHarness(Elaboratable):
+    """Formal harness around a :class:`PieceSelector`."""
+
+    def __init__(self):
+        self.dut = PieceSelector()
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.dut = dut = self.dut
+        drive_source(m, dut.i_stream, tag="i")
+        check_source(m, dut.o_stream, tag="o")
+
+        n = Signal(COUNTER - 1)
+        m.d.comb += n.eq(AnyConst(COUNTER - 1))
+        n_in, n_out = Signal(COUNTER), Signal(COUNTER)     # accepted pieces in, values out
+        m.d.comb += Assume(n_in < (1 << COUNTER) - 8)
+        value = Signal(2)
+        slot = Signal(2)          # piece position of the tracked piece in its byte
+
+        byte = dut.i_stream.payload
+        accepted = [byte[2 * i:2 * i + 2] != 3 for i in range(4)]
+        push = dut.i_stream.valid & dut.i_stream.ready
+        pop = dut.o_stream.valid & dut.o_stream.ready
+        with m.If(push):
+            m.d.sync += n_in.eq(n_in + _popcount(accepted))
+            before = Const(0, 3)
+            for i in range(4):
+                with m.If(accepted[i] & (n_in + before == n)):
+                    m.d.sync += [value.eq(byte[2 * i:2 * i + 2]), slot.eq(i)]
+                before = before + accepted[i]
+        with m.If(pop):
+            m.d.sync += n_out.eq(n_out + 1)
+            with m.If(n_out == n):
+                m.d.comb += Assert(dut.o_stream.payload == Mux(value == 2, -1, value))
+
+        m.d.comb += Assert(n_in - n_out == _popcount(dut.left))
+        # While the tracked piece waits, it is pending at its slot with its value.
+        waiting = (n_out <= n) & (n < n_in)
+        with m.If(waiting):
+            m.d.comb += [Assert(dut.left.bit_select(slot, 1)),
+                         Assert(dut.pieces.word_select(slot, 2) == value)]
+            # and the pieces still pending before it are exactly the outputs still owed before it
+            below = Signal(3)
+            m.d.comb += below.eq(_popcount([dut.left[i] & (i < slot) for i in range(4)]))
+            m.d.comb += Assert(n - n_out == below)
+        for i in range(4):
+            with m.If(dut.left[i]):
+                m.d.comb += Assert(dut.pieces[2 * i:2 * i + 2] != 3)
+
+        m.d.comb += [Cover(pop & (n_out == n) & (dut.o_stream.payload == -1)),
+                     Cover(dut.o_stream.valid & ~dut.o_stream.ready),
+                     Cover(push & (byte == 0xff))]
+        return m
