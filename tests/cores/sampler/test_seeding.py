@@ -229,3 +229,24 @@ def test_bad_parameters():
         SeededSampler(not_a_sampler)
     assert err.value.name == "sampler"
     Fragment.get(not_a_sampler, None)
+
+
+def test_ckks_model_conventions_toy_preset():
+    """The CKKS model's own samples (secret s, key error e, a in the NTT domain for every prime)
+    come out of the hardware for the toy preset (N = 64, two 30-bit primes)."""
+    from hhe_gen.models import ckks
+    from hhe_gen.params import preset
+
+    p = preset("toy")
+    seed = ckks.seed_bytes(5)
+    s, _ = _run_seeded(TernaryUniform(in_bytes=8), seed, [_command(MessageKind.SEEDED, model.Domain.SECRET)], p.n)
+    assert s == [ckks._secret(p, seed)]
+    e, _ = _run_seeded(GaussianCDT(p.error.sigma, p.error.bound_sigmas, in_bytes=8, moduli=p.moduli), seed,
+                       [_command(MessageKind.SEEDED, model.Domain.KEY_ERROR)], p.n)
+    assert e == [ckks._gaussian(p, seed, model.Domain.KEY_ERROR)]
+    a_hat = ckks._uniform_ntt(p, seed, p.max_level)
+    for i in range(len(p.moduli)):
+        a, _ = _run_seeded(UniformModQ(p.moduli, in_bytes=8), seed,
+                           [_command(MessageKind.SEEDED, model.Domain.UNIFORM_A, i)], p.n,
+                           setup=lambda ctx, smp, i=i: ctx.set(smp.modulus, i))
+        assert a == [a_hat[i]]
