@@ -1,0 +1,264 @@
+"""Tests for hhe_gen.synth: the timing harness, the ECP5 / Xilinx flows, parsing and the cache.
+
+The expected numbers come from the designs themselves, not from the code under test: an N-bit
+register is N flip-flops, an unsigned 16x16 product fits one 18x18 DSP tile, a 36x36 product
+needs ceil(36/18)^2 MULT18X18D (ECP5, 18-bit unsigned limbs) and ceil(36/24)*ceil(36/17)
+DSP48E1 (Xilinx 25x18 signed, so 24x17-bit unsigned limbs), a chain of six dependent adders is
+slower than one adder. The ``toolchain`` tests run Yosys and nextpnr on tiny designs (seconds
+each) with a private cache folder, so they start cold.
+"""
+
+import json
+import os
+import time
+
+import pytest
+from amaranth.hdl import Cat, Module, Signal
+from amaranth.lib import stream, wiring
+from amaranth.lib.wiring import In, Out
+from amaranth.sim import Simulator
+
+from hhe_gen import synth
+from hhe_gen.params.errors import ParameterError
+from hhe_gen.toolchain import ToolMissing
+
+# the parameter tests build components that are never elaborated; Amaranth warns at collection
+pytestmark = pytest.mark.filterwarnings("ignore::amaranth.hdl.UnusedElaboratable")
+
+
+# ------------------------------------------------------------------------------- small designs
+
+
+class Counter(wiring.Component):
+    """A free-running n-bit counter (n flip-flops, only an output)."""
+
+    def __init__(self, n):
+        self.n = n
+        super().__init__({"count": Out(n)})
+
+    def elaborate(self, platform):
+        m = Module()
+        m.d.sync += self.count.eq(self.count + 1)
+        return m
+
+
+class Register(wiring.Component):
+    """q <= d when en (n flip-flops, en tied high by the harness)."""
+
+    def __init__(self, n):
+        self.n = n
+        super().__init__({"d": In(n), "en": In(1), "q": Out(n)})
+
+    def elaborate(self, platform):
+        m = Module()
+        with m.If(self.en):
+            m.d.sync += self.q.eq(self.d)
+        return m
+
+
+class Product(wiring.Component):
+    """Combinational unsigned a_width x b_width product (the harness registers around it)."""
+
+    def __init__(self, a_width, b_width):
+        self.a_width, self.b_width = a_width, b_width
+        super().__init__({"a": In(a_width), "b": In(b_width), "p": Out(a_width + b_width)})
+
+    def elaborate(self, platform):
+        m = Module()
+        m.d.comb += self.p.eq(self.a * self.b)
+        return m
+
+
+class AdderChain(wiring.Component):
+    """``depth`` dependent 24-bit additions, x = (x + b_i) ^ c_i, between two registers.
+
+    The XOR between additions stops Yosys from merging them into one multi-operand adder, so
+    the register-to-register path really goes through ``depth`` carry chains.
+    """
+
+    def __init__(self, depth, width=24):
+        self.depth, self.width = depth, width
+        super().__init__({"x": In(width), "b": In(width * depth), "c": In(width * depth),
+                          "y": Out(width)})
+
+    def elaborate(self, platform):
+        m = Module()
+        w = self.width
+        x = Signal(w)
+        m.d.sync += x.eq(self.x)
+        v = x
+        for i in range(self.depth):
+            v = ((v + self.b[i * w:(i + 1) * w])[:w] ^ self.c[i * w:(i + 1) * w])
+        m.d.sync += self.y.eq(v)
+        return m
+
+
+class Streamer(wiring.Component):
+    """A stream component: o_stream.payload = i_stream.payload + 1 (checks port discovery)."""
+
+    def __init__(self):
+        super().__init__({"i_stream": In(stream.Signature(8)), "o_stream": Out(stream.Signature(9))})
+
+    def elaborate(self, platform):
+        m = Module()
+        m.d.comb += [self.o_stream.payload.eq(self.i_stream.payload + 1),
+                     self.o_stream.valid.eq(self.i_stream.valid),
+                     self.i_stream.ready.eq(self.o_stream.ready)]
+        return m
+
+
+def _ceil(a, b):
+    return -(-a // b)
+
+
+# ------------------------------------------------------------------------------- quick (no tools)
+
+
+def test_harness_counts_ports():
+    h = synth.TimingHarness(Register(20))
+    assert (h.input_bits, h.output_bits) == (20, 20)   # en is tied, not shifted in
+    assert h.fold == 5 and h.harness_ff == 25
+    s = synth.TimingHarness(Streamer())
+    # inputs: i_stream.payload (8) + valid + o_stream.ready; outputs: payload (9) + valid + ready
+    assert (s.input_bits, s.output_bits) == (10, 11)
+    assert synth.TimingHarness(Register(8), fold=3, tie_high=()).input_bits == 9
+
+
+def test_harness_feeds_inputs_and_folds_outputs():
+    """Simulate the harness: dout equals the XOR fold, computed here, of the registered input."""
+    n, fold = 12, 5
+    h = synth.TimingHarness(Register(n), fold=fold)
+    bits = [(i * 7 + 3) % 5 == 0 or i % 3 == 1 for i in range(60)]
+    seen = []
+
+    async def bench(ctx):
+        for b in bits:
+            ctx.set(h.din, int(b))
+            await ctx.tick()
+            seen.append(ctx.get(h.dout))
+
+    sim = Simulator(h)
+    sim.add_clock(1e-6)
+    sim.add_testbench(bench)
+    sim.run()
+    for t in range(2 * n + 2, len(bits)):
+        # after tick t (0-based) the chain holds bits[t-n+1 .. t], bit 0 = the newest;
+        # q takes the chain one tick later, the fold register q one tick after that.
+        chain = [bits[t - 2 - j] for j in range(n)]
+        expect = 0
+        for i, bit in enumerate(chain):
+            expect ^= int(bit) << (i % fold)
+        assert seen[t] == expect, t
+
+
+@pytest.mark.parametrize("kwargs, name", [
+    ({"device": "100k"}, "device"),
+    ({"device": "25k", "package": "CABGA756"}, "package"),
+    ({"seed": -1}, "seed"),
+    ({"freq_mhz": 0}, "freq_mhz"),
+    ({"name": "bad name"}, "name"),
+    ({"fold": 0}, "fold"),
+    ({"router": "router3"}, "router"),
+])
+def test_ecp5_bad_parameters(kwargs, name):
+    with pytest.raises(ParameterError) as e:
+        synth.synth_ecp5(Counter(4), **kwargs)
+    assert e.value.name == name
+
+
+def test_bad_family_and_component():
+    with pytest.raises(ParameterError) as e:
+        synth.synth_xilinx(Counter(4), family="xc9")
+    assert e.value.name == "family" and "xc7" in str(e.value)
+    with pytest.raises(ParameterError) as e:
+        synth.TimingHarness(Module())
+    assert e.value.name == "component"
+
+
+def test_cache_root_follows_environment(monkeypatch, tmp_path):
+    monkeypatch.setenv("HHE_GEN_CACHE", str(tmp_path))
+    assert synth.cache_root() == tmp_path / "synth"
+    monkeypatch.delenv("HHE_GEN_CACHE")
+    assert synth.cache_root() == synth.Path.home() / ".cache" / "hhe-gen" / "synth"
+
+
+# ------------------------------------------------------------------------------- real tools
+
+
+@pytest.fixture(scope="module")
+def cold_cache(tmp_path_factory):
+    """A private, initially empty result cache for this module's runs."""
+    path = tmp_path_factory.mktemp("synth-cache")
+    old = os.environ.get("HHE_GEN_CACHE")
+    os.environ["HHE_GEN_CACHE"] = str(path)
+    yield path
+    if old is None:
+        os.environ.pop("HHE_GEN_CACHE", None)
+    else:
+        os.environ["HHE_GEN_CACHE"] = old
+
+
+
+@pytest.mark.toolchain
+def test_register_is_n_flip_flops(cold_cache):
+    n = 23
+    r = synth.synth_ecp5(Register(n), name="reg23")
+    assert not r.cached
+    assert r["FF"] == n and r["MULT18X18D"] == 0
+    assert r["total"]["FF"] == n + r["harness"]["FF"] == n + n + _ceil(n, 4)
+    assert r["total"]["TRELLIS_FF"] == r["total"]["FF"]      # nextpnr agrees with yosys
+    assert r["fmax_mhz"] > 0
+    x = synth.synth_xilinx(Register(n), name="reg23")
+    assert x["FF"] == n and x["DSP48E1"] == 0 and x["total"]["FF"] == 2 * n + _ceil(n, 4)
+
+
+@pytest.mark.toolchain
+def test_counter(cold_cache):
+    r = synth.synth_ecp5(Counter(16), name="counter16")
+    assert r["FF"] == 16
+    assert 0 < r["fmax_mhz"] < 1000
+    assert r["critical_path"]["ns"] == pytest.approx(1000 / r["fmax_mhz"], rel=0.05)
+    assert r["LUT4"] + r["CCU2C"] > 0                         # the incrementer exists
+    assert r["harness"]["input_bits"] == 0
+
+
+@pytest.mark.toolchain
+@pytest.mark.parametrize("aw, bw", [(16, 16), (36, 36)])
+def test_multiplier_dsp_tiles(cold_cache, aw, bw):
+    r = synth.synth_ecp5(Product(aw, bw), name=f"mul{aw}x{bw}")
+    assert r["MULT18X18D"] == _ceil(aw, 18) * _ceil(bw, 18)
+    assert r["FF"] == 0                                       # purely combinational DUT
+    x = synth.synth_xilinx(Product(aw, bw), name=f"mul{aw}x{bw}")
+    tiles = min(_ceil(aw, 24) * _ceil(bw, 17), _ceil(aw, 17) * _ceil(bw, 24))
+    assert x["DSP48E1"] == tiles
+
+
+@pytest.mark.toolchain
+def test_long_adder_chain_is_slower(cold_cache):
+    short = synth.synth_ecp5(AdderChain(1), name="chain1")
+    long = synth.synth_ecp5(AdderChain(6), name="chain6")
+    assert 0 < long["fmax_mhz"] < short["fmax_mhz"]
+    assert long["critical_path"]["carry"] > short["critical_path"]["carry"]
+    assert long["CCU2C"] > short["CCU2C"]
+
+
+@pytest.mark.toolchain
+def test_cache_returns_the_same_result_without_running(cold_cache):
+    first = synth.synth_ecp5(Product(10, 10), name="cachetest", seed=3)
+    assert not first.cached
+    t0 = time.perf_counter()
+    again = synth.synth_ecp5(Product(10, 10), name="cachetest", seed=3)
+    elapsed = time.perf_counter() - t0
+    assert again.cached and again == first
+    assert elapsed < 0.5 * (first["yosys_s"] + first["nextpnr_s"])
+    assert json.loads((again.workdir / "result.json").read_text()) == dict(first)
+    # cache=False runs again
+    fresh = synth.synth_ecp5(Product(10, 10), name="cachetest", seed=3, cache=False)
+    assert not fresh.cached and fresh["MULT18X18D"] == first["MULT18X18D"] == 1
+
+
+@pytest.mark.toolchain
+def test_missing_tool_surfaces(cold_cache, monkeypatch):
+    monkeypatch.setenv("HHE_GEN_NEXTPNR_ECP5", "/nonexistent/nextpnr-ecp5")
+    with pytest.raises(ToolMissing):
+        synth.synth_ecp5(Counter(4), name="missing")
