@@ -67,3 +67,73 @@ def bench_tables(results: list[dict]) -> list[Table]:
 def fail(message: str, code: int = 2):
     err_console.print(f"[bold red]error:[/] {message}")
     sys.exit(code)
+
+
+def plot_area_vs_fmax(results, path, *, areas=("LUT4", "MULT18X18D"), group="reducer",
+                      target_mhz: float | None = 125.0) -> Path:
+    """Scatter plot of post-route Fmax against area, one panel per area metric (PNG, Agg backend).
+
+    Parameters
+    ----------
+    results : iterable of dict   either flat dicts with ``fmax_mhz``, the ``areas`` keys, and
+        optionally ``group`` (colour), ``width`` (marker) and ``latency`` (point label), or
+        ``hhe-gen bench`` results (``{"params": ..., "metrics": ...}``, merged; a ``kind``
+        parameter stands in for ``reducer``); entries without a numeric ``fmax_mhz`` are skipped
+    path : file to write (folders are created)
+    areas : metrics for the x axes (one panel each)
+    group : key whose values get one colour each
+    target_mhz : a dashed horizontal line at this frequency (None: none)
+
+    Returns
+    -------
+    Path   the written file
+    """
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    points = []
+    for r in results:
+        p = {**r.get("params", {}), **r.get("metrics", {})} if "metrics" in r else dict(r)
+        if group not in p and "kind" in p:
+            p[group] = p["kind"]
+        if isinstance(p.get("fmax_mhz"), (int, float)):
+            points.append(p)
+    groups = list(dict.fromkeys(str(p.get(group, "")) for p in points))
+    widths = sorted({p.get("width") for p in points if p.get("width") is not None})
+    markers = dict(zip(widths, "os^Dvp*hX"))
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    fig, axes = plt.subplots(1, len(areas), figsize=(6.5 * len(areas), 5), squeeze=False)
+    for ax, area in zip(axes[0], areas):
+        for gi, g in enumerate(groups):
+            for w in widths or [None]:
+                sel = [p for p in points if str(p.get(group, "")) == g and p.get("width") == w
+                       and isinstance(p.get(area), (int, float))]
+                if not sel:
+                    continue
+                label = g if w is None else f"{g} {w}b"
+                ax.scatter([p[area] for p in sel], [p["fmax_mhz"] for p in sel],
+                           color=colours[gi % len(colours)], marker=markers.get(w, "o"),
+                           label=label, alpha=0.85)
+                for p in sel:
+                    if p.get("latency") is not None:
+                        ax.annotate(f"L{p['latency']}", (p[area], p["fmax_mhz"]), fontsize=7,
+                                    xytext=(3, 3), textcoords="offset points")
+        if target_mhz is not None:
+            ax.axhline(target_mhz, linestyle="--", color="grey", linewidth=1)
+            ax.annotate(f"target {target_mhz:g} MHz", (0.01, target_mhz), fontsize=8,
+                        xycoords=("axes fraction", "data"), xytext=(0, 3),
+                        textcoords="offset points", color="grey")
+        ax.set_xlabel(area)
+        ax.set_ylabel("Fmax (MHz, post-route)")
+        ax.grid(True, alpha=0.3)
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    if handles:
+        fig.legend(handles, labels, loc="center right", fontsize=8)
+        fig.subplots_adjust(right=0.8)
+    fig.suptitle("Fmax vs area (labels: latency in cycles)")
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path

@@ -262,3 +262,105 @@ def test_missing_tool_surfaces(cold_cache, monkeypatch):
     monkeypatch.setenv("HHE_GEN_NEXTPNR_ECP5", "/nonexistent/nextpnr-ecp5")
     with pytest.raises(ToolMissing):
         synth.synth_ecp5(Counter(4), name="missing")
+
+
+# ------------------------------------------------------------------------------- bench arith
+
+
+@pytest.mark.parametrize("staged", [False, True])
+def test_naive_barrett_reference_is_correct(staged):
+    """The naive reference row computes a*b mod q (checked with Python's %), sel switching."""
+    import random
+
+    from hhe_gen.benchmarks.arith import NaiveBarrett, moduli_for
+    from hhe_gen.testing import run_unit
+    moduli = list(moduli_for("naive-staged", 54))
+    dut = NaiveBarrett(moduli, 54, staged=staged)
+    assert dut.latency == (5 if staged else 2)
+    rng = random.Random(5)
+    vecs = []
+    for i in range(40):
+        s = i % 3
+        q = moduli[s]
+        pick = lambda: rng.choice([0, 1, q - 1, q - 2, q >> 1]) if i < 12 else rng.randrange(q)  # noqa: E731
+        vecs.append({"a": pick(), "b": pick(), "sel": s})
+    run = run_unit(dut, vecs, en_gaps=11)
+    assert run.outputs == [v["a"] * v["b"] % moduli[v["sel"]] for v in vecs]
+
+
+def test_naive_barrett_bad_parameters():
+    from hhe_gen.benchmarks.arith import NaiveBarrett
+    with pytest.raises(ParameterError) as e:
+        NaiveBarrett([97, 1009], 16)
+    assert e.value.name == "moduli"
+    with pytest.raises(ParameterError) as e:
+        NaiveBarrett([1009], 8)
+    assert e.value.name == "width"
+
+
+def test_arith_bench_cases():
+    from hhe_gen import benchmarks
+    from hhe_gen.benchmarks.arith import KINDS, LATENCIES, WIDTHS
+    cs = benchmarks.cases(["arith"])
+    names = [c.name for c in cs]
+    assert len(names) == len(set(names))
+    for target in ("ecp5", "xilinx"):
+        for kind in KINDS:
+            for w in WIDTHS:
+                assert f"{target}-{kind}-{w}-lmin" in names
+                for lat in LATENCIES:
+                    assert f"{target}-{kind}-{w}-l{lat}" in names
+        assert f"{target}-naive-staged-54" in names and f"{target}-naive-comb-54" in names
+    assert names[-1] == "plot"      # runs after every measurement of the group
+    quick = [c.name for c in benchmarks.cases(["arith"], quick=True)]
+    assert quick == ["ecp5-ntt-montgomery-36-lmin", "xilinx-ntt-montgomery-36-lmin", "plot"]
+
+
+def test_arith_bench_goals(monkeypatch, tmp_path):
+    """The goal bookkeeping, with the tools replaced by a fake that reports each unit's tiles."""
+    from hhe_gen.benchmarks import arith
+
+    def fake_ecp5(unit, **kw):
+        return {"LUT4": 1, "FF": 2, "MULT18X18D": unit.tiles, "CCU2C": 3, "fmax_mhz": 100.0,
+                "critical_path": {"ns": 10.0, "dsp": 1, "carry": 2, "lut": 3,
+                                  "sources": ["cores/arith/x.py:1"]},
+                "yosys_s": 0.1, "nextpnr_s": 0.2}
+
+    def fake_xilinx(unit, **kw):
+        return {"LUT": 1, "FF": 2, "DSP48E1": unit.tiles + 1, "CARRY4": 3, "SRL": 0,
+                "yosys_s": 0.1}
+
+    monkeypatch.setattr(synth, "synth_ecp5", fake_ecp5)
+    monkeypatch.setattr(synth, "synth_xilinx", fake_xilinx)
+    monkeypatch.setattr(arith, "_ECP5_RESULTS", {})
+    special = arith.build("special-barrett", 54, None, "ecp5")
+    generic = arith.build("barrett", 54, None, "ecp5")
+    m = arith.measure_ecp5("special-barrett", 54)
+    assert m["MULT18X18D"] == special.tiles and m["latency"] == special.min_latency
+    goals = m["goals"].split("; ")
+    assert goals[0] == "fmax>=125 MISS by 25.0 MHz" and goals[1] == "lat<=8 ok"
+    assert goals[2] == "dsp<=12 " + ("ok" if special.tiles <= 12 else "MISS")
+    saving = 1 - special.tiles / generic.tiles
+    assert m["dsp_saving"] == round(saving, 3)
+    assert goals[3].startswith(f"saving {saving:.0%} vs {generic.tiles} ")
+    assert goals[3].endswith("ok" if saving >= 0.4 else "MISS")
+    assert arith.measure_ecp5("barrett", 36)["goals"] == ""
+    x = arith.measure_xilinx("special-barrett", 64, 6)
+    xs = arith.build("special-barrett", 64, 6, "xilinx")
+    xg = arith.build("barrett", 64, 6, "xilinx")
+    assert x["latency"] == 6
+    assert x["dsp_saving"] == round(1 - (xs.tiles + 1) / (xg.tiles + 1), 3)
+    out = arith.plot(str(tmp_path / "arith.png"))
+    assert out["points"] == 3      # special 54, its generic Barrett baseline, barrett 36
+    data = (tmp_path / "arith.png").read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 10_000
+
+
+def test_plot_skips_points_without_fmax(tmp_path):
+    from hhe_gen.report import plot_area_vs_fmax
+    pts = [{"reducer": "a", "width": 36, "latency": 3, "LUT4": 10, "MULT18X18D": 1, "fmax_mhz": 90.0},
+           {"params": {"kind": "b", "width": 54}, "metrics": {"latency": 4, "LUT4": 20,
+                                                              "MULT18X18D": 2, "fmax_mhz": 80.0}},
+           {"reducer": "c", "LUT4": 5, "fmax_mhz": None}]
+    path = plot_area_vs_fmax(pts, tmp_path / "sub" / "p.png")
+    assert path.read_bytes()[:4] == b"\x89PNG"
