@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from amaranth.hdl import Array, Const, Module, Signal, signed, unsigned
+from amaranth.hdl import Array, Cat, Const, Module, Mux, Signal, signed, unsigned
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
@@ -38,6 +38,11 @@ class CDTScan(wiring.Component):
     entries equal to the largest u never count).  Which cycles a sample occupies depends only
     on the handshakes, never on the word (proven by the ``gaussian_timing`` harness).
 
+    Two pipeline stages: A compares one group of entries per cycle with u and registers the
+    result bits; B counts them into the running total and, after the last group, writes the
+    signed result to the output register.  A starts the next word while B finishes the last
+    group of the previous one.
+
     Parameters
     ----------
     table : sequence of int   B entries, each below 2^(word_bits - 1)
@@ -48,14 +53,16 @@ class CDTScan(wiring.Component):
     -------
     i_stream : In(stream.Signature(unsigned(word_bits)))
     o_stream : Out(stream.Signature(signed(bitlen(B) + 1)))
-    busy, step, u, sign, acc : Signal   scan state (read-only, for formal harnesses): a sample
-        is being scanned, which group of entries, the word's u and sign, the count so far
+    busy, step, u, sign : Signal      stage A (read-only, for formal harnesses): a word is being
+        compared, which group of entries, the word's u and sign
+    b_valid, b_first, b_last, b_sign, b_bits, acc : Signal   stage B: a group's comparison bits,
+        whether it is the first / last group of its word, the word's sign, and the count of
+        the groups before it
 
     Latency and throughput
     ----------------------
-    A word accepted in cycle t gives its sample in cycle ``t + steps + 1`` (output register),
-    unless the consumer stalls.  Initiation interval ``steps`` cycles (a new word is accepted
-    in the cycle the previous result moves to the output register).
+    A word accepted in cycle t gives its sample in cycle ``t + steps + 2`` (output register),
+    unless the consumer stalls.  Initiation interval ``steps`` cycles.
     """
 
     def __init__(self, table, word_bits: int, comparators: int | None = None):
@@ -69,45 +76,63 @@ class CDTScan(wiring.Component):
         self.value_shape = signed(len(self.table).bit_length() + 1)
         super().__init__({"i_stream": In(stream.Signature(unsigned(self.word_bits))),
                           "o_stream": Out(stream.Signature(self.value_shape))})
+        self.latency = self.steps + 2
         self.busy = Signal()
         self.step = Signal(range(max(self.steps, 2)))
         self.u = Signal(self.word_bits - 1)
         self.sign = Signal()
+        self.b_valid = Signal()
+        self.b_first = Signal()
+        self.b_last = Signal()
+        self.b_sign = Signal()
+        self.b_bits = Signal(self.comparators)
         self.acc = Signal(range(len(self.table) + 1))
+
+    def groups(self):
+        """The table padded to ``steps * comparators`` entries, as ``steps`` groups."""
+        c, ub = self.comparators, self.word_bits - 1
+        padded = list(self.table) + [(1 << ub) - 1] * (self.steps * c - len(self.table))
+        return [padded[s * c:(s + 1) * c] for s in range(self.steps)]
 
     def elaborate(self, platform):
         m = Module()
         c, steps, ub = self.comparators, self.steps, self.word_bits - 1
-        never = (1 << ub) - 1          # T < u is false for every u < 2^ub
-        padded = list(self.table) + [never] * (steps * c - len(self.table))
-        u, sign, acc, busy, step = self.u, self.sign, self.acc, self.busy, self.step
+        groups = self.groups()
+        u, sign, busy, step = self.u, self.sign, self.busy, self.step
 
         if steps == 1:
-            entries = [Const(t, ub) for t in padded]
+            entries = [Const(t, ub) for t in groups[0]]
         else:
-            lanes = [Array(Const(padded[s * c + j], ub) for s in range(steps)) for j in range(c)]
+            lanes = [Array(Const(groups[s][j], ub) for s in range(steps)) for j in range(c)]
             entries = [lane[step] for lane in lanes]
-        partial = popcount([e < u for e in entries])
+        compare = Cat(*(e < u for e in entries))
+
         total = Signal(range(len(self.table) + 1))
-        m.d.comb += total.eq(acc + partial)
+        m.d.comb += total.eq(Mux(self.b_first, 0, self.acc) + popcount(list(self.b_bits)))
 
         out_free = ~self.o_stream.valid | self.o_stream.ready
-        last = step == steps - 1
-        finish = busy & last & out_free
-        m.d.comb += self.i_stream.ready.eq(~busy | finish)
+        stall = self.b_valid & self.b_last & ~out_free
+        a_last = step == steps - 1
+        m.d.comb += self.i_stream.ready.eq(~stall & (~busy | a_last))
 
-        with m.If(finish):
-            m.d.sync += [self.o_stream.valid.eq(1), self.o_stream.payload.eq(negate_if(sign, total))]
-        with m.Elif(self.o_stream.ready):
-            m.d.sync += self.o_stream.valid.eq(0)
-        with m.If(busy & ~last):
-            m.d.sync += [step.eq(step + 1), acc.eq(total)]
-
-        word = self.i_stream.payload
-        with m.If(self.i_stream.valid & self.i_stream.ready):
-            m.d.sync += [busy.eq(1), step.eq(0), acc.eq(0), u.eq(word[1:]), sign.eq(word[0])]
-        with m.Elif(finish):
-            m.d.sync += busy.eq(0)
+        with m.If(~stall):
+            # Stage B: count the group; after the last one, the result goes out.
+            with m.If(self.b_valid):
+                m.d.sync += self.acc.eq(total)
+            with m.If(self.b_valid & self.b_last):
+                m.d.sync += [self.o_stream.valid.eq(1), self.o_stream.payload.eq(negate_if(self.b_sign, total))]
+            with m.Elif(self.o_stream.ready):
+                m.d.sync += self.o_stream.valid.eq(0)
+            # Stage A -> B.
+            m.d.sync += [self.b_valid.eq(busy), self.b_bits.eq(compare), self.b_first.eq(step == 0),
+                         self.b_last.eq(a_last), self.b_sign.eq(sign)]
+            with m.If(busy & ~a_last):
+                m.d.sync += step.eq(step + 1)
+            word = self.i_stream.payload
+            with m.If(self.i_stream.valid & self.i_stream.ready):
+                m.d.sync += [busy.eq(1), step.eq(0), u.eq(word[1:]), sign.eq(word[0])]
+            with m.Elif(busy & a_last):
+                m.d.sync += busy.eq(0)
         return m
 
 
@@ -140,7 +165,7 @@ class GaussianCDT(wiring.Component):
     ``steps = ceil(B / comparators)`` cycles per sample for the scan, and ``k/W`` cycles per
     sample to bring the ``k = (bits+1)/8`` bytes in: ``max(steps, k/W)`` cycles per sample
     (1 for W = 8, 63-bit table, parallel comparators).  Latency from the beat completing a word
-    to its sample: ``1 + steps + 1`` cycles, plus 1 with ``moduli``.  Never data dependent.
+    to its sample: ``1 + steps + 2`` cycles, plus 1 with ``moduli``.  Never data dependent.
     """
 
     def __init__(self, sigma=3.2, bound_sigmas=6, bits: int = 63, *, table=None, in_bytes: int = 1,
@@ -174,7 +199,7 @@ class GaussianCDT(wiring.Component):
     @property
     def latency(self) -> int:
         """Cycles from the beat that completes a word to its sample on ``o_stream`` (no stalls)."""
-        return 1 + self.steps + 1 + (self.moduli is not None)
+        return 1 + self._scan.latency + (self.moduli is not None)
 
     def elaborate(self, platform):
         m = Module()

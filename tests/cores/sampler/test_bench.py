@@ -15,4 +15,4 @@ def test_throughput_case_measures_the_documented_rate():
     res = sampler_throughput(kind="gaussian", w=8, comparators=5, n=60)
     assert res["samples_per_cycle"] == 0.25 and res["scan_steps"] == 4
     assert 8 <= res["bytes_per_sample"] <= 8 + 32 / 60      # 8 bytes each, plus up to 4 prefetched beats
-    assert res["latency_cycles"] == 6                       # gatherer 1 + 4 steps + output 1
+    assert res["latency_cycles"] == 7                       # gatherer 1 + 4 steps + count 1 + output 1

@@ -176,3 +176,17 @@ def test_ternary_proof_catches_a_wrong_mapping(tmp_path, monkeypatch):
     from hhe_gen.formal.sampler import ternary
     monkeypatch.setattr(ternary, "PieceSelector", _NegatingSelector)
     assert formal_sampler.prove("ternary", tmp_path, tasks=("prove",))["prove"].status == "FAIL"
+
+
+class _LessEqualScan(CDTScan):
+    """Compares T <= u instead of T < u (entries lowered by one): off by one at the breakpoints."""
+
+    def groups(self):
+        return [[max(t - 1, 0) for t in g] for g in super().groups()]
+
+
+def test_cdt_contract_catches_an_off_by_one_comparison(tmp_path, monkeypatch):
+    from hhe_gen.formal.sampler import gaussian
+    monkeypatch.setattr(gaussian, "CDTScan", _LessEqualScan)
+    res = formal_sampler.prove("cdt_contract", tmp_path, tasks=("prove",), comparators=7)["prove"]
+    assert res.status == "FAIL"

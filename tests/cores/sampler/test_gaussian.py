@@ -31,13 +31,13 @@ def _model_and_bytes(seed, count, bits=63, **dist):
 def _scan_schedule(in_cycles, k, w, steps, n):
     """Expected output cycles with an always-ready consumer: word t is at the gatherer's output
     the cycle after the beat with its last byte; the scan takes it when free (every `steps`
-    cycles at most), and the result is out `steps + 1` cycles later."""
+    cycles at most), and the result is out `steps + 2` cycles later."""
     out, free = [], None
     for t in range(n):
         ready = in_cycles[((t + 1) * k - 1) // w] + 1
         take = ready if free is None else max(ready, free)
         free = take + steps
-        out.append(take + steps + 1)
+        out.append(take + steps + 2)
     return out
 
 
@@ -95,7 +95,7 @@ def test_residues_serve_every_prime():
     assert [o["value"] for o in run.outputs] == want
     for i, q in enumerate(moduli):
         assert [o["residues"][i] for o in run.outputs] == sampler.to_residues(want, q)
-    assert run_stream(GaussianCDT(in_bytes=8, moduli=moduli), beats(data, 8), n).latency == dut.latency == 4
+    assert run_stream(GaussianCDT(in_bytes=8, moduli=moduli), beats(data, 8), n).latency == dut.latency == 5
 
 
 def test_scan_alone_on_words_with_a_non_monotone_table():
