@@ -30,10 +30,12 @@ harness; the harness adds exactly ``harness["FF"]`` = input bits + fold flip-flo
 ``fold`` LUTs). The timing of a combinational DUT (latency 0) includes the harness's one LUT
 level after it.
 
-Results are cached: a run costs seconds to minutes, so every result is stored under
+Results are cached: a run costs seconds to minutes, so every run is stored under
 ``$HHE_GEN_CACHE/synth/`` (default ``~/.cache/hhe-gen/synth/``), keyed by a SHA-256 of the
 Verilog (without Amaranth's ``src`` attributes, which only carry Python line numbers), the tool
-versions, the options and ``FLOW_VERSION``. A cached call returns an equal dict at once.
+versions, the options and ``FLOW_VERSION``. The entry keeps the tools' own outputs (Verilog,
+script, logs, ``stat -json``, nextpnr's report); the returned dict is derived from them on
+every call, so a cached call returns an equal dict at once (``result.json`` holds a copy).
 Progress lines (``[hhe-gen] ...``) go to standard error while the tools run.
 
 Errors: ``ParameterError`` for an unknown device, package, family, a bad name or a component
@@ -291,31 +293,59 @@ def _say(message: str) -> None:
     print(f"[hhe-gen] {message}", file=sys.stderr, flush=True)
 
 
+def _stored_run(workdir: Path) -> dict | None:
+    """The run facts (wall times, harness) of a finished cache entry, None if there is none."""
+    run_file = workdir / "run.json"
+    if run_file.is_file():
+        return json.loads(run_file.read_text())
+    result_file = workdir / "result.json"   # an entry written before run.json existed
+    if result_file.is_file():
+        old = json.loads(result_file.read_text())
+        return {k: old[k] for k in ("yosys_s", "nextpnr_s", "harness") if k in old}
+    return None
+
+
 def _cached_run(kind: str, name: str, verilog_text: str, tools: dict, options: dict,
-                cache: bool, job) -> SynthResult:
-    """Look ``(verilog, tools, options)`` up in the cache, else run ``job(workdir)`` -> dict."""
+                cache: bool, job, summarize) -> SynthResult:
+    """Look ``(verilog, tools, options)`` up in the cache, else run ``job(workdir)``.
+
+    The cache keeps the tools' own outputs (``stat.json``, ``report.json``, logs) and
+    ``run.json`` (what ``job`` returned: wall times, harness facts); the result is derived from
+    them by ``summarize(workdir, run)`` on every call, so improving the parsing needs no rerun.
+    """
     key = _key(verilog_text, tools, options)
     workdir = cache_root() / f"{kind}-{name}-{key[:20]}"
-    result_file = workdir / "result.json"
     with _locked(cache_root() / "locks" / f"{key[:20]}.lock"):
-        if cache and result_file.is_file():
-            _say(f"{kind} {name}: cached result ({workdir})")
-            return SynthResult(json.loads(result_file.read_text()), cached=True, workdir=workdir)
+        if cache and workdir.is_dir():
+            try:
+                run = _stored_run(workdir)
+                data = summarize(workdir, run) if run is not None else None
+            except (OSError, ValueError, KeyError, TypeError):
+                data = None                   # a damaged entry: run again
+            if data is not None:
+                _say(f"{kind} {name}: cached result ({workdir})")
+                return SynthResult({**data, "key": key, "tools": tools}, cached=True,
+                                   workdir=workdir)
         if workdir.exists():
             shutil.rmtree(workdir)
         workdir.mkdir(parents=True)
         (workdir / "top.v").write_text(verilog_text)
-        data = job(workdir)
-        data["key"] = key
-        data["tools"] = tools
-        tmp = workdir / "result.json.tmp"
-        tmp.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
-        os.replace(tmp, result_file)
-        return SynthResult(json.loads(result_file.read_text()), cached=False, workdir=workdir)
+        run = job(workdir)
+        data = {**summarize(workdir, run), "key": key, "tools": tools}
+        for file_name, content in (("result.json", data), ("run.json", run)):
+            tmp = workdir / (file_name + ".tmp")
+            tmp.write_text(json.dumps(content, indent=1, sort_keys=True) + "\n")
+            os.replace(tmp, workdir / file_name)   # run.json last: it marks the entry complete
+        return SynthResult(json.loads(json.dumps(data)), cached=False, workdir=workdir)
 
 
 # ---------------------------------------------------------------------------------------------
 # Yosys statistics
+
+
+def _harness_facts(harness: TimingHarness) -> dict:
+    return {"input_bits": harness.input_bits, "output_bits": harness.output_bits,
+            "fold": harness.fold, "FF": harness.harness_ff}
 
 
 def _stat_cells(stat: dict, name: str) -> tuple[dict, dict]:
@@ -383,6 +413,17 @@ def _segment_kind(seg: dict) -> str:
     return "lut"
 
 
+_TECH_SUFFIX = re.compile(r"(_TRELLIS_|_LUT4|_CCU2C|_MULT18X18D|_ALU54B|_PFUMX|_L6MUX|\$|\[).*")
+
+
+def _signal_name(net_or_cell: str) -> str:
+    """The design signal behind a nextpnr net or cell name: ``dut.x_d4_TRELLIS_FF_Q_12`` ->
+    ``x_d4`` (Yosys names mapped cells and nets after the signal they drive)."""
+    base = net_or_cell.replace("\\", "")
+    base = base[4:] if base.startswith("dut.") else base
+    return _TECH_SUFFIX.sub("", base)
+
+
 def _shorten(cell: str, limit: int = 72) -> str:
     return cell if len(cell) <= limit else "..." + cell[-(limit - 3):]
 
@@ -392,7 +433,8 @@ def _critical_path(report: dict, clock: str | None) -> dict | None:
 
     ``dsp`` / ``carry`` / ``lut`` count the logic segments of each kind (a carry chain of n bits
     is about n/2 carry segments), ``sources`` are the Python lines (``file.py:line``) of the
-    nets on the path, in path order: they locate the path in the generator's code.
+    nets on the path and ``signals`` the design signals it starts at, goes through and ends at
+    (``dut.`` removed), in path order: they locate the path in the generator's code.
     """
     if clock is None:
         return None
@@ -408,6 +450,9 @@ def _critical_path(report: dict, clock: str | None) -> dict | None:
         sources = list(dict.fromkeys(
             _short_source(src) for s in routing for src in s.get("sources", [])
             if ".py:" in src))
+        names = [segs[0]["from"]["cell"], *(s.get("net", "") for s in routing),
+                 segs[-1]["to"]["cell"]]
+        signals = [n for n in dict.fromkeys(_signal_name(n) for n in names) if n]
         return {
             "from": _shorten(segs[0]["from"]["cell"]),
             "to": _shorten(segs[-1]["to"]["cell"]),
@@ -418,6 +463,7 @@ def _critical_path(report: dict, clock: str | None) -> dict | None:
             "carry": kinds.count("carry"),
             "lut": kinds.count("lut"),
             "sources": sources,
+            "signals": signals[:12],
         }
     return None
 
@@ -513,9 +559,13 @@ def synth_ecp5(component, *, device: str = "85k", package: str = "CABGA381", see
             cwd=workdir, timeout=timeout,
             progress=f"nextpnr-ecp5 {name} ({device} {package}, seed {seed}, {freq_mhz} MHz)")
         nextpnr_s = time.monotonic() - t0
+        (workdir / "netlist.json").unlink()  # large and reproducible
+        return {"yosys_s": round(yosys_s, 2), "nextpnr_s": round(nextpnr_s, 2),
+                "harness": _harness_facts(harness)}
+
+    def summarize(workdir: Path, run: dict) -> dict:
         stat = json.loads((workdir / "stat.json").read_text())
         report = json.loads((workdir / "report.json").read_text())
-        (workdir / "netlist.json").unlink()  # large and reproducible
         dut_cells, total_cells = _stat_cells(stat, name)
         clock = _pick_clock(report.get("fmax", {}))
         used = {k: v["used"] for k, v in report.get("utilization", {}).items() if v["used"]}
@@ -526,14 +576,13 @@ def synth_ecp5(component, *, device: str = "85k", package: str = "CABGA381", see
             "cells": dut_cells,
             "critical_path": _critical_path(report, clock),
             "total": {**_ecp5_area(total_cells), **used},
-            "harness": {"input_bits": harness.input_bits, "output_bits": harness.output_bits,
-                        "fold": harness.fold, "FF": harness.harness_ff},
-            "yosys_s": round(yosys_s, 2), "nextpnr_s": round(nextpnr_s, 2),
+            "harness": run["harness"],
+            "yosys_s": run["yosys_s"], "nextpnr_s": run["nextpnr_s"],
             "target": "ecp5", "device": device, "package": package, "seed": seed,
             "router": router, "name": name,
         }
 
-    return _cached_run("ecp5", name, text, tools, options, cache, job)
+    return _cached_run("ecp5", name, text, tools, options, cache, job, summarize)
 
 
 def synth_xilinx(component, *, family: str = "xc7", name: str | None = None,
@@ -577,17 +626,18 @@ def synth_xilinx(component, *, family: str = "xc7", name: str | None = None,
         t0 = time.monotonic()
         run("yosys", ["-q", "-l", "yosys.log", "synth.ys"], cwd=workdir, timeout=timeout,
             progress=f"yosys synth_xilinx -family {family} {name}")
-        yosys_s = time.monotonic() - t0
+        return {"yosys_s": round(time.monotonic() - t0, 2), "harness": _harness_facts(harness)}
+
+    def summarize(workdir: Path, run: dict) -> dict:
         stat = json.loads((workdir / "stat.json").read_text())
         dut_cells, total_cells = _stat_cells(stat, name)
         return {
             **_xilinx_area(dut_cells, family),
             "cells": dut_cells,
             "total": _xilinx_area(total_cells, family),
-            "harness": {"input_bits": harness.input_bits, "output_bits": harness.output_bits,
-                        "fold": harness.fold, "FF": harness.harness_ff},
-            "yosys_s": round(yosys_s, 2),
+            "harness": run["harness"],
+            "yosys_s": run["yosys_s"],
             "target": "xilinx", "family": family, "name": name,
         }
 
-    return _cached_run("xilinx", name, text, tools, options, cache, job)
+    return _cached_run("xilinx", name, text, tools, options, cache, job, summarize)

@@ -218,6 +218,7 @@ def test_counter(cold_cache):
     assert r["FF"] == 16
     assert 0 < r["fmax_mhz"] < 1000
     assert r["critical_path"]["ns"] == pytest.approx(1000 / r["fmax_mhz"], rel=0.05)
+    assert r["critical_path"]["signals"][-1] == "count"        # the path ends at the counter
     assert r["LUT4"] + r["CCU2C"] > 0                         # the incrementer exists
     assert r["harness"]["input_bits"] == 0
 
@@ -252,6 +253,15 @@ def test_cache_returns_the_same_result_without_running(cold_cache):
     assert again.cached and again == first
     assert elapsed < 0.5 * (first["yosys_s"] + first["nextpnr_s"])
     assert json.loads((again.workdir / "result.json").read_text()) == dict(first)
+    # the result is derived from the stored tool outputs: result.json is only a copy
+    (again.workdir / "result.json").unlink()
+    assert synth.synth_ecp5(Product(10, 10), name="cachetest", seed=3) == first
+    # a damaged entry (nextpnr's report lost) is run again
+    (again.workdir / "report.json").unlink()
+    redone = synth.synth_ecp5(Product(10, 10), name="cachetest", seed=3)
+    assert not redone.cached and redone["MULT18X18D"] == 1
+    assert {k: v for k, v in redone.items() if not k.endswith("_s")} == \
+        {k: v for k, v in first.items() if not k.endswith("_s")}      # nextpnr is deterministic
     # cache=False runs again
     fresh = synth.synth_ecp5(Product(10, 10), name="cachetest", seed=3, cache=False)
     assert not fresh.cached and fresh["MULT18X18D"] == first["MULT18X18D"] == 1
