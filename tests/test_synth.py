@@ -333,7 +333,7 @@ def test_arith_bench_goals(monkeypatch, tmp_path):
     def fake_ecp5(unit, **kw):
         return {"LUT4": 1, "FF": 2, "MULT18X18D": unit.tiles, "CCU2C": 3, "fmax_mhz": 100.0,
                 "critical_path": {"ns": 10.0, "dsp": 1, "carry": 2, "lut": 3,
-                                  "sources": ["cores/arith/x.py:1"]},
+                                  "sources": ["cores/arith/x.py:1"], "signals": ["x", "y"]},
                 "yosys_s": 0.1, "nextpnr_s": 0.2}
 
     def fake_xilinx(unit, **kw):
@@ -347,6 +347,7 @@ def test_arith_bench_goals(monkeypatch, tmp_path):
     generic = arith.build("barrett", 54, None, "ecp5")
     m = arith.measure_ecp5("special-barrett", 54)
     assert m["MULT18X18D"] == special.tiles and m["latency"] == special.min_latency
+    assert m["cp_signals"] == "x > y" and m["cp_path"] == "1 dsp, 2 carry, 3 lut"
     goals = m["goals"].split("; ")
     assert goals[0] == "fmax>=125 MISS by 25.0 MHz" and goals[1] == "lat<=8 ok"
     assert goals[2] == "dsp<=12 " + ("ok" if special.tiles <= 12 else "MISS")

@@ -202,7 +202,8 @@ def measure_ecp5(kind: str, width: int, latency: int | None = None, seed: int = 
     -------
     dict   latency, tiles (the generator's DSP-tile count), the unit's LUT4 / FF / MULT18X18D /
            CCU2C, fmax_mhz (post-route), cp_ns and cp_path (critical path length and its DSP /
-           carry / LUT segments), cp_src (the first Python lines of its nets), dsp_saving
+           carry / LUT segments), cp_signals (the design signals it starts at, goes through and
+           ends at), cp_src (the first Python lines of its nets), dsp_saving
            (special Barrett: 1 - its MULT18X18D / generic Barrett's) and goals (the issue's
            targets that apply: "ok" or by how much they are missed)
     """
@@ -215,6 +216,7 @@ def measure_ecp5(kind: str, width: int, latency: int | None = None, seed: int = 
         "latency": unit.latency, "tiles": _tiles(unit),
         "LUT4": r["LUT4"], "FF": r["FF"], "MULT18X18D": r["MULT18X18D"], "CCU2C": r["CCU2C"],
         "fmax_mhz": r["fmax_mhz"], "cp_ns": cp.get("ns"), "cp_path": _cp_text(cp),
+        "cp_signals": " > ".join(cp.get("signals", [])[:6]),
         "cp_src": ", ".join(cp.get("sources", [])[:3]),
     }
     goals = []
