@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from amaranth.hdl import Module, Signal, unsigned
+from amaranth.hdl import Cat, Module, Mux, Signal, unsigned
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
@@ -26,10 +26,19 @@ class ByteGatherer(wiring.Component):
     bytes (1..k, chosen by the consumer per word; the upper ``k - take`` bytes of the payload
     are zero).
 
-    Internally a shift buffer of ``capacity = k + W - 1 + max(k, W)`` bytes holds the bytes
-    received but not yet consumed; bytes above ``count`` are zero.  A beat is accepted when at
-    least W bytes are free (a registered condition: no combinational path from ``o_stream.ready``
-    to ``i_stream.ready``); a word is offered as soon as ``count >= take``.
+    Three structures, chosen from W and k (``structure``):
+
+    * ``"beat"`` (k divides W, fixed size): one beat register; its W/k words are offered in turn
+      (a W/k-way word mux), and the next beat is taken in the cycle the last word leaves.
+    * ``"shift"`` (W divides k, k > W, fixed size): beats shift into a k-byte register; the word
+      is offered when k/W beats are in, and the next beat is taken in the cycle it leaves.
+    * ``"buffer"`` (any other W, k, or ``variable``): a shift buffer of ``capacity = k + W - 1 +
+      max(k, W)`` bytes; bytes above ``count`` are zero; a beat is accepted when at least W bytes
+      are free (a registered condition), a word is offered as soon as ``count >= take``.
+
+    The first two have a combinational path from ``o_stream.ready`` to ``i_stream.ready`` (as a
+    pipeline register has); the buffer has none.  ``count`` and ``buffer`` describe the bytes
+    held in every structure the same way (for the proofs).
 
     Parameters
     ----------
@@ -45,8 +54,12 @@ class ByteGatherer(wiring.Component):
                                is high and ``ready`` low
     clear : In(1)   drop every buffered byte (restart for a new XOF message); no handshake
                     completes in a cycle with ``clear`` high
-    count : Signal    bytes buffered (read-only, for formal harnesses and debugging)
-    buffer : Signal   the buffered bytes, oldest in bits 0..7; zero above ``count`` (read-only)
+    count : Signal    bytes held (read-only, for formal harnesses and debugging)
+    buffer : Signal   the bytes held, oldest in bits 0..7; zero above ``count`` (read-only)
+    structure : str   "beat", "shift" or "buffer"
+    capacity : int    bytes the structure can hold
+    consistent : Signal   1 when the internal counters are in range (an invariant the formal
+                          harness proves; read-only)
 
     Throughput and latency
     ----------------------
@@ -60,7 +73,13 @@ class ByteGatherer(wiring.Component):
             self.in_bytes = check_in_bytes(in_bytes)
             self.word_bytes = check_int("word_bytes", word_bytes, 1, 64)
         self.variable = bool(variable)
-        self.capacity = self.word_bytes + self.in_bytes - 1 + max(self.word_bytes, self.in_bytes)
+        w, k = self.in_bytes, self.word_bytes
+        if not self.variable and w % k == 0:
+            self.structure, self.capacity = "beat", w
+        elif not self.variable and k % w == 0:
+            self.structure, self.capacity = "shift", k
+        else:
+            self.structure, self.capacity = "buffer", k + w - 1 + max(k, w)
         members = {
             "i_stream": In(byte_stream(self.in_bytes)),
             "o_stream": Out(stream.Signature(unsigned(8 * self.word_bytes))),
@@ -71,11 +90,73 @@ class ByteGatherer(wiring.Component):
         super().__init__(members)
         self.count = Signal(range(self.capacity + 1))
         self.buffer = Signal(8 * self.capacity)
+        self.consistent = Signal()
 
     def elaborate(self, platform):
+        if self.structure == "beat":
+            return self._elaborate_beat()
+        if self.structure == "shift":
+            return self._elaborate_shift()
+        return self._elaborate_buffer()
+
+    def _elaborate_beat(self):
+        m = Module()
+        w, k = self.in_bytes, self.word_bytes
+        words = w // k
+        beat = Signal(8 * w)
+        idx = Signal(range(max(words, 2)))
+        full = Signal()
+        last = idx == words - 1
+        m.d.comb += self.consistent.eq((idx < words) & (full | (idx == 0)))
+        m.d.comb += [
+            self.o_stream.valid.eq(~self.clear & full),
+            self.o_stream.payload.eq(beat.word_select(idx, 8 * k) if words > 1 else beat),
+            self.i_stream.ready.eq(~self.clear & (~full | (self.o_stream.ready & last))),
+            self.count.eq(Mux(full, w - k * idx, 0)),
+            self.buffer.eq(Mux(full, beat >> (8 * k * idx), 0)),
+        ]
+        pop = self.o_stream.valid & self.o_stream.ready
+        with m.If(self.clear):
+            m.d.sync += [full.eq(0), idx.eq(0)]
+        with m.Elif(self.i_stream.valid & self.i_stream.ready):
+            m.d.sync += [beat.eq(self.i_stream.payload), idx.eq(0), full.eq(1)]
+        with m.Elif(pop):
+            with m.If(last):
+                m.d.sync += [full.eq(0), idx.eq(0)]
+            with m.Else():
+                m.d.sync += idx.eq(idx + 1)
+        return m
+
+    def _elaborate_shift(self):
+        m = Module()
+        w, k = self.in_bytes, self.word_bytes
+        beats = k // w
+        word = Signal(8 * k)
+        n = Signal(range(beats + 1))           # beats collected (the newest at the top)
+        done = n == beats
+        missing = Signal(range(beats + 1))
+        m.d.comb += [missing.eq(beats - n), self.consistent.eq(n <= beats)]
+        m.d.comb += [
+            self.o_stream.valid.eq(~self.clear & done),
+            self.o_stream.payload.eq(word),
+            self.i_stream.ready.eq(~self.clear & (~done | self.o_stream.ready)),
+            self.count.eq(n * w),
+            self.buffer.eq(word >> (8 * w * missing)),
+        ]
+        pop = self.o_stream.valid & self.o_stream.ready
+        with m.If(self.clear):
+            m.d.sync += n.eq(0)
+        with m.Elif(self.i_stream.valid & self.i_stream.ready):
+            m.d.sync += [word.eq(Cat(word[8 * w:], self.i_stream.payload)), n.eq(Mux(done, 1, n + 1))]
+        with m.Elif(pop):
+            m.d.sync += n.eq(0)
+        return m
+
+    def _elaborate_buffer(self):
         m = Module()
         w, k, cap = self.in_bytes, self.word_bytes, self.capacity
         buf, count = self.buffer, self.count
+        m.d.comb += self.consistent.eq(count <= cap)
         take = self.take if self.variable else k
 
         if self.variable:   # only the `take` consumed bytes: the payload is stable while it waits

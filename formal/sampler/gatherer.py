@@ -1,5 +1,8 @@
 """ByteGatherer: no byte lost, duplicated or reordered (proof by k-induction at full size).
 
+All three structures (beat register, shift register, shift buffer) are proven with the same
+harness: their ``count`` / ``buffer`` members describe the held bytes the same way.
+
 Harness: the input beats and the consumer's ``ready`` (and ``take``, ``clear``) are free
 (``AnySeq``) under the stream rules.  A free byte index ``n`` (``AnyConst``) is watched: the
 harness counts bytes accepted (``in_pos``) and bytes consumed (``out_pos``) since the last
@@ -9,8 +12,8 @@ harness counts bytes accepted (``in_pos``) and bytes consumed (``out_pos``) sinc
 * the word that consumes stream position ``n`` carries the recorded byte at offset
   ``n - out_pos`` (so every output byte is the right input byte: nothing lost, reused or
   reordered, for every ``n`` since ``n`` is arbitrary);
-* bytes above ``count`` in the buffer are zero, and the watched byte sits at ``n - out_pos``
-  while it waits (the inductive invariants);
+* bytes above ``count`` in the buffer are zero, the watched byte sits at ``n - out_pos``
+  while it waits, and the structure's counters are in range (the inductive invariants);
 * the output obeys the stream rules;
 
 and covers a word leaving, a word leaving while a beat arrives, and back-pressure.  The byte
@@ -81,6 +84,7 @@ class GathererHarness(Elaboratable):
 
         # Inductive invariants (also properties in their own right).
         m.d.comb += [
+            Assert(dut.consistent),
             Assert(dut.count == in_pos - out_pos),
             Assert((dut.buffer >> (8 * dut.count)) == 0),
             Assert(seen == (n < in_pos)),

@@ -23,9 +23,10 @@ def _slow(*values):
     return pytest.param(*values, marks=pytest.mark.slow)
 
 
-@pytest.mark.parametrize("w,k,variable", [(1, 4, False), _slow(8, 3, False), _slow(2, 5, False), _slow(8, 2, True),
-                                          _slow(8, 8, False), _slow(1, 3, True), _slow(4, 8, True),
-                                          _slow(2, 1, False)])
+@pytest.mark.parametrize("w,k,variable", [(1, 4, False), (8, 8, False), (2, 5, False),     # shift, beat, buffer
+                                          _slow(8, 3, False), _slow(8, 2, True), _slow(8, 1, False),
+                                          _slow(1, 3, True), _slow(4, 8, True), _slow(2, 8, False),
+                                          _slow(1, 1, False), _slow(8, 7, False)])
 def test_gatherer_proof(tmp_path, w, k, variable):
     _check(formal_sampler.prove("gatherer", tmp_path, in_bytes=w, word_bytes=k, variable=variable))
 
@@ -36,7 +37,7 @@ class _CorruptingGatherer(ByteGatherer):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self._inner = ByteGatherer(self.in_bytes, self.word_bytes, variable=self.variable)
-        self.count, self.buffer = self._inner.count, self._inner.buffer
+        self.count, self.buffer, self.consistent = self._inner.count, self._inner.buffer, self._inner.consistent
 
     def elaborate(self, platform):
         m = Module()
