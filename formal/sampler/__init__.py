@@ -20,6 +20,10 @@ harness                   property
                           mapped to {0, +1, -1}; rejected pieces never come out; k-induction
 ========================  ==================================================================
 
+The proofs (harness x configuration, and a deliberately broken core per harness from
+:mod:`.mutants` that must be refuted) are registered in :mod:`.proofs` for ``hhe-gen prove
+sampler``.
+
 Each harness has a ``.sby`` file next to this module (tasks ``prove`` and ``cover``) that reads
 ``design.il``; :func:`prove` writes the harness's RTLIL and the ``.sby`` into a work folder and
 runs it with :func:`hhe_gen.toolchain.run_sby` (a harness's ``prove_depth`` / ``cover_depth``
@@ -40,9 +44,9 @@ __all__ = ["HARNESSES", "harness", "prove"]
 HERE = Path(__file__).resolve().parent
 
 
-def _gatherer(in_bytes=1, word_bytes=1, variable=False):
+def _gatherer(in_bytes=1, word_bytes=1, variable=False, **kw):
     from .gatherer import GathererHarness
-    return GathererHarness(in_bytes, word_bytes, variable)
+    return GathererHarness(in_bytes, word_bytes, variable, **kw)
 
 
 def _gaussian_timing(**params):
@@ -50,21 +54,21 @@ def _gaussian_timing(**params):
     return GaussianTimingHarness(**params)
 
 
-def _cdt_contract(table=None, word_bits=64, comparators=None):
+def _cdt_contract(table=None, word_bits=64, comparators=None, **kw):
     from hhe_gen.models.sampler import gaussian_cdt_table
 
     from .gaussian import CDTContractHarness
-    return CDTContractHarness(gaussian_cdt_table() if table is None else table, word_bits, comparators)
+    return CDTContractHarness(gaussian_cdt_table() if table is None else table, word_bits, comparators, **kw)
 
 
-def _rejection(word_bits=32, moduli=(65929217,)):
+def _rejection(word_bits=32, moduli=(65929217,), **kw):
     from .rejection import RejectionHarness
-    return RejectionHarness(word_bits, moduli)
+    return RejectionHarness(word_bits, moduli, **kw)
 
 
-def _ternary():
+def _ternary(**kw):
     from .ternary import TernaryHarness
-    return TernaryHarness()
+    return TernaryHarness(**kw)
 
 
 HARNESSES = {
@@ -74,7 +78,8 @@ HARNESSES = {
     "gaussian_timing": _gaussian_timing,
     "cdt_contract": _cdt_contract,
 }
-"""Harness name -> constructor (keyword parameters of the core configuration)."""
+"""Harness name -> constructor (keyword parameters of the core configuration, and ``core``: the
+class under proof, replaceable by a deliberately broken one from :mod:`.mutants`)."""
 
 
 def harness(name: str, **params):

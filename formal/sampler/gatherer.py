@@ -34,8 +34,8 @@ POSITIONS = 7   # bits of the byte counters
 class GathererHarness(Elaboratable):
     """Formal harness around one :class:`ByteGatherer` configuration."""
 
-    def __init__(self, in_bytes: int, word_bytes: int, variable: bool = False):
-        self.dut = ByteGatherer(in_bytes, word_bytes, variable=variable)
+    def __init__(self, in_bytes: int, word_bytes: int, variable: bool = False, core=ByteGatherer):
+        self.dut = core(in_bytes, word_bytes, variable=variable)
 
     def elaborate(self, platform):
         m = Module()

@@ -31,9 +31,9 @@ COUNTER = 6
 class GaussianTimingHarness(Elaboratable):
     """Miter of two :class:`GaussianCDT` copies fed different bytes with identical handshakes."""
 
-    def __init__(self, **params):
-        self.a = GaussianCDT(**params)
-        self.b = GaussianCDT(**params)
+    def __init__(self, core=GaussianCDT, **params):
+        self.a = core(**params)
+        self.b = core(**params)
         self.cover_depth = 2 * (-(-self.a.word_bytes // self.a.in_bytes) + self.a.steps) + 8
         # deep enough that a sample can travel from the input to the output inside the base case
         self.prove_depth = -(-self.a.word_bytes // self.a.in_bytes) + self.a.steps + 5
@@ -74,8 +74,8 @@ class GaussianTimingHarness(Elaboratable):
 class CDTContractHarness(Elaboratable):
     """The n-th output of a :class:`CDTScan` is the CDT sample of the n-th input word."""
 
-    def __init__(self, table, word_bits, comparators=None):
-        self.dut = CDTScan(table, word_bits, comparators)
+    def __init__(self, table, word_bits, comparators=None, core=CDTScan):
+        self.dut = core(table, word_bits, comparators)
         self.cover_depth = 2 * self.dut.steps + 8
         self.prove_depth = self.dut.steps + 5
 

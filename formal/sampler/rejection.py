@@ -23,8 +23,8 @@ from ._props import check_source, drive_source
 class RejectionHarness(Elaboratable):
     """Formal harness around one :class:`RejectionFilter` configuration."""
 
-    def __init__(self, word_bits: int, moduli):
-        self.dut = RejectionFilter(word_bits, moduli)
+    def __init__(self, word_bits: int, moduli, core=RejectionFilter):
+        self.dut = core(word_bits, moduli)
 
     def elaborate(self, platform):
         m = Module()

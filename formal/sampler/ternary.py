@@ -31,8 +31,8 @@ def _popcount(bits):
 class TernaryHarness(Elaboratable):
     """Formal harness around a :class:`PieceSelector`."""
 
-    def __init__(self):
-        self.dut = PieceSelector()
+    def __init__(self, core=PieceSelector):
+        self.dut = core()
 
     def elaborate(self, platform):
         m = Module()
