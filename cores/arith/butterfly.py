@@ -79,6 +79,9 @@ __all__ = ["Butterfly", "ButterflyStream", "OP_CODES", "pack_complex", "unpack_c
 #: ``op`` input encoding: the index in :data:`hhe_gen.models.butterfly.OPS` (codes 6, 7: undefined).
 OP_CODES = {name: i for i, name in enumerate(OPS)}
 
+#: estimated delay in front of a field multiplier: routing, the op decode and the operand select
+IO_IN = DELAY["io"] + 2 * DELAY["mux"]
+
 
 def _modular_config(name, cfg):
     if not isinstance(cfg, dict) or "moduli" not in cfg:
@@ -127,6 +130,10 @@ class Butterfly(wiring.Component):
     add_latency : int        0 or 1: registers of the pre and of the post add/sub stage each
     share : bool             share DSP tiles between fields (default True; False builds every
                              field's multipliers on their own tiles, for comparison)
+    max_stage_ns : float or None   timing bound of the sharing plan (:func:`.butterfly_share.plan_sharing`):
+                             None = as much sharing as the slowest unit's estimated stage delay
+                             allows; a number = every unit stays within max(its own best
+                             estimate, this) - fewer shared tiles, shorter paths
 
     Fields that are not given generate no hardware.  Field index (``field`` input) = position in
     ``fields`` (the enabled ones of ("zq", "zt", "complex"), in that order).
@@ -143,13 +150,14 @@ class Butterfly(wiring.Component):
     fields, field_index, width, mod_width, moduli (field -> tuple), fmt, reducers (field -> raw
     unit whose datapath is built in here), latency, min_latency, mul_latency, add_latency, ii = 1,
     tiles (physical DSP tiles), tiles_separate (without sharing), tiles_by_field, share_plan
-    (unit -> (start, latency) in the multiplier section), probes ({"x": (x, latency), "y": ...}
+    (unit -> (start, latency) in the multiplier section), tile_usage (stage -> {field: tiles
+    used at that stage}; with sharing the tiles of a stage are the largest of its row), probes ({"x": (x, latency), "y": ...}
     after elaboration, for :func:`hhe_gen.testing.run_unit`)
     """
 
     @quiet_on_error
     def __init__(self, fields=None, *, zq=None, zt=None, complex=None, target="ecp5", latency=None,
-                 add_latency=1, share=True):
+                 add_latency=1, share=True, max_stage_ns=None):
         cfg = {}
         if fields is not None:
             if not isinstance(fields, dict):
@@ -172,6 +180,10 @@ class Butterfly(wiring.Component):
         if share not in (True, False):
             raise ParameterError("share", share, "True or False")
         self.share = share
+        if max_stage_ns is not None and (isinstance(max_stage_ns, bool) or not isinstance(max_stage_ns, (int, float))
+                                         or not 0 < max_stage_ns <= 1000):
+            raise ParameterError("max_stage_ns", max_stage_ns, "None or a number of ns in (0, 1000]")
+        self.max_stage_ns = max_stage_ns
         self.ii = 1
 
         self._mod_cfg, mins, defaults = {}, {}, []
@@ -208,12 +220,13 @@ class Butterfly(wiring.Component):
                 kind, moduli, width, kw = self._mod_cfg[f]
                 probe = modmul(kind, moduli, width, None, target=self.target, **kw)
                 probe._MustUse__silence = True
-                units.append(ShareUnit(f, f, list(probe.segments), tuple(probe.mul_plans), probe.min_latency, M))
+                units.append(ShareUnit(f, f, list(probe.segments), tuple(probe.mul_plans), probe.min_latency, M,
+                                       io_in=IO_IN))
         if self.cx:
             for name in ComplexProducts.NAMES:
                 units.append(ShareUnit("complex", name, self.cx.segments[name], (self.cx.plans[name],), 1,
-                                       M - self.cx_combine_latency))
-        choice = plan_sharing(units, share)
+                                       M - self.cx_combine_latency, io_in=IO_IN))
+        choice = plan_sharing(units, share, max_stage_ns)
         self._units = units
         self._choice = dict(zip((u.name for u in units), choice))
         self.share_plan = {u.name: (o.start, o.latency) for u, o in zip(units, choice)}
@@ -222,6 +235,12 @@ class Butterfly(wiring.Component):
             self.tiles_by_field[u.field] = self.tiles_by_field.get(u.field, 0) + sum(p.tiles for p in u.plans)
         self.tiles_separate = sum(self.tiles_by_field.values())
         self.tiles = count_slots(units, choice) if share else self.tiles_separate
+        self.tile_usage = {}            # absolute stage -> {field: tiles used there}
+        for u, o in zip(units, choice):
+            for stage, dims in o.profile.items():
+                row = self.tile_usage.setdefault(self.add_latency + stage, {})
+                row[u.field] = row.get(u.field, 0) + len(dims)
+        self.tile_usage = dict(sorted(self.tile_usage.items()))
 
         self.reducers, self.moduli = {}, {}
         for f, (kind, moduli, width, kw) in self._mod_cfg.items():

@@ -24,8 +24,10 @@ picks (D, l) for every unit so that the number of physical tiles,
     sum over stages s of  max over fields f of  (tiles field f uses at stage s),
 
 is smallest, subject to no unit's estimated stage delay (the
-:data:`~hhe_gen.cores.arith.pipeline.DELAY` model) exceeding the worst delay the units would
-have on their own (sharing never makes the estimated critical path longer).  The search is a
+:data:`~hhe_gen.cores.arith.pipeline.DELAY` model, plus the operand-select multiplexers in front
+of each unit) exceeding the worst delay the units would have on their own (sharing never makes
+the estimated critical path longer), or, with ``max_stage_ns``, its own best delay or that
+bound, whichever is larger.  The search is a
 coordinate descent (each unit in turn takes its best option given the others, until nothing
 changes), deterministic.
 
@@ -54,12 +56,13 @@ __all__ = ["ShareUnit", "Option", "plan_sharing", "count_slots", "max_stage_dela
            "TileBank", "Stager"]
 
 
-def max_stage_delay(segments, counts, io: float | None = None) -> float:
+def max_stage_delay(segments, counts, io: float | None = None, io_in: float | None = None) -> float:
     """Largest estimated delay between two registers of a segment chain with ``counts``
     registers at its boundaries (the measure :func:`~hhe_gen.cores.arith.pipeline.schedule`
-    minimises)."""
+    minimises); ``io`` is charged after the last segment, ``io_in`` (default ``io``) before the
+    first."""
     io = DELAY["io"] if io is None else io
-    cur, worst = io, 0.0
+    cur, worst = (io if io_in is None else io_in), 0.0
     if counts[0]:
         worst, cur = max(worst, cur), 0.0
     for seg, c in zip(segments, counts[1:]):
@@ -87,7 +90,10 @@ class ShareUnit:
     plans : tuple           the MulPlans in it whose tiles are shareable
     min_latency : int       its minimum latency
     end : int               stage (counted from the start of the multiplier section) at which its
-                            result is needed: options are D + l = end, l >= min_latency
+                            result is needed: options are D + l <= end, l >= min_latency (a unit
+                            that finishes early has its result delayed)
+    io_in : float           estimated delay in front of its first segment (routing and the
+                            operand-select multiplexers), charged when it starts unregistered
     """
     field: str
     name: str
@@ -95,6 +101,7 @@ class ShareUnit:
     plans: tuple
     min_latency: int
     end: int
+    io_in: float = DELAY["io"]
     options: list = dc_field(default_factory=list)
 
     def __post_init__(self):
@@ -129,7 +136,7 @@ class Option:
             prof.setdefault(stage, []).extend(tiles)
         for v in prof.values():
             v.sort(reverse=True)
-        return Option(start, latency, tuple(counts), prof, max_stage_delay(unit.segments, counts))
+        return Option(start, latency, tuple(counts), prof, max_stage_delay(unit.segments, counts, io_in=unit.io_in))
 
 
 def count_slots(units, choice) -> int:
@@ -145,12 +152,20 @@ def count_slots(units, choice) -> int:
     return sum(best.values())
 
 
-def plan_sharing(units, share: bool = True) -> list:
-    """The chosen :class:`Option` for every unit (see the module docstring)."""
+def plan_sharing(units, share: bool = True, max_stage_ns: float | None = None) -> list:
+    """The chosen :class:`Option` for every unit (see the module docstring).
+
+    ``max_stage_ns``: None - a unit's options may be as slow as the slowest unit's best option
+    (the estimated critical path of the whole unit does not grow); a number - each unit's options
+    are limited to max(its own best estimate, max_stage_ns) (less sharing, better timing)."""
     if not units:
         return []
-    bound = max(min(o.delay for o in u.options) for u in units) + 1e-9
-    feasible = [[o for o in u.options if o.delay <= bound] for u in units]
+    best_own = [min(o.delay for o in u.options) for u in units]
+    if max_stage_ns is None:
+        bounds = [max(best_own)] * len(units)
+    else:
+        bounds = [max(b, max_stage_ns) for b in best_own]
+    feasible = [[o for o in u.options if o.delay <= b + 1e-9] for u, b in zip(units, bounds)]
     # on its own: the best-timed option (ties: the earliest start, i.e. the longest latency)
     choice = [min(opts, key=lambda o: (o.delay, o.start, -o.latency)) for opts in feasible]
     if not share:

@@ -131,6 +131,20 @@ def test_full_bfu_shares_tiles():
     assert separate.tiles == 30 and mul_cells(separate) == 30
 
 
+def test_timing_bound_trades_tiles():
+    """A tighter stage-delay bound keeps every unit within it (or its own best) and shares less."""
+    loose = full_bfu()
+    tight = full_bfu(max_stage_ns=8.0)
+    for u in (loose, tight):
+        u._MustUse__silence = True
+    assert loose.tiles <= tight.tiles <= tight.tiles_separate
+    for unit in tight._units:
+        best = min(o.delay for o in unit.options)
+        assert tight._choice[unit.name].delay <= max(best, 8.0) + 1e-9
+    worst = max(min(o.delay for o in unit.options) for unit in loose._units)
+    assert all(loose._choice[u.name].delay <= worst + 1e-9 for u in loose._units)
+
+
 # -- configurations ---------------------------------------------------------------------------------------
 def _abc(width=36, log_n=13):
     return tuple(p.q for p in abc_fhe_primes(1 << log_n, width - 1, 3) if p.q < 1 << width)[:2]
@@ -150,6 +164,8 @@ CONFIGS = {
     "zt-only": dict(zt=dict(moduli=RUBATO_T[0])),
     "complex-only-min": dict(complex=FixedPointFormat(29, 26), latency=3),
     "complex-only-add0-lat1": dict(complex=FixedPointFormat(10, 4, "half-even"), add_latency=0, latency=1),
+    "tight-all": dict(zq=zq_special(36, 2), zt=dict(moduli=RUBATO_T[1], karatsuba=True),
+                      complex=FixedPointFormat(20, 18), max_stage_ns=8.0),
     "noshare-all": dict(zq=dict(moduli=ntt_primes(16, 30, 2)), zt=dict(moduli=RUBATO_T[0]),
                         complex=FixedPointFormat(16, 14), share=False),
 }
@@ -245,6 +261,8 @@ def test_bad_parameters():
         Butterfly(complex=fmt, add_latency=2)
     with pytest.raises(ParameterError, match="share"):
         Butterfly(complex=fmt, share="yes")
+    with pytest.raises(ParameterError, match="max_stage_ns"):
+        Butterfly(complex=fmt, max_stage_ns=0)
     with pytest.raises(ParameterError, match="target"):
         Butterfly(complex=fmt, target="ice40")
     with pytest.raises(ParameterError, match="zt.kind"):
