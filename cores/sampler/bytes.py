@@ -6,15 +6,29 @@ from amaranth.hdl import Cat, Module, Mux, Signal, unsigned
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from hhe_gen.params.errors import ParameterError
+
 from ._common import check_in_bytes, check_int, validating
 
-__all__ = ["ByteGatherer", "byte_stream"]
+__all__ = ["ByteGatherer", "byte_stream", "choose_structure"]
 
 
 def byte_stream(in_bytes: int) -> stream.Signature:
     """The byte-stream signature shared with the XOF: ``in_bytes`` bytes per beat, little-endian
     (the first byte of the stream in bits 0..7 of the first beat)."""
     return stream.Signature(unsigned(8 * check_in_bytes(in_bytes)))
+
+
+def choose_structure(in_bytes: int, word_bytes: int, variable: bool = False, structure=None):
+    """(structure, capacity in bytes) of a :class:`ByteGatherer` with these parameters."""
+    w, k = in_bytes, word_bytes
+    if structure is None and not variable and w % k == 0:
+        return "beat", w
+    if structure is None and not variable and k % w == 0:
+        return "shift", k
+    if structure == "buffer":
+        return "buffer", k + w - 1 + max(k, w)
+    return "window", -(-(w - 1 + k) // w) * w
 
 
 class ByteGatherer(wiring.Component):
@@ -32,19 +46,24 @@ class ByteGatherer(wiring.Component):
       (a W/k-way word mux), and the next beat is taken in the cycle the last word leaves.
     * ``"shift"`` (W divides k, k > W, fixed size): beats shift into a k-byte register; the word
       is offered when k/W beats are in, and the next beat is taken in the cycle it leaves.
-    * ``"buffer"`` (any other W, k, or ``variable``): a shift buffer of ``capacity = k + W - 1 +
-      max(k, W)`` bytes; bytes above ``count`` are zero; a beat is accepted when at least W bytes
-      are free (a registered condition), a word is offered as soon as ``count >= take``.
+    * ``"window"`` (any other W, k, or ``variable``): ``S = ceil((W - 1 + k) / W)`` beat slots
+      and a byte offset into the oldest; a word is the k bytes at the offset (a W-way byte mux),
+      consumed slots shift out and a beat enters the first free slot.
+    * ``"buffer"`` (only on request, ``structure="buffer"``): a byte shift buffer of ``k + W - 1 +
+      max(k, W)`` bytes that accepts a beat when W bytes are free (a registered condition); larger
+      and slower than the window, but without a combinational ready path.
 
-    The first two have a combinational path from ``o_stream.ready`` to ``i_stream.ready`` (as a
-    pipeline register has); the buffer has none.  ``count`` and ``buffer`` describe the bytes
-    held in every structure the same way (for the proofs).
+    The first three take a beat in the cycle the word that frees its room leaves: there is a
+    combinational path from ``o_stream.ready`` to ``i_stream.ready``, as through a pipeline
+    register.  ``count`` and ``buffer`` describe the bytes held in every structure the same way
+    (for the proofs).
 
     Parameters
     ----------
     in_bytes : int     W, bytes per input beat: 1, 2, 4 or 8
     word_bytes : int   k, bytes per output word (the maximum one with ``variable``): 1..64
     variable : bool    add the ``take`` input (bytes consumed by the current word)
+    structure : str    None (the best for W and k), or "window" / "buffer" to force one
 
     Members
     -------
@@ -68,18 +87,16 @@ class ByteGatherer(wiring.Component):
     the cycle after the beat that completes it was accepted (1 cycle).
     """
 
-    def __init__(self, in_bytes: int = 1, word_bytes: int = 1, *, variable: bool = False):
+    def __init__(self, in_bytes: int = 1, word_bytes: int = 1, *, variable: bool = False, structure=None):
         with validating(self):
             self.in_bytes = check_in_bytes(in_bytes)
             self.word_bytes = check_int("word_bytes", word_bytes, 1, 64)
+            if structure not in (None, "window", "buffer"):
+                raise ParameterError("structure", structure, "None (automatic), 'window' or 'buffer'")
         self.variable = bool(variable)
         w, k = self.in_bytes, self.word_bytes
-        if not self.variable and w % k == 0:
-            self.structure, self.capacity = "beat", w
-        elif not self.variable and k % w == 0:
-            self.structure, self.capacity = "shift", k
-        else:
-            self.structure, self.capacity = "buffer", k + w - 1 + max(k, w)
+        self.slots = -(-(w - 1 + k) // w)
+        self.structure, self.capacity = choose_structure(w, k, self.variable, structure)
         members = {
             "i_stream": In(byte_stream(self.in_bytes)),
             "o_stream": Out(stream.Signature(unsigned(8 * self.word_bytes))),
@@ -97,7 +114,62 @@ class ByteGatherer(wiring.Component):
             return self._elaborate_beat()
         if self.structure == "shift":
             return self._elaborate_shift()
+        if self.structure == "window":
+            return self._elaborate_window()
         return self._elaborate_buffer()
+
+    def _elaborate_window(self):
+        m = Module()
+        w, k, n_slots = self.in_bytes, self.word_bytes, self.slots
+        lw = w.bit_length() - 1                   # W is a power of two
+        slots = [Signal(8 * w, name=f"slot{i}") for i in range(n_slots)]
+        filled = Signal(range(n_slots + 1))       # valid slots (slot 0 the oldest)
+        off = Signal(range(max(w, 2)))            # bytes of slot 0 already consumed
+        window = Cat(*slots)
+        take = self.take if self.variable else k
+        m.d.comb += [
+            self.consistent.eq((filled <= n_slots) & (off < w) & ((filled != 0) | (off == 0))),
+            self.count.eq(filled * w - off),
+            self.buffer.eq(window >> (8 * off)),
+        ]
+        # The word: the k bytes at the offset (upper bytes beyond `take` zero when variable).
+        word = Signal(8 * k)
+        with m.Switch(off):
+            for o in range(w):
+                with m.Case(o):
+                    m.d.comb += word.eq(window[8 * o:8 * o + 8 * k])
+        if self.variable:
+            with m.Switch(take):
+                for t in range(1, k + 1):
+                    with m.Case(t):
+                        m.d.comb += self.o_stream.payload.eq(word[:8 * t])
+        else:
+            m.d.comb += self.o_stream.payload.eq(word)
+        m.d.comb += self.o_stream.valid.eq(~self.clear & (self.count >= take))
+        pop = self.o_stream.valid & self.o_stream.ready
+
+        moved = Signal(range(w + k))              # offset after the pop, before dropping slots
+        m.d.comb += moved.eq(off + Mux(pop, take, 0))
+        consumed = moved[lw:] if lw else moved
+        remaining = Signal(range(n_slots + 1))
+        m.d.comb += [remaining.eq(filled - consumed),
+                     self.i_stream.ready.eq(~self.clear & (remaining < n_slots))]
+        push = self.i_stream.valid & self.i_stream.ready
+
+        with m.If(self.clear):
+            m.d.sync += [filled.eq(0), off.eq(0)] + [s.eq(0) for s in slots]
+        with m.Else():
+            m.d.sync += [off.eq(moved[:lw] if lw else 0), filled.eq(remaining + push)]
+            with m.Switch(consumed):
+                for c in range(((w + k - 1) >> lw) + 1):      # at most the slots a word spans
+                    with m.Case(c):
+                        for j in range(n_slots):
+                            src = slots[j + c] if j + c < n_slots else 0
+                            with m.If(push & (remaining == j)):
+                                m.d.sync += slots[j].eq(self.i_stream.payload)
+                            with m.Else():
+                                m.d.sync += slots[j].eq(src)
+        return m
 
     def _elaborate_beat(self):
         m = Module()

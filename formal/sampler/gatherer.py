@@ -1,7 +1,7 @@
 """ByteGatherer: no byte lost, duplicated or reordered (proof by k-induction at full size).
 
-All three structures (beat register, shift register, shift buffer) are proven with the same
-harness: their ``count`` / ``buffer`` members describe the held bytes the same way.
+Every structure (beat register, shift register, beat window, byte buffer) is proven with the
+same harness: their ``count`` / ``buffer`` members describe the held bytes the same way.
 
 Harness: the input beats and the consumer's ``ready`` (and ``take``, ``clear``) are free
 (``AnySeq``) under the stream rules.  A free byte index ``n`` (``AnyConst``) is watched: the
@@ -34,8 +34,10 @@ POSITIONS = 7   # bits of the byte counters
 class GathererHarness(Elaboratable):
     """Formal harness around one :class:`ByteGatherer` configuration."""
 
-    def __init__(self, in_bytes: int, word_bytes: int, variable: bool = False, core=ByteGatherer):
-        self.dut = core(in_bytes, word_bytes, variable=variable)
+    def __init__(self, in_bytes: int, word_bytes: int, variable: bool = False, core=ByteGatherer,
+                 structure=None):
+        kwargs = {"structure": structure} if structure else {}
+        self.dut = core(in_bytes, word_bytes, variable=variable, **kwargs)
 
     def elaborate(self, platform):
         m = Module()

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from hhe_gen.prove import ProofResult, proof
 
+from hhe_gen.cores.sampler.bytes import choose_structure
+
 from . import mutants
 
 GROUP = "sampler"
@@ -48,13 +50,18 @@ def _register(name, harness_name, what, size, *, quick=True, expect="PASS", **pa
 # -- byte gatherer ---------------------------------------------------------------------------------
 _GATHER_WHAT = ("ByteGatherer: every output byte is the right input byte (nothing lost, reused or "
                 "reordered), count bookkeeping, stream rules; covers")
-for w, k, variable, quick in [(1, 4, False, True), (8, 8, False, True), (2, 5, False, True),
-                              (8, 3, False, False), (8, 2, True, False), (8, 1, False, False),
-                              (1, 3, True, False), (4, 8, True, False), (2, 8, False, False),
-                              (1, 1, False, False), (8, 7, False, False)]:
-    _register(f"gatherer-w{w}-k{k}{'-variable' if variable else ''}", "gatherer", _GATHER_WHAT,
-              f"W = {w}, k = {k}{' (variable take)' if variable else ''}, first 64 stream bytes",
-              quick=quick, in_bytes=w, word_bytes=k, variable=variable)
+for w, k, variable, structure, quick in [
+        (1, 4, False, None, True), (8, 8, False, None, True), (2, 5, False, None, True),   # shift, beat, window
+        (8, 7, False, None, False), (8, 3, False, None, False), (8, 2, True, None, False),
+        (8, 1, False, None, False), (1, 3, True, None, False), (4, 8, True, None, False),
+        (2, 8, False, None, False), (1, 1, False, None, False),
+        (2, 5, False, "buffer", False), (8, 7, False, "buffer", False), (8, 2, True, "buffer", False)]:
+    kind, _ = choose_structure(w, k, variable, structure)
+    _register(f"gatherer-w{w}-k{k}{'-variable' if variable else ''}{'-' + structure if structure else ''}",
+              "gatherer", _GATHER_WHAT,
+              f"W = {w}, k = {k}{' (variable take)' if variable else ''}, {kind} structure, "
+              f"first 64 stream bytes", quick=quick, in_bytes=w, word_bytes=k, variable=variable,
+              structure=structure)
 _register("mutant-gatherer-corrupt-byte", "gatherer", "a gatherer that alters byte 0x5a is refuted",
           "W = 1, k = 2", expect="FAIL", in_bytes=1, word_bytes=2, core=mutants.CorruptingGatherer)
 

@@ -3,6 +3,7 @@
 import random
 
 import pytest
+from amaranth.hdl import Fragment
 from amaranth.sim import Simulator
 
 from hhe_gen.cores.sampler import ByteGatherer
@@ -35,6 +36,34 @@ def test_words_are_consecutive_bytes(w, k):
         assert full.in_cycles == list(range(full.in_cycles[0], full.in_cycles[0] + len(full.in_cycles)))
     gappy = run_stream(ByteGatherer(w, k), beats(data, w), n, gaps=w * k)
     assert gappy.outputs == want
+
+
+@pytest.mark.parametrize("w,k,structure", [(8, 7, "buffer"), (2, 5, "buffer"), (8, 8, "window"), (1, 4, "window"),
+                                           (8, 2, "buffer"), (4, 7, None)])
+def test_every_structure(w, k, structure):
+    data = _random_bytes(40 * k, w * k)
+    n = len(data) // k
+    dut = ByteGatherer(w, k, structure=structure)
+    assert dut.structure == (structure or "window")
+    full = run_stream(dut, beats(data, w), n)
+    assert full.outputs == [int.from_bytes(data[t * k:t * k + k], "little") for t in range(n)]
+    last_beat = [((t + 1) * k - 1) // w for t in range(n)]
+    assert full.out_cycles == asap_out_cycles([full.in_cycles[b] + 1 for b in last_beat])
+    gappy = run_stream(ByteGatherer(w, k, structure=structure), beats(data, w), n, gaps=k)
+    assert gappy.outputs == full.outputs
+
+
+def _built(*args, **kwargs):
+    dut = ByteGatherer(*args, **kwargs)
+    Fragment.get(dut, None)
+    return dut
+
+
+def test_automatic_structure():
+    assert [_built(w, k).structure for w, k in [(8, 8), (8, 1), (1, 4), (2, 8), (8, 7), (2, 5)]] == \
+        ["beat", "beat", "shift", "shift", "window", "window"]
+    assert _built(8, 8, variable=True).structure == "window"
+    assert _built(8, 7).capacity == 16 and _built(2, 5).capacity == 6
 
 
 def _variable_bench(dut, data, takes, seed, clear_at=None):
@@ -116,7 +145,8 @@ def test_clear_drops_buffered_bytes():
 
 
 @pytest.mark.parametrize("kwargs", [dict(in_bytes=3), dict(in_bytes=16), dict(in_bytes=True),
-                                    dict(word_bytes=0), dict(word_bytes=65), dict(word_bytes=2.0)])
+                                    dict(word_bytes=0), dict(word_bytes=65), dict(word_bytes=2.0),
+                                    dict(structure="fifo")])
 def test_bad_parameters(kwargs):
     with pytest.raises(ParameterError) as err:
         ByteGatherer(**kwargs)
