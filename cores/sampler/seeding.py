@@ -116,9 +116,12 @@ class SeedMessage(wiring.Component):
                 length = MESSAGE_BYTES[kind]
                 with m.Case(kind):
                     padded = Cat(bits, Const(0, pad - len(bits)))
-                    m.d.comb += [chunk.eq(padded.word_select(beat, 8 * w)),
-                                 last_beat.eq(-(-length // w) - 1),
+                    m.d.comb += [last_beat.eq(-(-length // w) - 1),
                                  tail.eq(length - (-(-length // w) - 1) * w)]
+                    with m.Switch(beat):     # constant slices: a plain mux, no barrel shifter
+                        for b in range(-(-length // w)):
+                            with m.Case(b):
+                                m.d.comb += chunk.eq(padded[8 * w * b:8 * w * (b + 1)])
         is_last = beat == last_beat
         m.d.comb += [
             self.i_stream.ready.eq(~busy),
