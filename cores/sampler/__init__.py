@@ -5,17 +5,17 @@ little-endian, :func:`byte_stream`), ``o_stream`` gives samples, bit-exact with
 :mod:`hhe_gen.models.sampler` (same values, same bytes consumed per value), and ``clear``
 restarts it for a new XOF message.
 
-=========================  ======================================  ===============================
-core                       model                                   bytes per sample
-=========================  ======================================  ===============================
-:class:`UniformModQ`       ``uniform_mod_q``                       ceil(bitlen(q)/8) / accept rate
-:class:`GaussianCDT`       ``gaussian_cdt``                        (bits+1)/8 (8 by default)
-:class:`RubatoRoundConstants`  ``rubato_round_constants``          4 / accept rate
-:class:`RubatoNoise`       ``rubato_noise``                        4
-:class:`TernaryUniform`    ``ternary_uniform``                     1/3 on average
-:class:`TernaryHamming`    ``ternary_hamming``                     ceil(h/8) + k * candidates
-:class:`Residues`          ``to_residues``                         (a stage after any of them)
-=========================  ======================================  ===============================
+=============================  ==========================  =====================================
+core                           model                       bytes per sample
+=============================  ==========================  =====================================
+:class:`UniformModQ`           ``uniform_mod_q``           ceil(bitlen(q)/8) / accept rate
+:class:`GaussianCDT`           ``gaussian_cdt``            (bits+1)/8 (8 by default)
+:class:`RubatoRoundConstants`  ``rubato_round_constants``  4 / accept rate
+:class:`RubatoNoise`           ``rubato_noise``            4
+:class:`TernaryUniform`        ``ternary_uniform``         1/3 on average
+:class:`TernaryHamming`        ``ternary_hamming``         ceil(h/8) + k * candidates per vector
+:class:`Residues`              ``to_residues``             (a stage after any of them)
+=============================  ==========================  =====================================
 
 Seeding (:mod:`.seeding`): :class:`SeedMessage` holds the write-only 256-bit seed and emits the XOF
 messages (``seeded_xof``'s 41 bytes, Rubato's 16- and 32-byte inputs) for the XOF's absorb side;

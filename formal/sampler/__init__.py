@@ -2,9 +2,9 @@
 
 What is proven, at which size (every harness's docstring says it in detail):
 
-========================  ==================================================================
+========================  ======================================================================
 harness                   property
-========================  ==================================================================
+========================  ======================================================================
 ``gatherer``              ByteGatherer: every output byte is the right input byte (nothing
                           lost, reused or reordered), byte count bookkeeping, stream rules;
                           k-induction at the real sizes (W, k as configured)
@@ -18,7 +18,7 @@ harness                   property
                           rejected ones never; k-induction at full width
 ``ternary``               PieceSelector: the n-th output is the n-th accepted 2-bit piece,
                           mapped to {0, +1, -1}; rejected pieces never come out; k-induction
-========================  ==================================================================
+========================  ======================================================================
 
 The proofs (harness x configuration, and a deliberately broken core per harness from
 :mod:`.mutants` that must be refuted) are registered in :mod:`.proofs` for ``hhe-gen prove
