@@ -58,7 +58,8 @@ def _rotl(lane: Value, amount: int) -> Value:
     return Cat(lane[LANE_BITS - amount:], lane[:LANE_BITS - amount])
 
 
-def keccak_round_hw(m: Module | None, lanes, rc, *, name: str = "rnd") -> list[Value]:
+def keccak_round_hw(m: Module | None, lanes, rc, *, name: str = "rnd",
+                    rho_offsets=RHO_OFFSETS) -> list[Value]:
     """Build the combinational network of one Keccak-f[1600] round.
 
     Written from FIPS 202 section 3.2 in the array view ``A[x][y]`` (independently of the Python
@@ -80,6 +81,9 @@ def keccak_round_hw(m: Module | None, lanes, rc, *, name: str = "rnd") -> list[V
         The 64-bit iota round constant (a constant, or a signal selecting one at run time).
     name : str
         Prefix of the comb signals.
+    rho_offsets : sequence of 25 ints
+        Rotation of lane ``x + 5*y`` (FIPS 202's, from the model, unless a test substitutes a
+        broken table to check that a proof notices).
 
     Returns
     -------
@@ -108,7 +112,7 @@ def keccak_round_hw(m: Module | None, lanes, rc, *, name: str = "rnd") -> list[V
     b = [[None] * 5 for _ in range(5)]
     for x in range(5):
         for y in range(5):
-            b[y][(2 * x + 3 * y) % 5] = _rotl(a[x][y] ^ d[x], RHO_OFFSETS[x + 5 * y])
+            b[y][(2 * x + 3 * y) % 5] = _rotl(a[x][y] ^ d[x], rho_offsets[x + 5 * y])
     # chi + iota
     out = [None] * 25
     for y in range(5):
@@ -140,6 +144,10 @@ class KeccakRounds(wiring.Component):
     Latency: combinational (0 cycles).
     """
 
+    # FIPS 202's tables (from the model); a subclass may substitute broken ones (mutation tests)
+    _round_constants = ROUND_CONSTANTS
+    _rho_offsets = RHO_OFFSETS
+
     def __init__(self, rounds_per_cycle: int = 1):
         self.rounds_per_cycle = k = check_rounds_per_cycle(rounds_per_cycle)
         self.steps = NUM_ROUNDS // k
@@ -154,16 +162,17 @@ class KeccakRounds(wiring.Component):
         lanes = state_lanes(self.i_state)
         for j in range(k):
             if steps == 1:
-                rc = Const(ROUND_CONSTANTS[j], LANE_BITS)
+                rc = Const(self._round_constants[j], LANE_BITS)
             else:
-                table = Array(Const(ROUND_CONSTANTS[s * k + j], LANE_BITS) for s in range(steps))
+                table = Array(Const(self._round_constants[s * k + j], LANE_BITS)
+                              for s in range(steps))
                 rc = Signal(LANE_BITS, name=f"rc{j}")
                 m.d.comb += rc.eq(table[self.step])
             # one submodule per round (theta and chi inside): the simulator then re-evaluates a
             # part only when its inputs change, not the whole chain once per level of the chain
             stage = Module()
             m.submodules[f"round{j}"] = stage
-            lanes = keccak_round_hw(stage, lanes, rc, name=f"r{j}")
+            lanes = keccak_round_hw(stage, lanes, rc, name=f"r{j}", rho_offsets=self._rho_offsets)
         m.d.comb += self.o_state.eq(Cat(*lanes))
         return m
 

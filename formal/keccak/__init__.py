@@ -16,6 +16,9 @@ harness         property
                 plus covers (output, back-pressure, restart mid-squeeze, second block)
 ==============  ======================================================================
 
+The proofs of ``hhe-gen prove keccak`` (configurations, and the broken cores of :mod:`.mutants`
+that must be refuted) are registered in :mod:`.proofs`.
+
 Each harness has a ``.sby`` file next to this module that reads ``design.il``; :func:`prove`
 writes the harness's RTLIL and the ``.sby`` into a work folder and runs it with
 :func:`hhe_gen.toolchain.run_sby`.  A harness's ``prove_depth`` / ``cover_depth`` attributes,
@@ -34,14 +37,14 @@ __all__ = ["HARNESSES", "TASKS", "harness", "prove"]
 HERE = Path(__file__).resolve().parent
 
 
-def _round(rounds_per_cycle=1, steps=None):
-    from .round import RoundHarness
-    return RoundHarness(rounds_per_cycle, steps)
+def _round(rounds_per_cycle=1, steps=None, core=None):
+    from .round import KeccakRounds, RoundHarness
+    return RoundHarness(rounds_per_cycle, steps, core or KeccakRounds)
 
 
-def _sponge(variant=256, beat_bytes=8, rounds_per_cycle=24):
-    from .sponge import SpongeHarness
-    return SpongeHarness(variant, beat_bytes, rounds_per_cycle)
+def _sponge(variant=256, beat_bytes=8, rounds_per_cycle=24, core=None):
+    from .sponge import ShakeXof, SpongeHarness
+    return SpongeHarness(variant, beat_bytes, rounds_per_cycle, core or ShakeXof)
 
 
 HARNESSES = {"round": _round, "sponge": _sponge}

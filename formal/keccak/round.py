@@ -40,12 +40,12 @@ from hhe_gen.params.errors import ParameterError
 class RoundHarness(Elaboratable):
     """Hardware rounds vs the model's rounds on a free state and a free round group."""
 
-    def __init__(self, rounds_per_cycle: int = 1, steps=None):
+    def __init__(self, rounds_per_cycle: int = 1, steps=None, core=KeccakRounds):
         groups = 24 // check_rounds_per_cycle(rounds_per_cycle)
         self.steps = tuple(range(groups)) if steps is None else tuple(steps)
         if not self.steps or any(not 0 <= s < groups for s in self.steps):
             raise ParameterError("steps", steps, f"round groups in 0..{groups - 1}")
-        self.dut = KeccakRounds(rounds_per_cycle)
+        self.dut = core(rounds_per_cycle)
         self.prove_depth = 1
 
     def elaborate(self, platform):
