@@ -268,6 +268,17 @@ def test_cache_returns_the_same_result_without_running(cold_cache):
 
 
 @pytest.mark.toolchain
+def test_registered_dsp_block_is_faster(cold_cache):
+    """An Instance passes through the flow; the DSP's own registers take it off the fabric path."""
+    from hhe_gen.benchmarks.arith import Mult18x18D
+    comb = synth.synth_ecp5(Mult18x18D(registered=False), name="mult18_comb")
+    regs = synth.synth_ecp5(Mult18x18D(registered=True), name="mult18_regs")
+    assert comb["MULT18X18D"] == regs["MULT18X18D"] == 1 and comb["FF"] == regs["FF"] == 0
+    assert comb["critical_path"]["dsp"] == 1 and regs["critical_path"]["dsp"] == 0
+    assert regs["fmax_mhz"] > comb["fmax_mhz"] > 0
+
+
+@pytest.mark.toolchain
 def test_missing_tool_surfaces(cold_cache, monkeypatch):
     monkeypatch.setenv("HHE_GEN_NEXTPNR_ECP5", "/nonexistent/nextpnr-ecp5")
     with pytest.raises(ToolMissing):
@@ -321,6 +332,7 @@ def test_arith_bench_cases():
                 for lat in LATENCIES:
                     assert f"{target}-{kind}-{w}-l{lat}" in names
         assert f"{target}-naive-staged-54" in names and f"{target}-naive-comb-54" in names
+    assert "ecp5-mult18x18d-comb" in names and "ecp5-mult18x18d-registered" in names
     assert names[-1] == "plot"      # runs after every measurement of the group
     quick = [c.name for c in benchmarks.cases(["arith"], quick=True)]
     assert quick == ["ecp5-ntt-montgomery-36-lmin", "xilinx-ntt-montgomery-36-lmin", "plot"]

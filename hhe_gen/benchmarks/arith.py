@@ -13,7 +13,9 @@ XOR-folded into registered pins, ``en`` tied high), so every path is register to
 area is the unit's own. Two reference rows show what Yosys does with a Barrett written naively
 with Amaranth's ``*`` (``NaiveBarrett``): "naive-staged" (a register after each of the three
 products: the DESIGN.md baseline of 27 MULT18X18D / 42-54 MHz) and "naive-comb" (registers only
-at the inputs and the output).
+at the inputs and the output). Two more show the DSP ceiling on ECP5: one MULT18X18D as Yosys
+maps a ``*`` (no internal registers) and one with its input and output registers on
+(``Mult18x18D``).
 
 Goals from issue 3 are attached to each case where they apply (54-bit on ECP5: Fmax >= 125 MHz,
 latency <= 8, special Barrett <= 12 MULT18X18D; special Barrett DSPs >= 40 % below the generic
@@ -35,7 +37,7 @@ from amaranth.lib.wiring import In, Out
 from ..params.errors import ParameterError
 from . import bench_case
 
-__all__ = ["NaiveBarrett", "KINDS", "WIDTHS", "LATENCIES", "build", "measure_ecp5",
+__all__ = ["NaiveBarrett", "Mult18x18D", "KINDS", "WIDTHS", "LATENCIES", "build", "measure_ecp5",
            "measure_xilinx"]
 
 KINDS = ("barrett", "montgomery", "special-barrett", "ntt-montgomery")
@@ -139,6 +141,46 @@ class NaiveBarrett(wiring.Component):
         return m
 
 
+class Mult18x18D(wiring.Component):
+    """One ECP5 MULT18X18D primitive, unsigned 18 x 18 -> 36 bits (ECP5 only, not simulable).
+
+    The reference for the DSP ceiling: ``registered=False`` is how Yosys maps a ``*`` (no
+    internal registers: the multiplier's delay and the routing to and from the DSP block are on
+    the fabric path), ``registered=True`` turns on the block's input and output registers
+    (``REG_INPUTA/B``, ``REG_OUTPUT`` on CLK0), which Yosys never infers.
+
+    Members
+    -------
+    a, b : In(18)   operands
+    p : Out(36)     a*b
+
+    Latency: 0 cycles (2 with ``registered``), initiation interval 1.
+    """
+
+    def __init__(self, registered: bool):
+        self.registered = bool(registered)
+        self.latency = 2 if registered else 0
+        super().__init__({"a": In(18), "b": In(18), "p": Out(36)})
+
+    def elaborate(self, platform):
+        from amaranth.hdl import ClockSignal, Instance
+        m = Module()
+        regs = {}
+        if self.registered:
+            for reg in ("INPUTA", "INPUTB", "OUTPUT"):
+                regs.update({f"p_REG_{reg}_CLK": "CLK0", f"p_REG_{reg}_CE": "CE0",
+                             f"p_REG_{reg}_RST": "RST0"})
+        m.submodules.mult = Instance(
+            "MULT18X18D", **regs,
+            **{f"i_A{i}": self.a[i] for i in range(18)},
+            **{f"i_B{i}": self.b[i] for i in range(18)},
+            **{f"i_C{i}": Const(0, 1) for i in range(18)},
+            i_SIGNEDA=Const(0, 1), i_SIGNEDB=Const(0, 1), i_SOURCEA=Const(0, 1),
+            i_SOURCEB=Const(0, 1), i_CLK0=ClockSignal(), i_CE0=Const(1, 1), i_RST0=Const(0, 1),
+            **{f"o_P{i}": self.p[i] for i in range(36)})
+        return m
+
+
 # ------------------------------------------------------------------------------ the units
 
 
@@ -162,6 +204,10 @@ def moduli_for(kind: str, width: int) -> tuple[int, ...]:
 
 def build(kind: str, width: int, latency: int | None, target: str):
     """The unit measured for (kind, width, latency) on ``target`` ("ecp5" or "xilinx")."""
+    if kind.startswith("mult18x18d-"):
+        if target != "ecp5":
+            raise ParameterError("target", target, "'ecp5' (MULT18X18D is an ECP5 primitive)")
+        return Mult18x18D(registered=kind == "mult18x18d-registered")
     moduli = list(moduli_for(kind, width))
     if kind.startswith("naive-"):
         return NaiveBarrett(moduli, width, staged=kind == "naive-staged")
@@ -282,6 +328,9 @@ def _register():
     # the reference rows first: what Yosys does with a naive Barrett
     for kind in ("naive-staged", "naive-comb"):
         bench_case("arith", f"ecp5-{kind}-54", quick=False, kind=kind, width=54)(measure_ecp5)
+    # and the ceiling: one DSP block without / with its own registers
+    for kind in ("mult18x18d-comb", "mult18x18d-registered"):
+        bench_case("arith", f"ecp5-{kind}", quick=False, kind=kind, width=18)(measure_ecp5)
     for kind, width, latency, quick in _grid():
         lat = {} if latency is None else {"latency": latency}
         bench_case("arith", f"ecp5-{kind}-{width}-l{latency or 'min'}", quick=quick,
