@@ -17,8 +17,10 @@ Quick cases
 Synthesis cases (not quick)
 ---------------------------
 ``synth-<fields>-<share>``: ECP5-85F (Yosys ``synth_ecp5`` + ``nextpnr-ecp5``, seed 1, 125 MHz
-target) LUT4 / FF / MULT18X18D / post-route Fmax, and Xilinx 7 (``synth_xilinx``) LUT / FF / DSP48E1,
-for the shared unit with all fields, the same without sharing, and each field alone.
+target) LUT4 / FF / MULT18X18D / post-route Fmax and the critical path, and Xilinx 7
+(``synth_xilinx``, the unit built with xilinx tiles) LUT / FF / DSP48E1, for the shared unit with
+all fields, the same with the sharing plan bounded to 8 ns stages (``max_stage_ns``), without
+sharing, and each field alone.
 """
 
 from __future__ import annotations
@@ -102,19 +104,25 @@ for _target in ("ecp5", "xilinx"):
                    target=_target)(butterfly_tiles)
 
 
-def butterfly_synth(fields, share):
+def butterfly_synth(fields, share, max_stage_ns=None):
     from hhe_gen.synth import synth_ecp5, synth_xilinx
-    ecp5 = synth_ecp5(build(tuple(fields), share=share), name="butterfly")
-    xc7 = synth_xilinx(build(tuple(fields), share=share), name="butterfly")
-    bf = build(tuple(fields), share=share)
+    kw = dict(share=share, max_stage_ns=max_stage_ns)
+    ecp5 = synth_ecp5(build(tuple(fields), **kw), name="butterfly")
+    xc7 = synth_xilinx(build(tuple(fields), target="xilinx", **kw), name="butterfly")
+    bf = build(tuple(fields), **kw)
     bf._MustUse__silence = True
     res = {"tiles": bf.tiles, "latency": bf.latency}
     res.update({k: ecp5.get(k) for k in ("LUT4", "FF", "CCU2C", "MULT18X18D", "fmax_mhz")})
-    res.update({f"xc7_{k}": v for k, v in xc7.items() if k in ("LUT", "FF", "DSP", "CARRY4")})
+    crit = ecp5.get("critical_path") or {}
+    res["crit_ns"] = crit.get("ns")
+    res["crit_signals"] = " ".join(crit.get("signals", [])[:4])
+    res.update({f"xc7_{k}": xc7.get(k) for k in ("LUT", "FF", "DSP48E1", "CARRY4")})
     return res
 
 
-for _fields, _share in [(("zq", "zt", "complex"), True), (("zq", "zt", "complex"), False),
-                        (("zq",), True), (("zt",), True), (("complex",), True)]:
-    bench_case("butterfly", f"synth-{_short(_fields)}-{'shared' if _share else 'separate'}", quick=False,
-               fields=list(_fields), share=_share)(butterfly_synth)
+for _fields, _share, _ns in [(("zq", "zt", "complex"), True, None), (("zq", "zt", "complex"), True, 8.0),
+                             (("zq", "zt", "complex"), False, None),
+                             (("zq",), True, None), (("zt",), True, None), (("complex",), True, None)]:
+    _tag = ("shared" if _share else "separate") + ("" if _ns is None else f"-{_ns:g}ns")
+    bench_case("butterfly", f"synth-{_short(_fields)}-{_tag}", quick=False, fields=list(_fields), share=_share,
+               max_stage_ns=_ns)(butterfly_synth)
