@@ -58,6 +58,7 @@ special Barrett 12 MULT18X18D / 11 DSP48E1, generic Barrett 24 MULT18X18D / 23 D
 """
 
 from .barrett import BarrettMul
+from .butterfly import Butterfly, ButterflyStream
 from .constants import TARGETS
 from .factory import KINDS, modmul
 from .modadd import ModAdd, ModSub
@@ -69,4 +70,4 @@ from .word_montgomery import WordMontgomeryMul
 
 __all__ = ["TARGETS", "KINDS", "modmul", "ModAdd", "ModSub", "Multiplier", "MulPlan", "SumPlan",
            "BarrettMul", "WordMontgomeryMul", "SpecialBarrettMul", "NttMontgomeryMul",
-           "Pipe", "Segment", "StreamPipeline", "Timed", "schedule"]
+           "Pipe", "Segment", "StreamPipeline", "Timed", "schedule", "Butterfly", "ButterflyStream"]
