@@ -80,8 +80,10 @@ so Z_t and the complex product cost no DSP at all beyond the Z_q reducer's (``ti
     xilinx shared   11     9     9     12       15       12       15
     xilinx separate 11     9     9     20       20       18       29
 
-(the plan depends on the reducers' estimated stage delays: a unit may only take a slower
-schedule that stays within the slowest unit's estimate, or within ``max_stage_ns``).
+(computed with the reducers' delay estimates of the time of writing: the default plan depends
+on them - a unit may only take a slower schedule that stays within the slowest unit's estimate,
+or within ``max_stage_ns``; with the bound lifted, ``max_stage_ns=1000``, all three fields fit
+the 12 tiles of the Z_q reducer on both targets).
 
 Measured (Yosys 0.70 ``synth_ecp5`` + nextpnr-ecp5, LFE5U-85F, seed 1, the DNA-HHE
 configuration above, unit in :class:`hhe_gen.synth.TimingHarness`): shared 12 MULT18X18D,
