@@ -140,5 +140,5 @@ def sampler_synth(kind, w, **kw):
     ecp5 = synth_ecp5(_build(kind, w, **kw), name="sampler")
     xc7 = synth_xilinx(_build(kind, w, **kw), name="sampler")
     res = {k: ecp5.get(k) for k in ("LUT4", "FF", "CCU2C", "DP16KD", "MULT18X18D", "fmax_mhz")}
-    res.update({f"xc7_{k}": v for k, v in xc7.items() if k in ("LUT", "FF", "BRAM", "DSP", "CARRY4")})
+    res.update({f"xc7_{k}": v for k, v in xc7.items() if k in ("LUT", "FF", "RAMB18", "RAMB36", "DSP48E1", "CARRY4")})
     return res
