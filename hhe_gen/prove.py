@@ -105,7 +105,9 @@ class Proof:
     size : str       the size it is proven at (widths, primes, depth)
     engine : str     "z3", "sby-prove", "sby-bmc", "sby-cover" or "python"
     quick : bool     part of the quick selection (``--quick``, the default test run)
-    expect : str     "PASS", or "FAIL" for a deliberately broken design that must be refuted
+    expect : str     "PASS", or "FAIL" for a deliberately broken design that must be refuted,
+                     or "UNKNOWN" for a control run that must not close (e.g. k-induction
+                     without the invariant that makes it inductive)
     params : dict    keyword arguments passed to ``fn``
     """
     group: str
@@ -138,13 +140,14 @@ def proof(group: str, name: str, *, what: str, size: str, engine: str, quick: bo
     size : str          the size it is proven at
     engine : str        one of "z3", "sby-prove", "sby-bmc", "sby-cover", "python"
     quick : bool        include in the quick selection
-    expect : str        "PASS" (default) or "FAIL" (a mutant that must be refuted)
+    expect : str        "PASS" (default), "FAIL" (a mutant that must be refuted) or
+                        "UNKNOWN" (a control that must not close)
     **params            passed to ``fn`` after the context
     """
     if engine not in _ENGINES:
         raise ValueError(f"engine {engine!r} is not one of {_ENGINES}")
-    if expect not in ("PASS", "FAIL"):
-        raise ValueError(f"expect {expect!r} is not 'PASS' or 'FAIL'")
+    if expect not in ("PASS", "FAIL", "UNKNOWN"):
+        raise ValueError(f"expect {expect!r} is not 'PASS', 'FAIL' or 'UNKNOWN'")
 
     def register(fn):
         key = (group, name)

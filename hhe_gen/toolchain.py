@@ -577,8 +577,7 @@ def run(tool_name: str, args, *, cwd, env: dict | None = None, timeout: float | 
         _say(f"{progress}...")
     start = time.monotonic()
     try:
-        proc = subprocess.run(command, cwd=cwd, env=full_env, capture_output=True, text=True,
-                              timeout=timeout, input=input)
+        proc = _run_group(command, cwd=cwd, env=full_env, timeout=timeout, input=input)
     except subprocess.TimeoutExpired as e:
         raise ToolError(command, None, e.stdout, e.stderr, str(cwd),
                         reason=f"timed out after {timeout} s") from None
@@ -587,6 +586,55 @@ def run(tool_name: str, args, *, cwd, env: dict | None = None, timeout: float | 
     if check and proc.returncode != 0:
         raise ToolError(command, proc.returncode, proc.stdout, proc.stderr, str(cwd))
     return proc
+
+
+def _descendants(pid: int) -> list[int]:
+    """Every descendant process of ``pid`` (children first), from /proc (Linux); [] elsewhere."""
+    children: dict[int, list[int]] = {}
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return []
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        ppid = int(stat[stat.rindex(")") + 2:].split()[1])
+        children.setdefault(ppid, []).append(int(entry))
+    out, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            out.append(child)
+            todo.append(child)
+    return out
+
+
+def _run_group(command, *, cwd, env, timeout, input) -> subprocess.CompletedProcess:
+    """``subprocess.run(..., capture_output=True, text=True)``, but on a timeout or an interrupt
+    the tool's descendants are killed too: sby starts smtbmc, which starts the solver, and
+    killing only sby would leave the solver running.  (The tool stays in our process group, so
+    a signal to the group - Ctrl-C, ``kill -- -PGID`` - still reaches all of them.)"""
+    import signal
+
+    proc = subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, stdin=subprocess.PIPE if input is not None
+                            else subprocess.DEVNULL, text=True)
+    try:
+        stdout, stderr = proc.communicate(input=input, timeout=timeout)
+    except BaseException:          # TimeoutExpired, KeyboardInterrupt, ...
+        for pid in [*_descendants(proc.pid), proc.pid]:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        stdout, stderr = proc.communicate()
+        exc = sys.exc_info()[1]
+        if isinstance(exc, subprocess.TimeoutExpired):
+            exc.stdout, exc.stderr = stdout, stderr
+        raise
+    return subprocess.CompletedProcess(command, proc.returncode, stdout, stderr)
 
 
 # ---------------------------------------------------------------------------------------------
