@@ -60,20 +60,23 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from amaranth.hdl import Cat, Const, Module, Mux, signed, unsigned
+from amaranth.hdl import Cat, ClockSignal, Const, Instance, Module, Mux, Signal, Value, signed, unsigned
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from hhe_gen.params.errors import ParameterError
 
 from .constants import check_int, check_target, quiet_on_error
-from .pipeline import DELAY, Pipe, Segment, Timed, add_delay, check_latency, schedule
+from .pipeline import DELAY, Pipe, Segment, Timed, add_delay, check_latency, chunk_costs, dsp_costs, schedule
 
-__all__ = ["TILE_DIMS", "LUT_BITS", "MulPlan", "Multiplier", "SumPlan", "tree_plan"]
+__all__ = ["TILE_DIMS", "LUT_BITS", "DSP_MODES", "CHUNK_BITS", "MulPlan", "Multiplier", "SumPlan",
+           "CompressorPlan", "emit_mult18", "tree_plan"]
 
 TILE_DIMS = {"ecp5": (18, 18), "xilinx": (24, 17), "generic": None}
 LUT_BITS = {"ecp5": 4, "xilinx": 4, "generic": 0}
 PARTS = ("full", "low", "high")
+DSP_MODES = ("infer", "primitive", "model")
+CHUNK_BITS = 32
 
 
 # -- plan ---------------------------------------------------------------------------------------------
@@ -236,14 +239,35 @@ class MulPlan:
     """Plan of one (possibly truncated) product and its adder tree; used by :class:`Multiplier` and
     by the reducers, which splice its segments into their own pipelines.
 
-    Parameters are those of :class:`Multiplier` plus ``extra``: a list of (offset, width, sign)
-    addends that join the adder tree (their values are passed to :meth:`build`); with extras the
-    result is the low ``part_bits`` bits (part must be "low"), or with part "full" the caller must
-    make sure the exact sum fits a_width + b_width bits.  ``name`` prefixes segment names.
+    Parameters are those of :class:`Multiplier` plus
+
+    extra : list of (offset, width, sign)   addends that join the adder tree (their values are
+        passed to :meth:`build`); with extras the result is the low ``part_bits`` bits (part must
+        be "low"), or with part "full" the caller must make sure the exact sum fits a_width +
+        b_width bits
+    name : str          prefixes segment names
+    offset : int        the product enters the sum at bit ``offset`` (part "low" only: the result
+                        is (a*b*2^offset + extras) mod 2^part_bits); default 0
+    sign : int          +1, or -1 to subtract the product (part "low" only)
+    carry_save : bool   stop after the compressor levels: :meth:`build` returns two values whose
+                        sum modulo 2^part_bits is the result (no carry-propagate adder); part "low"
+    dsp : str           how the tiles are built (``DSP_MODES``): "infer" (``*``, Yosys maps it),
+                        "primitive" (ecp5: MULT18X18D instances whose input/output registers take
+                        the pipeline registers right before/after the tiles) or "model" (the same
+                        wiring with an Amaranth model of the primitive, for simulation)
+    chunk_bits : int    the carry-propagate adder is cut into chunks of at most this many bits
+                        (default ``CHUNK_BITS``); a register may go between chunks
+    side_delay : float  delay of logic the caller builds in parallel with the tiles (in the
+                        ``pp`` segment); the segment is at least that slow
+
+    Members: ``terms``, ``rows``, ``tiles``, ``lut_rows``, ``sums`` (Karatsuba sums), ``tree``
+    (the compressor plan: ``levels`` compressor levels, ``chunks`` of the final adder),
+    ``segments``, ``width``, ``out_bits``.
     """
 
     def __init__(self, a_width, b_width, *, target="ecp5", karatsuba=False, part="full", part_bits=None,
-                 signed=False, lut_bits=None, extra=(), name="m"):
+                 signed=False, lut_bits=None, extra=(), name="m", offset=0, sign=1, carry_save=False,
+                 dsp="infer", chunk_bits=None, side_delay=0.0):
         self.a_width = check_int(a_width, "a_width", 1, 256)
         self.b_width = check_int(b_width, "b_width", 1, 256)
         self.target = check_target(target)
@@ -256,27 +280,40 @@ class MulPlan:
             if part_bits is not None:
                 raise ParameterError("part_bits", part_bits, "None when part = 'full'")
             part_bits = full
-        else:       # with extra addends a "low" result may be wider than the product
-            part_bits = check_int(part_bits, "part_bits", 1, 512 if (extra and part == "low") else full)
+        else:       # with extra addends (or an offset) a "low" result may be wider than the product
+            wide = part == "low" and (extra or offset)
+            part_bits = check_int(part_bits, "part_bits", 1, 512 if wide else full)
         if signed not in (True, False):
             raise ParameterError("signed", signed, "True or False")
+        self.offset = check_int(offset, "offset", 0, 511)
+        if sign not in (1, -1):
+            raise ParameterError("sign", sign, "+1 or -1")
+        if carry_save not in (True, False):
+            raise ParameterError("carry_save", carry_save, "True or False")
+        if (self.offset or sign < 0 or carry_save) and part != "low":
+            raise ParameterError("part", part, "'low' with offset, sign = -1 or carry_save")
+        self.dsp = check_dsp(dsp, target)
+        self.chunk_bits = CHUNK_BITS if chunk_bits is None else check_int(chunk_bits, "chunk_bits", 4, 512)
         self.lut_bits = LUT_BITS[target] if lut_bits is None else check_int(lut_bits, "lut_bits", 0, 17)
         self.karatsuba, self.part, self.part_bits, self.signed = karatsuba, part, part_bits, signed
+        self.sign, self.carry_save = sign, carry_save
         self.name = name
         self.out_bits = part_bits if part == "low" else full      # modulus of the tree arithmetic
         self.width = part_bits                                    # width of the result
         dims = TILE_DIMS[target]
-        pl = _Planner(dims, self.lut_bits, self.out_bits)
+        pl = _Planner(dims, self.lut_bits, max(self.out_bits - self.offset, 0))
         self.sums = []                                            # (name, src, (lo, w), (lo, w))
         a, b = Slice("a", 0, a_width), Slice("b", 0, b_width)
-        if karatsuba:
-            self._karatsuba(pl, dims)
-        else:
-            pl.rect(a, b, 0)
+        if self.out_bits > self.offset:
+            if karatsuba:
+                self._karatsuba(pl, dims)
+            else:
+                pl.rect(a, b, 0)
         self.terms = pl.terms
         rows = []
         for ti, tm in enumerate(self.terms):
             for off, sg in tm.places:
+                off, sg = off + self.offset, sg * sign
                 if tm.kind == "tile":
                     rows.append(RowSpec(off, tm.x.width + tm.y.width, sg, ("tile", ti)))
                 else:
@@ -284,22 +321,30 @@ class MulPlan:
                     for bit in range(narrow.width):
                         rows.append(RowSpec(off + bit, wide.width, sg, ("lut", ti, bit)))
         if signed:
-            rows.append(RowSpec(a_width, b_width, -1, ("sign", "a")))
-            rows.append(RowSpec(b_width, a_width, -1, ("sign", "b")))
+            rows.append(RowSpec(a_width + self.offset, b_width, -sign, ("sign", "a")))
+            rows.append(RowSpec(b_width + self.offset, a_width, -sign, ("sign", "b")))
         self.extra = list(extra)
         if self.extra and part == "high":
             raise ParameterError("extra", extra, "addends only with part 'full' or 'low'")
         for k, (off, wd, sg) in enumerate(self.extra):
             rows.append(RowSpec(off, wd, sg, ("extra", k)))
-        self.rows, self.words, self.nodes, self.levels = tree_plan(rows, self.out_bits)
+        self.tree = CompressorPlan(rows, self.out_bits, self.chunk_bits, carry_save=carry_save)
+        self.rows = self.tree.rows
+        self.levels = self.tree.levels
         self.tiles = sum(1 for t in self.terms if t.kind == "tile")
         self.lut_rows = sum(1 for r in self.rows if r.key[0] == "lut")
         segs = []
         if self.sums:
             segs.append(Segment(f"{name}.pre", add_delay(max(w for *_, w in self.sums))))
-        segs.append(Segment(f"{name}.pp", DELAY["tile"] if self.tiles else DELAY["gate"], required=self.tiles > 0))
-        for k, (_, widths) in enumerate(self.levels):
-            segs.append(Segment(f"{name}.t{k + 1}", add_delay(max(widths))))
+        if self.tiles:
+            gate = max(DELAY["gate"] if self.lut_rows else 0.0, side_delay)
+            costs = dsp_costs(self.dsp != "infer")
+            segs.append(Segment(f"{name}.pp", max(costs["delay"], gate), required=True,
+                                head=max(costs["head"], gate), tail=max(costs["tail"], gate),
+                                alone=max(costs["alone"], gate)))
+        else:
+            segs.append(Segment(f"{name}.pp", max(DELAY["gate"] if self.lut_rows else 0.0, side_delay)))
+        segs += self.tree.segments(name)
         self.segments = segs
 
     def _karatsuba(self, pl, dims):
@@ -358,13 +403,14 @@ class MulPlan:
         pl.terms[:] = [t for t in pl.terms if t.places]
 
     # -- elaboration --------------------------------------------------------------------------------
-    def build(self, pipe: Pipe, a: Timed, b: Timed, extras=(), *, probe=None, probe_full=None) -> Timed:
+    def build(self, pipe: Pipe, a: Timed, b: Timed, extras=(), *, probe=None, probe_full=None):
         """Emit the product into ``pipe`` (its segments must be next in the pipe's plan).
 
         ``a``, ``b``: the operands (at most a_width / b_width bits are used); ``extras``: Timed
         values of the extra addends.  ``probe`` / ``probe_full`` name the result / the whole sum
-        (before a 'high' slice) as probes of the pipe.  Returns the result (``width`` bits; signed for a signed
-        'full' or 'high' product) after the last boundary of this plan.
+        (before a 'high' slice) as probes of the pipe.  Returns the result (``width`` bits; signed
+        for a signed 'full' or 'high' product) after the last boundary of this plan; with
+        ``carry_save`` a pair of Timed values (``width`` bits each) whose sum mod 2^width is it.
         """
         n = self.name
         src = {"a": a, "b": b}
@@ -379,11 +425,9 @@ class MulPlan:
         vals = {}
         for ti, tm in enumerate(self.terms):
             if tm.kind == "tile":
-                vals[ti] = pipe.comb(lambda x, y, tm=tm: x[tm.x.lo:tm.x.lo + tm.x.width] * y[tm.y.lo:tm.y.lo + tm.y.width],
-                                     src[tm.x.src], src[tm.y.src], shape=tm.x.width + tm.y.width,
-                                     name=f"{n}_tile{ti}")
+                vals[ti] = _tile(pipe, self.dsp, src[tm.x.src], src[tm.y.src], tm, f"{n}_tile{ti}")
         row_vals = []
-        for r in self.rows:
+        for r in self.tree.rows:
             kind = r.key[0]
             if kind == "tile":
                 v = vals[r.key[1]]
@@ -403,143 +447,384 @@ class MulPlan:
             else:
                 v = src[f"x{r.key[1]}"]
             row_vals.append(v)
-        trees = _emit_trees(pipe, n, [(self.rows, self.words, self.nodes, self.levels, row_vals)],
-                            self.out_bits, pp_boundary=f"{n}.pp")
-        sign, off, tv = trees[0]
+        pipe.boundary(f"{n}.pp")
+        out = _emit_trees(pipe, n, [self.tree], [row_vals])[0]
+        if self.carry_save:
+            return out
         full_w = self.out_bits
-        total = pipe.comb(lambda v: _place(v, sign, off), tv, shape=full_w, name=probe_full or f"{n}_full",
+        total = pipe.wire(lambda v: v, out, shape=full_w, name=probe_full or f"{n}_full",
                           probe=probe_full is not None)                   # modulo 2^full_w
         signed_out = self.signed and self.part != "low"
         shape = signed(self.width) if signed_out else unsigned(self.width)
         lo_bit = full_w - self.part_bits if self.part == "high" else 0
-        return pipe.comb(lambda v: v[lo_bit:], total, shape=shape, name=probe or f"{n}_p",
+        return pipe.wire(lambda v: v[lo_bit:], total, shape=shape, name=probe or f"{n}_p",
                          probe=probe is not None)
 
 
-def _place(v, sign, off):
-    """sign * v * 2^off as an Amaranth expression (the caller truncates)."""
-    v = -v if sign < 0 else v
-    return v << off if off else v
+# -- DSP tiles -----------------------------------------------------------------------------------------
+def check_dsp(dsp, target) -> str:
+    if dsp not in DSP_MODES:
+        raise ParameterError("dsp", dsp, "one of " + ", ".join(repr(d) for d in DSP_MODES))
+    if dsp != "infer" and target != "ecp5":
+        raise ParameterError("dsp", dsp, "'infer' unless target = 'ecp5' (MULT18X18D primitives)")
+    return dsp
 
 
-def _emit_words(pipe, n, rows, words, nodes, out_bits, row_vals):
-    out = []
-    for (sign, idxs), (_, off, lo, hi) in zip(words, nodes):
-        pieces, pos = [], off
-        for i in idxs:
-            r = rows[i]
-            w = min(r.width, out_bits - r.offset)
-            if r.offset > pos:
-                pieces.append(r.offset - pos)          # zero gap
-            pieces.append(-w)                          # next row, w bits
-            pos = r.offset + w
-        tvs = [row_vals[i] for i in idxs]
-
-        def word(*vs, pieces=pieces):
-            it = iter(vs)
-            return Cat(*(next(it)[:-p] if p < 0 else Const(0, p) for p in pieces))
-        out.append(pipe.comb(word, *tvs, shape=_node_shape(lo, hi), name=f"{n}_w"))
-    return out
-
-
-def _add_nodes(x, y, d, f):
-    if len(x) <= d:         # widen so that x[:d] has d bits
-        pad = d + 1 - len(x)
-        x = Cat(x, x[-1].replicate(pad)).as_signed() if x.shape().signed else Cat(x, Const(0, pad))
-    top = (x >> d) + y if f > 0 else (x >> d) - y
-    v = Cat(x[:d], top) if d else top
-    return v.as_signed() if d and top.shape().signed else v
+def _tile(pipe, mode, x_tv, y_tv, tm, name) -> Timed:
+    """One DSP tile x[slice] * y[slice].  "infer": a ``*`` at the current stage (named so that the
+    butterfly's tile sharing recognises it); "primitive" / "model": a MULT18X18D whose output
+    register is the first register after the tiles (the result is one stage later) and whose input
+    registers replace the register right before the tiles when there is one."""
+    xs, ys = tm.x, tm.y
+    width = xs.width + ys.width
+    if mode == "infer":
+        return pipe.comb(lambda x, y: x[xs.lo:xs.lo + xs.width] * y[ys.lo:ys.lo + ys.width],
+                         x_tv, y_tv, shape=width, name=name)
+    reg_out = pipe.registers_after() >= 1
+    ex, ey = pipe.earlier(x_tv), pipe.earlier(y_tv)
+    reg_in = ex is not None and ey is not None
+    xv = ex if reg_in else pipe.now(x_tv)
+    yv = ey if reg_in else pipe.now(y_tv)
+    xa = Value.cast(xv)[xs.lo:xs.lo + xs.width]
+    ya = Value.cast(yv)[ys.lo:ys.lo + ys.width]
+    p = Signal(width, name=pipe._name(name))
+    emit_mult18(pipe.m, xa, ya, p, pipe.en, reg_in=reg_in, reg_out=reg_out, model=mode == "model",
+                name=pipe._name(name + "_dsp"))
+    return Timed(p, pipe.stage + (1 if reg_out else 0))
 
 
-def _emit_trees(pipe, n, trees, out_bits, pp_boundary=None):
-    """Emit adder trees in lockstep (one boundary per level, shared by all trees).
-
-    trees : list of (rows, words, nodes, levels, row_vals) from :func:`tree_plan` plus the row values.
-    Returns one (sign, offset, Timed) per tree: the value is sign * V * 2^offset modulo 2^out_bits.
-    """
-    state = []                  # per tree: (list of Timed nodes, list of node specs)
-    for rows, words, nodes, levels, row_vals in trees:
-        state.append((_emit_words(pipe, n, rows, words, nodes, out_bits, row_vals), list(nodes)))
-    if pp_boundary is not None:
-        flat = [tv for tvs, _ in state for tv in tvs]
-        regs = list(_as_tuple(pipe.boundary(pp_boundary, *flat))) if flat else []
-        it = iter(regs)
-        state = [([next(it) for _ in tvs], specs) for tvs, specs in state]
-    depth = max((len(t[3]) for t in trees), default=0)
-    for k in range(depth):
-        new_state = []
-        for (tvs, specs), tree in zip(state, trees):
-            levels = tree[3]
-            if k >= len(levels):
-                new_state.append((tvs, specs))
-                continue
-            ops, _ = levels[k]
-            new = []
-            for op in ops:
-                if op[0] == "pass":
-                    new.append(tvs[op[1]])
-                    continue
-                _, i, j, (sa, oa, lo, hi) = op
-                d, f = specs[j][1] - oa, sa * specs[j][0]
-                new.append(pipe.comb(lambda x, y, d=d, f=f: _add_nodes(x, y, d, f), tvs[i], tvs[j],
-                                     shape=_node_shape(lo, hi), name=f"{n}_s{k + 1}"))
-            new_state.append((new, [op[-1] for op in ops]))
-        flat = [tv for tvs, _ in new_state for tv in tvs]
-        regs = list(_as_tuple(pipe.boundary(f"{n}.t{k + 1}", *flat)))
-        it = iter(regs)
-        state = [([next(it) for _ in tvs], specs) for tvs, specs in new_state]
-    out = []
-    for tvs, specs in state:
-        if tvs:
-            out.append((specs[0][0], specs[0][1], tvs[0]))
+def emit_mult18(m, a, b, p, en, *, reg_in: bool, reg_out: bool, model: bool, name: str):
+    """An unsigned ECP5 MULT18X18D: p = a * b (a, b at most 18 bits, zero-extended), inputs
+    registered (REG_INPUTA/B on CLK0, CE0 = en) when ``reg_in``, output registered (REG_OUTPUT)
+    when ``reg_out``.  ``model``: the same behaviour with Amaranth registers and ``*`` (the
+    simulator cannot run the primitive)."""
+    if len(a) > 18 or len(b) > 18:
+        raise AssertionError("MULT18X18D operands are at most 18 bits")
+    if model:
+        ar, br = Signal(18, name=f"{name}_a"), Signal(18, name=f"{name}_b")
+        prod = Signal(36, name=f"{name}_p")
+        if reg_in:
+            with m.If(en):
+                m.d.sync += [ar.eq(a), br.eq(b)]
         else:
-            out.append((1, 0, Timed(Const(0, 1), pipe.stage)))
+            m.d.comb += [ar.eq(a), br.eq(b)]
+        if reg_out:
+            with m.If(en):
+                m.d.sync += prod.eq(ar * br)
+        else:
+            m.d.comb += prod.eq(ar * br)
+        m.d.comb += p.eq(prod[:len(p)])
+        return
+    a18 = Cat(a, Const(0, 18 - len(a))) if len(a) < 18 else a
+    b18 = Cat(b, Const(0, 18 - len(b))) if len(b) < 18 else b
+    prod = Signal(36, name=f"{name}_p")
+    clk = "CLK0"
+    ports = {f"i_A{i}": a18[i] for i in range(18)}
+    ports.update({f"i_B{i}": b18[i] for i in range(18)})
+    ports.update({f"i_C{i}": Const(0, 1) for i in range(18)})
+    ports.update({f"o_P{i}": prod[i] for i in range(36)})
+    m.submodules[name] = Instance(
+        "MULT18X18D",
+        p_REG_INPUTA_CLK=clk if reg_in else "NONE", p_REG_INPUTA_CE="CE0", p_REG_INPUTA_RST="RST0",
+        p_REG_INPUTB_CLK=clk if reg_in else "NONE", p_REG_INPUTB_CE="CE0", p_REG_INPUTB_RST="RST0",
+        p_REG_INPUTC_CLK="NONE", p_REG_PIPELINE_CLK="NONE",
+        p_REG_OUTPUT_CLK=clk if reg_out else "NONE", p_REG_OUTPUT_CE="CE0", p_REG_OUTPUT_RST="RST0",
+        p_GSR="DISABLED", p_RESETMODE="SYNC",
+        i_SIGNEDA=Const(0, 1), i_SIGNEDB=Const(0, 1), i_SOURCEA=Const(0, 1), i_SOURCEB=Const(0, 1),
+        i_CLK0=ClockSignal("sync"), i_CLK1=Const(0, 1), i_CLK2=Const(0, 1), i_CLK3=Const(0, 1),
+        i_CE0=en, i_CE1=Const(1, 1), i_CE2=Const(1, 1), i_CE3=Const(1, 1),
+        i_RST0=Const(0, 1), i_RST1=Const(0, 1), i_RST2=Const(0, 1), i_RST3=Const(0, 1),
+        **ports)
+    m.d.comb += p.eq(prod[:len(p)])
+
+
+# -- compressor trees ----------------------------------------------------------------------------------
+class CompressorPlan:
+    """Carry-save compressor tree and chunked carry-propagate adder for a sum of shifted, signed rows
+    modulo 2^out_bits (pure Python, no signals).
+
+    Every row enters with its bits (a negative row -V*2^o as its complement ~V plus the constant
+    2^o - 2^(o+w); the constants are summed and enter as runs of ones).  Rows that do not overlap
+    are concatenated into *words* (no logic).  Each compressor level replaces groups of three
+    overlapping words by their bitwise sum and majority (a 3:2 carry-save adder: one LUT level,
+    no carry chain) until at most two words remain; the two go through a carry-propagate adder
+    from the first column where both have bits, cut into ``chunks`` of at most ``chunk_bits``
+    bits (a register between two chunks holds the carry).  With ``carry_save`` the adder is left
+    out.
+
+    Members: ``rows`` (the rows that reach the result), ``const``, ``words`` (per initial word, its
+    [lo, hi) and rows), ``plan`` (per level: (groups of three word indices, passed indices)),
+    ``spans`` (per level, the [lo, hi) of every word before it, then the final ones), ``levels``,
+    ``cpa_lo``, ``chunks`` ((lo, hi) column ranges of the adder).
+    """
+
+    def __init__(self, rows, out_bits: int, chunk_bits: int = 32, carry_save: bool = False):
+        W = self.out_bits = out_bits
+        self.carry_save = carry_save
+        self.rows = [RowSpec(r.offset, min(r.width, W - r.offset), r.sign, r.key)
+                     for r in rows if r.offset < W and r.width > 0]
+        const = 0
+        for r in self.rows:
+            if r.sign < 0:
+                const += (1 << r.offset) - (1 << (r.offset + r.width))
+        self.const = const % (1 << W) if W else 0
+        pieces = [(r.offset, r.width, ("row", i)) for i, r in enumerate(self.rows)]
+        c = 0
+        while c < W:                    # runs of ones of the constant
+            if self.const >> c & 1:
+                lo = c
+                while c < W and self.const >> c & 1:
+                    c += 1
+                pieces.append((lo, c - lo, ("one",)))
+            else:
+                c += 1
+        words = []                      # [lo, hi, [pieces]]
+        for pc in sorted(pieces, key=lambda p: (p[0], -p[1])):
+            for wd in words:
+                if wd[1] <= pc[0]:
+                    wd[1] = pc[0] + pc[1]
+                    wd[2].append(pc)
+                    break
+            else:
+                words.append([pc[0], pc[0] + pc[1], [pc]])
+        self.words = [(lo, hi, pcs) for lo, hi, pcs in words]
+        spans = [(lo, hi) for lo, hi, _ in self.words]
+        self.spans = [list(spans)]
+        self.plan = []
+        while len(spans) > 2:
+            order = sorted(range(len(spans)), key=lambda i: (spans[i][0], spans[i][1], i))
+            groups, passed, new = [], [], []
+            k = 0
+            while len(order) - k >= 3:
+                g = order[k:k + 3]
+                k += 3
+                lo, hi, clo, chi = _csa_spans([spans[i] for i in g], W)
+                groups.append(tuple(g))
+                new.append((lo, hi))                          # sum
+                if chi > clo:
+                    new.append((clo, chi))                    # carry (shifted up by one)
+            for i in order[k:]:
+                passed.append(i)
+                new.append(spans[i])
+            self.plan.append((groups, passed))
+            spans = new
+            self.spans.append(list(spans))
+        self.levels = len(self.plan)
+        if len(spans) == 2:
+            lo = max(spans[0][0], spans[1][0])
+            hi = max(spans[0][1], spans[1][1])
+            lo = min(lo, hi)
+        else:
+            lo = hi = W
+        self.cpa_lo = lo
+        self.chunks = []
+        n = W - lo if hi > lo else 0
+        if n and not carry_save:
+            m = -(-n // chunk_bits)
+            size = -(-n // m)
+            c = lo
+            while c < W:
+                self.chunks.append((c, min(W, c + size)))
+                c += size
+
+    def segments(self, name: str) -> list:
+        """Segments ``{name}.c1`` .. (compressor levels) and ``{name}.a1`` .. (adder chunks)."""
+        return _tree_segments(name, [self])
+
+
+def _csa_spans(spans, W):
+    """Sum and carry spans of a 3:2 adder of three words: the sum covers their hull, the carry
+    (one column up) only the columns where at least two of them have bits (their hull)."""
+    lo = min(a for a, _ in spans)
+    hi = max(b for _, b in spans)
+    pairs = [(max(a1, a2), min(b1, b2)) for i, (a1, b1) in enumerate(spans) for a2, b2 in spans[i + 1:]]
+    pairs = [(a, b) for a, b in pairs if b > a]
+    if not pairs:
+        return lo, hi, 0, 0
+    clo = min(a for a, _ in pairs) + 1
+    chi = min(W, max(b for _, b in pairs) + 1)
+    return lo, hi, clo, max(chi, clo)
+
+
+def _tree_segments(name, trees) -> list:
+    segs = []
+    levels = max((t.levels for t in trees), default=0)
+    for k in range(levels):
+        segs.append(Segment(f"{name}.c{k + 1}", DELAY["gate"]))
+    chunks = max((len(t.chunks) for t in trees), default=0)
+    for k in range(chunks):
+        costs = [chunk_costs(hi - lo, k == 0, k == len(t.chunks) - 1)
+                 for t in trees if k < len(t.chunks) for lo, hi in [t.chunks[k]]]
+        segs.append(Segment(f"{name}.a{k + 1}", max(c["delay"] for c in costs),
+                            head=max(c["head"] for c in costs), tail=max(c["tail"] for c in costs),
+                            alone=max(c["alone"] for c in costs)))
+    return segs
+
+
+def _fit(v, lo, hi, at_lo, at_hi):
+    """Bits [at_lo, at_hi) of a word value ``v`` that spans columns [lo, hi) (zero outside)."""
+    parts, pos = [], at_lo
+    if lo > pos:
+        parts.append(Const(0, min(lo, at_hi) - pos))
+        pos = min(lo, at_hi)
+    a, b = max(lo, at_lo), min(hi, at_hi)
+    if b > a:
+        parts.append(v[a - lo:b - lo])
+        pos = b
+    if at_hi > pos:
+        parts.append(Const(0, at_hi - pos))
+    return Cat(*parts)
+
+
+def _emit_trees(pipe, n, trees, row_values):
+    """Emit compressor trees in lockstep (one boundary per level and per adder chunk, shared by
+    all trees).  Returns per tree a Timed value of ``out_bits`` bits (the sum modulo 2^out_bits),
+    or with ``carry_save`` a pair of them (their sum modulo 2^out_bits is the result)."""
+    states = []
+    for ti, (t, vals) in enumerate(zip(trees, row_values)):
+        words = []
+        for wi, (lo, hi, pcs) in enumerate(t.words):
+            srcs = [vals[pc[2][1]] for pc in pcs if pc[2][0] == "row"]
+
+            def word(*vs, lo=lo, pcs=pcs, t=t):
+                it = iter(vs)
+                parts, pos = [], lo
+                for off, w, key in pcs:
+                    if off > pos:
+                        parts.append(Const(0, off - pos))
+                    if key[0] == "one":
+                        parts.append(Const((1 << w) - 1, w))
+                    else:
+                        v = Value.cast(next(it))
+                        v = v[:w] if len(v) >= w else Cat(v, Const(0, w - len(v)))
+                        parts.append(~v if t.rows[key[1]].sign < 0 else v)
+                    pos = off + w
+                return Cat(*parts)
+            words.append(pipe.comb(word, *srcs, shape=hi - lo, name=f"{n}_w"))
+        states.append(words)
+    levels = max((t.levels for t in trees), default=0)
+    for k in range(levels):
+        for ti, t in enumerate(trees):
+            if k >= t.levels:
+                continue
+            groups, passed = t.plan[k]
+            spans = t.spans[k]
+            W = t.out_bits
+            new = []
+            for g in groups:
+                lo, hi, clo, chi = _csa_spans([spans[i] for i in g], W)
+                tvs = [states[ti][i] for i in g]
+
+                def csa(x, y, z, g=g, lo=lo, hi=hi, clo=clo, chi=chi, spans=spans):
+                    a, b, c = [_fit(v, spans[i][0], spans[i][1], lo, hi) for v, i in zip((x, y, z), g)]
+                    out = [a ^ b ^ c]
+                    if chi > clo:       # carry of column j goes to column j + 1
+                        out.append(((a & b) | (a & c) | (b & c))[clo - 1 - lo:chi - 1 - lo])
+                    return out
+                if chi > clo:
+                    s_, c_ = pipe.comb_multi(csa, *tvs, shapes=[hi - lo, chi - clo], name=f"{n}_c{k + 1}")
+                    new += [s_, c_]
+                else:
+                    new.append(pipe.comb(lambda *vs: csa(*vs)[0], *tvs, shape=hi - lo, name=f"{n}_c{k + 1}"))
+            new += [states[ti][i] for i in passed]
+            states[ti] = new
+        pipe.boundary(f"{n}.c{k + 1}")
+    # the final (at most) two words as full-width vectors
+    finals = []
+    for ti, t in enumerate(trees):
+        W = t.out_bits
+        spans = t.spans[-1]
+        ws = states[ti]
+        if W == 0 or not ws:
+            z = Timed(Const(0, max(W, 1)), pipe.stage)
+            finals.append((z, z))
+            continue
+        full = [pipe.wire(lambda v, sp=sp, W=W: _fit(v, sp[0], sp[1], 0, W), tv, shape=W, name=f"{n}_cs")
+                for tv, sp in zip(ws, spans)]
+        if len(full) == 1:
+            full.append(Timed(Const(0, W), pipe.stage))
+        finals.append(tuple(full))
+    chunks = max((len(t.chunks) for t in trees), default=0)
+    names = [f"{n}.a{k + 1}" for k in range(chunks)]
+    regs_after = [pipe.registers_at(nm) for nm in names]
+    sums = [[] for _ in trees]
+    carry = [None for _ in trees]
+    for k in range(chunks):
+        for ti, t in enumerate(trees):
+            if k >= len(t.chunks) or not (k == 0 or regs_after[k - 1]):
+                continue
+            j = k            # a group: this chunk and the following ones without a register between
+            while j + 1 < len(t.chunks) and not regs_after[j]:
+                j += 1
+            lo, hi = t.chunks[k][0], t.chunks[j][1]
+            x, y = finals[ti]
+            cin = carry[ti]
+            if cin is None:
+                s_ = pipe.comb(lambda u, v, lo=lo, hi=hi: u[lo:hi] + v[lo:hi], x, y, shape=hi - lo + 1,
+                               name=f"{n}_a{k + 1}")
+            else:
+                s_ = pipe.comb(lambda u, v, c, lo=lo, hi=hi: (Cat(c, u[lo:hi]) + Cat(c, v[lo:hi]))[1:],
+                               x, y, cin, shape=hi - lo + 1, name=f"{n}_a{k + 1}")
+            sums[ti].append((lo, hi, s_))
+            carry[ti] = pipe.wire(lambda v, w=hi - lo: v[w], s_, shape=1, name=f"{n}_cy{k + 1}")
+        pipe.boundary(names[k])
+    out = []
+    for ti, t in enumerate(trees):
+        x, y = finals[ti]
+        W = t.out_bits
+        if t.carry_save:
+            out.append((x, y))
+            continue
+        if W == 0:
+            out.append(Timed(Const(0, 1), pipe.stage))
+            continue
+        lo = t.cpa_lo if sums[ti] else W
+
+        def join(u, v, *ss, lo=lo, spans=[(a, b) for a, b, _ in sums[ti]]):
+            pieces = [(u | v)[:lo]] if lo else []       # below the adder at most one word has bits
+            for (a, b), sv in zip(spans, ss):
+                pieces.append(sv[:b - a])
+            return Cat(*pieces)
+        out.append(pipe.wire(join, x, y, *[s_ for _, _, s_ in sums[ti]], shape=W, name=f"{n}_sum"))
     return out
 
 
 class SumPlan:
     """Plan of one or more sums of shifted, signed rows (shift-add constant multipliers), reduced
-    in lockstep adder trees, modulo 2^out_bits.
+    in lockstep compressor trees, modulo 2^out_bits.
 
     Parameters
     ----------
     row_sets : list of lists of (offset, width, sign): one list per tree (e.g. one per prime);
         every row of a tree is a value < 2^width passed to :meth:`build`
     out_bits : int    results are modulo 2^out_bits (exact when the true sum is in [0, 2^out_bits))
-    name : str        segment names ``{name}.t1`` ... (one per adder level of the deepest tree)
+    name : str        segment names ``{name}.c1`` ... (compressor levels of the deepest tree) and
+                      ``{name}.a1`` ... (chunks of the carry-propagate adders)
+    chunk_bits : int  chunk size of the adders (default ``CHUNK_BITS``)
     """
 
-    def __init__(self, row_sets, out_bits: int, name: str = "sum"):
+    def __init__(self, row_sets, out_bits: int, name: str = "sum", chunk_bits=None):
         self.out_bits, self.name = out_bits, name
+        self.chunk_bits = CHUNK_BITS if chunk_bits is None else check_int(chunk_bits, "chunk_bits", 4, 512)
         self.trees = []
         for specs in row_sets:
             rows = [RowSpec(o, w, s, ("src", k)) for k, (o, w, s) in enumerate(specs)]
-            self.trees.append(tree_plan(rows, out_bits))
-        depth = max(len(t[3]) for t in self.trees)
-        self.segments = []
-        for k in range(depth):
-            width = max(max(t[3][k][1]) for t in self.trees if k < len(t[3]))
-            self.segments.append(Segment(f"{name}.t{k + 1}", add_delay(width)))
+            self.trees.append(CompressorPlan(rows, out_bits, self.chunk_bits))
+        self.segments = _tree_segments(name, self.trees)
         self.tiles = 0
 
     def build(self, pipe, row_values) -> list:
         """``row_values``: per tree, the Timed values of its rows (in spec order).  Returns per tree
         a Timed value of ``out_bits`` bits (the sum modulo 2^out_bits)."""
-        trees = []
-        for (rows, words, nodes, levels), vals in zip(self.trees, row_values):
-            by_key = [vals[r.key[1]] for r in rows]
-            trees.append((rows, words, nodes, levels, by_key))
-        outs = _emit_trees(pipe, self.name, trees, self.out_bits)
-        return [pipe.comb(lambda v, s=s, o=o: _place(v, s, o), tv, shape=self.out_bits, name=f"{self.name}_r")
-                for s, o, tv in outs]
+        vals = []
+        for t, rv in zip(self.trees, row_values):
+            vals.append([rv[r.key[1]] for r in t.rows])
+        outs = _emit_trees(pipe, self.name, self.trees, vals)
+        return [pipe.wire(lambda v: v, tv, shape=self.out_bits, name=f"{self.name}_r") for tv in outs]
 
 
 def _as_tuple(x):
     return x if isinstance(x, tuple) else (x,)
-
-
-def _node_shape(lo, hi):
-    return signed(_bits(lo, hi)) if lo < 0 else unsigned(_bits(lo, hi))
 
 
 class Multiplier(wiring.Component):
@@ -559,6 +844,8 @@ class Multiplier(wiring.Component):
     signed : bool            two's complement operands and result
     lut_bits : int or None   partial products whose narrower operand has at most this many bits
                              use LUT rows instead of a DSP (default 4 on ecp5/xilinx, 0 generic)
+    dsp : str                "infer" (default), "primitive" or "model" (see :class:`MulPlan`)
+    chunk_bits : int or None chunk size of the final carry-propagate adder (default ``CHUNK_BITS``)
 
     Members
     -------
@@ -575,9 +862,10 @@ class Multiplier(wiring.Component):
 
     @quiet_on_error
     def __init__(self, a_width, b_width, *, target="ecp5", karatsuba=False, part="full", part_bits=None,
-                 latency=None, signed=False, lut_bits=None):
+                 latency=None, signed=False, lut_bits=None, dsp="infer", chunk_bits=None):
         self.plan = MulPlan(a_width, b_width, target=target, karatsuba=karatsuba, part=part,
-                            part_bits=part_bits, signed=signed, lut_bits=lut_bits)
+                            part_bits=part_bits, signed=signed, lut_bits=lut_bits, dsp=dsp,
+                            chunk_bits=chunk_bits)
         self.segments = self.plan.segments
         self.min_latency = sum(s.required for s in self.segments)
         self.latency = check_latency(latency, self.min_latency)

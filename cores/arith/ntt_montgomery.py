@@ -35,6 +35,7 @@ class NttMontgomeryMul(ModMulBase):
     negated : bool                QInv = -q^-1 (t = (x + m*q)/R, subtract q if >= q) instead of the
                                   paper's q^-1 (t = (x - m*q)/R, add q if negative)
     target, karatsuba             multiplier tiles of a*b
+    dsp : str                     "infer" | "primitive" | "model" (ecp5 MULT18X18D primitives)
 
     Datapath (names = the model's trace keys, each a probe, modulo 2^(probe width)):
       1. ``x = a*b`` (multiplier "x"); ``t_lo = x mod R``
@@ -54,12 +55,12 @@ class NttMontgomeryMul(ModMulBase):
 
     @quiet_on_error
     def __init__(self, moduli, log_n, width, latency=None, *, r_bits=None, max_kk_terms=3, negated=False,
-                 target="ecp5", karatsuba=False):
+                 target="ecp5", karatsuba=False, dsp="infer"):
         self.log_n = check_int(log_n, "log_n", 1, 17)
         if negated not in (True, False):
             raise ParameterError("negated", negated, "True or False")
         self.negated, self._r_bits, self.max_kk_terms = negated, r_bits, max_kk_terms
-        self._setup(moduli, width, latency, target, karatsuba)
+        self._setup(moduli, width, latency, target, karatsuba, dsp)
 
     def _plan(self):
         self.models = tuple(NttFriendlyMontgomery(q, self.log_n, self.width, r_bits=self._r_bits,
@@ -69,7 +70,7 @@ class NttMontgomeryMul(ModMulBase):
         if self._r_bits is None and any(m.r_bits != r for m in self.models):
             raise ParameterError("r_bits", self._r_bits, "one R for all moduli")
         self.kq = kq = max(q.bit_length() for q in self.moduli)
-        self.mul_x = MulPlan(kq, kq, name="x", target=self.target, karatsuba=self.karatsuba)
+        self.mul_x = MulPlan(kq, kq, name="x", target=self.target, karatsuba=self.karatsuba, dsp=self.dsp)
         self.net_m = SumPlan([[(p, r - p, s) for s, p in m.qinv_terms] for m in self.models], r, name="m")
         self.mq_bits = r + kq
         self.net_mq = SumPlan([[(p, r, s) for s, p in m.q_terms] for m in self.models], self.mq_bits, name="mq")

@@ -32,26 +32,65 @@ from hhe_gen.params.errors import ParameterError
 
 from .constants import quiet_on_error
 
-__all__ = ["DELAY", "Segment", "schedule", "Timed", "Pipe", "StreamPipeline", "check_latency"]
+__all__ = ["DELAY", "Segment", "schedule", "stage_delays", "Timed", "Pipe", "StreamPipeline", "check_latency",
+           "add_delay", "chunk_costs", "dsp_costs"]
 
 
-# -- delay model (ns, rough ECP5-85 speed grade 6 figures incl. local routing) ---------------------
-# Calibrated on one measurement (yowasp nextpnr-ecp5, 85k, seed 1): a 57-bit subtract, a select,
-# another 57-bit subtract and a select between registers took 12.4 ns (6.8 ns logic in 115 carry
-# levels, 5.6 ns routing), i.e. about 1.5 + 0.07 * n ns per n-bit adder with its routing.
+# -- delay model (ns, ECP5-85 speed grade 6 as nextpnr-ecp5 times it) -------------------------------
+# Measured with yowasp nextpnr-ecp5 (85k, seed 1) on register-to-register paths: flip-flop clk->Q
+# 0.53, one routed net 1.2 .. 1.5, a LUT4 about 0.4, a CCU2C carry chain 0.45 to enter + 0.071 per
+# two bits + 0.40 to leave, a MULT18X18D A->P 3.93 combinational, 3.49 setup when its output
+# register is used (REG_OUTPUT) and 3.86 clk->P when its input registers are used (REG_INPUTA/B).
+# A segment's delay counts its input routing and its logic; the clk->Q of the register that starts
+# a stage and the routing into the register that ends it are the same for every stage and are
+# left out.  The delays only steer where registers go; they never change a cycle count.
 DELAY = {
     "io": 1.0,          # routing into / out of the unit (charged to the first and the last stage)
-    "tile": 6.0,        # one MULT18X18D / DSP48E1 used combinationally, with its routing
-    "gate": 0.6,        # AND-gated rows of a LUT product, slicing, wiring
-    "mux": 0.7,         # a 2:1 select
-    "add_base": 1.5,    # an adder of n bits costs add_base + add_bit * n (carry chain + routing)
-    "add_bit": 0.07,
+    "route": 1.3,       # one routed net
+    "lut": 0.4,         # one LUT4 level
+    "carry_in": 0.45,   # entering a CCU2C carry chain
+    "carry_out": 0.4,   # leaving it (sum output)
+    "carry_bit": 0.0355,  # per bit of carry chain
+    "dsp": 3.93,        # MULT18X18D A/B -> P, combinational
+    "dsp_setup": 3.49,  # A/B setup of a MULT18X18D whose output register is used
+    "dsp_clk_p": 3.33,  # clk->P of a MULT18X18D with input registers, minus a flip-flop's clk->Q
+    "clk_q": 0.53,
+    # derived figures (kept for the callers that compose their own segments)
+    "tile": 1.3 + 3.93,     # a DSP tile used combinationally, with its input routing
+    "gate": 1.3 + 0.4,      # AND-gated rows of a LUT product, a compressor level, slicing
+    "mux": 1.3 + 0.4,       # a 2:1 select (its own LUT level)
+    "add_base": 1.3 + 0.45 + 0.4,   # an adder of n bits costs add_base + add_bit * n
+    "add_bit": 0.0355,
 }
 
 
 def add_delay(bits: int) -> float:
-    """Estimated delay of a ``bits``-wide carry-chain adder."""
+    """Estimated delay of a ``bits``-wide carry-chain adder (with its input routing)."""
     return DELAY["add_base"] + DELAY["add_bit"] * max(bits, 1)
+
+
+def chunk_costs(bits: int, first: bool, last: bool) -> dict:
+    """``delay``/``head``/``tail``/``alone`` of one chunk of a carry chain split into chunks (see
+    :class:`Segment`): a chunk that starts a stage (a register before it holds the carry) restarts
+    the chain (routing + entry), one that ends a stage leaves it (exit); the first chunk always
+    enters, the last always leaves."""
+    body = DELAY["carry_bit"] * max(bits, 1)
+    enter = DELAY["route"] + DELAY["carry_in"]
+    leave = DELAY["carry_out"]
+    mid = body + (enter if first else 0.0) + (leave if last else 0.0)
+    head = body + enter + (leave if last else 0.0)
+    tail = body + (enter if first else 0.0) + leave
+    return {"delay": mid, "head": head, "tail": tail, "alone": body + enter + leave}
+
+
+def dsp_costs(primitive: bool) -> dict:
+    """Costs of a segment of DSP tiles: combinational (inferred ``*``) or a MULT18X18D primitive
+    whose input registers absorb a register right before the segment (``head``) and whose output
+    register absorbs the one right after it (``tail``)."""
+    comb = DELAY["route"] + DELAY["dsp"]
+    if not primitive:
+        return {"delay": comb, "head": comb, "tail": comb, "alone": comb}
+    return {"delay": comb, "head": DELAY["dsp_clk_p"], "tail": DELAY["dsp_setup"], "alone": 0.5}
 
 
 @dataclass(frozen=True)
@@ -61,12 +100,52 @@ class Segment:
     Members
     -------
     name : str        the boundary after this segment is called ``name`` (unique within a unit)
-    delay : float     estimated delay in ns (:data:`DELAY`)
+    delay : float     estimated delay in ns (:data:`DELAY`) inside a stage
     required : bool   the boundary after this segment must hold a register (e.g. after DSP tiles)
+    head : float or None    delay when a register sits right before it (it starts a stage);
+                            None = ``delay``.  A carry chunk restarts its chain there; a DSP
+                            primitive's input registers absorb that register.
+    tail : float or None    delay when a register sits right after it (it ends a stage); None =
+                            ``delay``
+    alone : float or None   delay when both (the segment is a stage of its own); None =
+                            head + tail - delay
     """
     name: str
     delay: float
     required: bool = False
+    head: float | None = None
+    tail: float | None = None
+    alone: float | None = None
+
+    def cost(self, first: bool, last: bool) -> float:
+        """The delay of this segment as the first and/or last one of a stage."""
+        head = self.delay if self.head is None else self.head
+        tail = self.delay if self.tail is None else self.tail
+        if first and last:
+            return head + tail - self.delay if self.alone is None else self.alone
+        if first:
+            return head
+        if last:
+            return tail
+        return self.delay
+
+
+def stage_delays(segments, counts, io_delay: float | None = None) -> list[float]:
+    """Estimated delay of every stage of a segment chain with ``counts`` registers at its
+    boundaries (what :func:`schedule` minimises; first and last stage include ``io_delay``)."""
+    io = DELAY["io"] if io_delay is None else io_delay
+    out, cur, start = [], io, False
+    if counts[0]:
+        out.append(cur)
+        cur, start = 0.0, True
+    for seg, c in zip(segments, counts[1:]):
+        cur += seg.cost(start, bool(c))
+        start = False
+        if c:
+            out.append(cur)
+            cur, start = 0.0, True
+    out.append(cur + io)
+    return out
 
 
 def check_latency(latency, minimum: int, name: str = "latency") -> int:
@@ -104,7 +183,9 @@ def schedule(segments, latency: int, *, io_delay: float | None = None) -> list[i
         counts = [1] * (n + 1)
         counts[-1] += latency - (n + 1)
         return counts
-    # boundary positions 0..n; delay between boundaries i < j = sum(segments[i:j]) (+ io at the ends)
+    # boundary positions 0..n; delay between boundaries i < j = the segments i .. j-1 (the first one
+    # with its ``head`` cost when a register sits at boundary i, the last one with its ``tail``
+    # cost when one sits at boundary j), plus io at the ends of the unit
     prefix = [0.0]
     for s in segments:
         prefix.append(prefix[-1] + s.delay)
@@ -113,6 +194,13 @@ def schedule(segments, latency: int, *, io_delay: float | None = None) -> list[i
         lo = 0 if i < 0 else i
         hi = n if j > n else j
         d = prefix[hi] - prefix[lo]
+        if hi > lo:
+            first, last = i >= 0, j <= n
+            if hi - lo == 1:
+                d += segments[lo].cost(first, last) - segments[lo].delay
+            else:
+                d += segments[lo].cost(first, False) - segments[lo].delay
+                d += segments[hi - 1].cost(False, last) - segments[hi - 1].delay
         if i < 0:
             d += io
         if j > n:
@@ -227,6 +315,56 @@ class Pipe:
         """``tv`` at the current stage."""
         return self.delay(tv, self.stage)
 
+    def registers_before(self) -> int:
+        """Registers at the boundary right before the current segment."""
+        return self.counts[self.index]
+
+    def registers_after(self) -> int:
+        """Registers at the boundary right after the current segment."""
+        return self.counts[self.index + 1]
+
+    def registers_at(self, name: str) -> int:
+        """Registers at boundary ``name`` ("in" = the input boundary)."""
+        if name == "in":
+            return self.counts[0]
+        names = [sg.name for sg in self.segments]
+        return self.counts[names.index(name) + 1]
+
+    def earlier(self, tv: Timed):
+        """``tv`` one stage before the current one, when the register between that stage and the
+        current one is at the boundary right before the current segment (a DSP primitive's input
+        register can then take its place); else None."""
+        if self.registers_before() < 1 or tv.stage > self.stage - 1:
+            return None
+        return self.delay(tv, self.stage - 1)
+
+    def wire(self, fn, *tvs, shape=None, name=None, probe=False) -> Timed:
+        """A new signal = fn(*values) at the latest stage of its inputs (not the current one):
+        for slicing and wiring, which add no delay (a later consumer then finds the value one
+        register earlier, e.g. for a DSP primitive's input register)."""
+        stage = max((tv.stage for tv in tvs), default=self.stage)
+        vals = [self.delay(tv, stage) for tv in tvs]
+        expr = Value.cast(fn(*vals)) if callable(fn) else Value.cast(fn)
+        sig = Signal(expr.shape() if shape is None else shape, name=self._name(name))
+        self.m.d.comb += sig.eq(expr)
+        tv = Timed(sig, stage)
+        self.named.setdefault(name, []).append(tv)
+        if probe:
+            self.probes[name] = (sig, stage)
+        return tv
+
+    def comb_multi(self, fn, *tvs, shapes, name=None) -> list:
+        """Several new signals at the current stage: ``fn(*values)`` returns one expression per
+        entry of ``shapes``."""
+        vals = [self.now(tv) for tv in tvs]
+        exprs = fn(*vals)
+        out = []
+        for k, (e, sh) in enumerate(zip(exprs, shapes)):
+            sig = Signal(sh, name=self._name(f"{name}_{k}" if name else None))
+            self.m.d.comb += sig.eq(e)
+            out.append(Timed(sig, self.stage))
+        return out
+
     def comb(self, fn, *tvs, shape=None, name=None, probe=False) -> Timed:
         """A new signal at the current stage = fn(*values of tvs at the current stage)."""
         vals = [self.now(tv) for tv in tvs]
@@ -240,7 +378,10 @@ class Pipe:
         return tv
 
     def table(self, rows, width: int, name: str) -> Timed:
-        """Per-prime constant ``rows[sel]`` at the current stage (registered when stage > 0)."""
+        """Per-prime constant ``rows[sel]`` for the current stage: at stage > 0 the lookup is done
+        one stage earlier (from the delayed prime index) so that the value used here comes out of
+        a register (the returned value is the lookup, one stage early; using it at the current
+        stage registers it; a DSP primitive's input register can take that place)."""
         rows = list(rows)
         if len(rows) == 1 or self.sel is None:
             return Timed(Const(rows[0], width), self.stage)
@@ -248,9 +389,9 @@ class Pipe:
         if self.stage == 0:
             return self.comb(lambda s: consts[s], self.sel, shape=width, name=name)
         sel = self.delay(self.sel, self.stage - 1)
-        reg = Signal(width, name=self._name(name), reset_less=True)
-        self._sync.append(reg.eq(consts[sel]))
-        return Timed(reg, self.stage)
+        sig = Signal(width, name=self._name(name))
+        self.m.d.comb += sig.eq(consts[sel])
+        return Timed(sig, self.stage - 1)
 
     def select(self, tvs, name: str, probe: bool = False) -> Timed:
         """``tvs[sel]`` at the current stage (per-prime results of parallel networks)."""
@@ -271,9 +412,16 @@ class Pipe:
         self.index += 1
         n = self.counts[self.index]
         new_stage = self.stage + n
-        out = tuple(Timed(self.delay(Timed(self.now(tv), self.stage), new_stage), new_stage) for tv in tvs)
+        out = []
+        for tv in tvs:
+            if tv.stage > self.stage:           # registered inside the segment (a DSP primitive)
+                if tv.stage > new_stage:
+                    raise AssertionError(f"value of stage {tv.stage} at boundary {name!r} (stage {new_stage})")
+                out.append(Timed(self.delay(tv, new_stage), new_stage))
+            else:
+                out.append(Timed(self.delay(Timed(self.now(tv), self.stage), new_stage), new_stage))
         self.stage = new_stage
-        return out[0] if len(out) == 1 else out
+        return out[0] if len(out) == 1 else tuple(out)
 
     def output(self, tv: Timed) -> Value:
         """The unit's result (all segments must be finished)."""

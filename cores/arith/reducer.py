@@ -9,6 +9,7 @@ from amaranth.lib.wiring import In, Out
 from hhe_gen.params.errors import ParameterError
 
 from .constants import check_moduli, check_target, check_width, sel_shape
+from .multiplier import check_dsp
 from .pipeline import DELAY, Pipe, Segment, add_delay, check_latency, schedule
 
 __all__ = ["ModMulBase", "correction_segments", "barrett_tail_segments"]
@@ -38,6 +39,8 @@ class ModMulBase(wiring.Component):
     models : tuple            golden models (``hhe_gen.models.modarith``), one per prime
     latency : int             register stages; ``min_latency`` <= latency
     ii : int                  1
+    dsp : str                 how DSP tiles are built: "infer" | "primitive" | "model" (see
+                              :class:`~hhe_gen.cores.arith.multiplier.MulPlan`)
     tiles : int               DSP-sized partial products of all multipliers
     segments, counts          the datapath chain and the registers at each boundary
     probes : dict             after elaboration: trace name -> (signal, stage)
@@ -46,13 +49,14 @@ class ModMulBase(wiring.Component):
     kind = None
     montgomery = False
 
-    def _setup(self, moduli, width, latency, target, karatsuba):
+    def _setup(self, moduli, width, latency, target, karatsuba, dsp="infer"):
         self.width = check_width(width)
         self.moduli = check_moduli(moduli, width)
         self.target = check_target(target)
         if karatsuba not in (True, False):
             raise ParameterError("karatsuba", karatsuba, "True or False")
         self.karatsuba = karatsuba
+        self.dsp = check_dsp(dsp, self.target)
         self._plan()
         self.min_latency = sum(s.required for s in self.segments)
         self.latency = check_latency(latency, self.min_latency)

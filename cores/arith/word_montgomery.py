@@ -25,6 +25,7 @@ class WordMontgomeryMul(ModMulBase):
     word_bits : int               w, 1 .. width-1 (18 or 17 fill an ECP5 / Xilinx tile)
     latency : int or None         register stages, >= 1 + (word steps whose product uses tiles)
     target, karatsuba             multiplier tiles (karatsuba applies to a*b)
+    dsp : str                     "infer" | "primitive" | "model" (ecp5 MULT18X18D primitives)
 
     Datapath (names = the model's trace keys, each a probe, modulo 2^(probe width)):
       ``x = a*b`` (multiplier "x"), ``t0 = x``; for i = 0 .. L-1:
@@ -40,9 +41,9 @@ class WordMontgomeryMul(ModMulBase):
     kind = "montgomery"
 
     @quiet_on_error
-    def __init__(self, moduli, width, word_bits, latency=None, *, target="ecp5", karatsuba=False):
+    def __init__(self, moduli, width, word_bits, latency=None, *, target="ecp5", karatsuba=False, dsp="infer"):
         self.word_bits = check_int(word_bits, "word_bits", 1, 63)
-        self._setup(moduli, width, latency, target, karatsuba)
+        self._setup(moduli, width, latency, target, karatsuba, dsp)
 
     def _plan(self):
         w = self.word_bits
@@ -53,7 +54,7 @@ class WordMontgomeryMul(ModMulBase):
         qmax = max(self.moduli)
         self.t_bits = [max(((qmax - 1) ** 2 >> (w * i)) + qmax, 1).bit_length() for i in range(self.words + 1)]
         self.t_bits[0] = 2 * kq
-        kw = dict(target=self.target)
+        kw = dict(target=self.target, dsp=self.dsp)
         self.mul_x = MulPlan(kq, kq, name="x", karatsuba=self.karatsuba, **kw)
         plans, segs = [self.mul_x], list(self.mul_x.segments)
         self.steps = []

@@ -111,3 +111,149 @@ def test_multiplier_many_widths_slow(target):
                     _check(wa, wb, 20, seed=wa * 100 + wb, target=target, karatsuba=kara, part=part,
                            part_bits=pb, latency=_min_latency(wa, wb, target=target, karatsuba=kara, part=part,
                                                               part_bits=pb) + 1)
+
+
+# -- carry-save trees and split (chunked) adders -------------------------------------------------------
+from amaranth.back import rtlil                                          # noqa: E402
+from amaranth.hdl import Module                                          # noqa: E402
+from amaranth.lib import wiring                                          # noqa: E402
+from amaranth.lib.wiring import In, Out                                  # noqa: E402
+
+from hhe_gen.cores.arith.multiplier import CompressorPlan, SumPlan       # noqa: E402
+from hhe_gen.cores.arith.pipeline import Pipe, schedule                  # noqa: E402
+
+
+class SumUnit(wiring.Component):
+    """Test harness: a SumPlan over ports r0, r1 ... (rows (offset, width, sign)), ``latency``
+    registers placed by the scheduler; p = the sum modulo 2^out_bits."""
+
+    def __init__(self, rows, out_bits, latency, chunk_bits=None):
+        self.plan = SumPlan([rows], out_bits, name="s", chunk_bits=chunk_bits)
+        self.segments = self.plan.segments
+        self.counts = schedule(self.segments, latency)
+        self.latency = latency
+        self.rows = rows
+        ports = {f"r{i}": In(w) for i, (_, w, _) in enumerate(rows)}
+        ports.update({"en": In(1), "p": Out(out_bits)})
+        super().__init__(ports)
+
+    def elaborate(self, platform):
+        m = Module()
+        pipe = Pipe(m, self.en, self.segments, self.counts)
+        vals = [pipe.input(getattr(self, f"r{i}")) for i in range(len(self.rows))]
+        out = self.plan.build(pipe, [vals])[0]
+        m.d.comb += self.p.eq(pipe.output(out))
+        return m
+
+
+def _sum_reference(rows, vals, out_bits):
+    return sum(s * v << o for (o, _, s), v in zip(rows, vals)) % (1 << out_bits)
+
+
+ROW_SETS = [
+    ([(0, 20, 1), (5, 20, 1), (9, 12, -1), (30, 10, 1)], 44),
+    ([(0, 36, 1), (18, 36, 1), (18, 36, 1), (36, 36, 1), (36, 36, 1), (36, 36, 1), (54, 36, 1), (72, 36, 1)], 108),
+    ([(0, 17, -1), (3, 9, -1), (0, 30, 1), (12, 1, 1), (29, 3, -1)], 31),
+    ([(0, 64, 1), (0, 64, 1)], 64),                  # two rows: no compressor level
+    ([(4, 7, 1)], 20),                               # one row: no adder at all
+]
+
+
+@pytest.mark.parametrize("case", range(len(ROW_SETS)))
+def test_sum_plan_exact_at_every_latency(case):
+    """Bit-exact sums (signed rows, constants of the negative rows, rows cut at out_bits) with the
+    registers wherever the scheduler puts them, including between the chunks of the adder (small
+    chunks: a carry crosses a register); every result exactly ``latency`` enabled cycles late."""
+    rows, out_bits = ROW_SETS[case]
+    rng = random.Random(case)
+    vecs = []
+    for _ in range(14):
+        vecs.append({f"r{i}": rng.choice([0, (1 << w) - 1, rng.getrandbits(w)]) for i, (_, w, _) in enumerate(rows)})
+    probe = SumUnit(rows, out_bits, 0, chunk_bits=8)
+    probe._MustUse__silence = True
+    n_seg = len(probe.segments)
+    split_seen = False
+    for latency in sorted({0, 1, 2, n_seg // 2, n_seg, n_seg + 2}):
+        dut = SumUnit(rows, out_bits, latency, chunk_bits=8)
+        run = run_unit(dut, vecs, en_gaps=latency)
+        want = [_sum_reference(rows, [v[f"r{i}"] for i in range(len(rows))], out_bits) for v in vecs]
+        assert run.outputs == want, (latency, dut.counts)
+        names = [s.name for s in dut.segments]
+        chunk_regs = [dut.counts[i + 1] for i, nm in enumerate(names) if nm.startswith("s.a")][:-1]
+        split_seen |= any(chunk_regs)
+    if case in (0, 1, 3):
+        assert split_seen, "no register ever went between two adder chunks"
+
+
+def test_compressor_levels_and_chunks():
+    # n fully overlapping words: 3:2 levels n -> 2*(n//3) + n%3 until two are left
+    for n, levels in [(2, 0), (3, 1), (4, 2), (5, 3), (6, 3), (9, 4), (13, 5)]:
+        plan = CompressorPlan([multiplier_row(0, 40) for _ in range(n)], 48)
+        assert plan.levels == levels, n
+    # rows that do not overlap are concatenated into one word: no level
+    plan = CompressorPlan([multiplier_row(0, 10), multiplier_row(10, 10), multiplier_row(25, 5)], 40)
+    assert plan.levels == 0 and plan.chunks == []
+    # the adder starts at the first column where two words have bits and is cut into chunks
+    plan = CompressorPlan([multiplier_row(0, 36), multiplier_row(18, 36), multiplier_row(36, 36)], 72, chunk_bits=20)
+    assert plan.levels == 0 and plan.cpa_lo == 18 and plan.chunks == [(18, 36), (36, 54), (54, 72)]
+    plan = CompressorPlan([multiplier_row(0, 36), multiplier_row(18, 36), multiplier_row(30, 36)], 72)
+    assert plan.levels == 1 and plan.cpa_lo == 19 and len(plan.chunks) == 2
+
+
+def multiplier_row(offset, width, sign=1):
+    from hhe_gen.cores.arith.multiplier import RowSpec
+    return RowSpec(offset, width, sign, ("src", 0))
+
+
+# -- DSP primitives (ecp5 MULT18X18D with their registers) ----------------------------------------------
+@pytest.mark.parametrize("karatsuba", [False, True])
+def test_dsp_model_equals_product(karatsuba):
+    """dsp="model": the MULT18X18D wiring (input registers taking the register before the tiles,
+    output register taking the one after them) with an Amaranth model of the primitive."""
+    for k, (wa, wb) in enumerate([(18, 18), (36, 36), (54, 54), (55, 10), (61, 64)]):
+        low = MulPlan(wa, wb, karatsuba=karatsuba, dsp="model")
+        base = sum(s.required for s in low.segments)
+        for extra in (0, 1, 3, 6):
+            dut = _check(wa, wb, 8, seed=k * 10 + extra, karatsuba=karatsuba, dsp="model", latency=base + extra)
+            assert dut.tiles == low.tiles
+
+
+def _primitive_cells(dut):
+    text = rtlil.convert(dut)
+    cells = text.count("cell \\MULT18X18D ")
+    reg_in = text.count('REG_INPUTA_CLK "CLK0"')
+    reg_out = text.count('REG_OUTPUT_CLK "CLK0"')
+    return text, cells, reg_in, reg_out
+
+
+def test_dsp_primitive_instances():
+    # register after the tiles only: output registers; with a register before them too: input ones
+    dut = Multiplier(54, 54, dsp="primitive", latency=1)
+    text, cells, reg_in, reg_out = _primitive_cells(dut)
+    assert (cells, reg_in, reg_out) == (9, 0, 9) and "$mul" not in text
+    dut = Multiplier(54, 54, dsp="primitive", latency=8)
+    assert dut.counts[0] >= 1          # the schedule put a register at the input: absorbed
+    text, cells, reg_in, reg_out = _primitive_cells(dut)
+    assert (cells, reg_in, reg_out) == (9, 9, 9) and "$mul" not in text
+    # the same unit with dsp="infer" multiplies with '*' (one per tile)
+    assert rtlil.convert(Multiplier(54, 54, latency=8)).count("$mul") == 9
+
+
+def test_dsp_bad_parameters():
+    with pytest.raises(ParameterError, match="dsp"):
+        Multiplier(20, 20, dsp="primitive", target="xilinx")
+    with pytest.raises(ParameterError, match="dsp"):
+        Multiplier(20, 20, dsp="hard")
+    with pytest.raises(ParameterError, match="part"):
+        MulPlan(20, 20, carry_save=True)
+
+
+@pytest.mark.toolchain
+def test_dsp_primitive_synthesis():
+    """Yosys maps the primitive version to the same MULT18X18D count with fewer flip-flops (the
+    registers around the tiles live inside the DSP blocks)."""
+    from hhe_gen.synth import synth_ecp5
+    prim = synth_ecp5(Multiplier(36, 36, dsp="primitive", latency=4), name="mul36_prim")
+    infer = synth_ecp5(Multiplier(36, 36, latency=4), name="mul36_infer")
+    assert prim["MULT18X18D"] == infer["MULT18X18D"] == 4
+    assert prim["FF"] < infer["FF"]
