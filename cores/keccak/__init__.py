@@ -30,11 +30,11 @@ State encoding: a 1600-bit value whose byte ``b`` (bits ``8b .. 8b+7``) is byte 
 from .permutation import (LANE_BITS, ROUNDS_PER_CYCLE, STATE_BITS, KeccakF1600, KeccakRounds,
                           check_rounds_per_cycle, keccak_round_hw, state_lanes)
 from .xof import (BEAT_BYTES, RATES, VARIANTS, Phase, ShakeXof, absorb_layout,
-                  byte_stream_signature)
+                  byte_stream_signature, squeeze_bytes_per_cycle)
 
 __all__ = [
     "KeccakF1600", "KeccakRounds", "keccak_round_hw", "state_lanes", "check_rounds_per_cycle",
     "ROUNDS_PER_CYCLE", "STATE_BITS", "LANE_BITS",
-    "ShakeXof", "Phase", "absorb_layout", "byte_stream_signature", "BEAT_BYTES", "RATES",
-    "VARIANTS",
+    "ShakeXof", "Phase", "absorb_layout", "byte_stream_signature", "squeeze_bytes_per_cycle",
+    "BEAT_BYTES", "RATES", "VARIANTS",
 ]

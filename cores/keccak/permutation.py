@@ -223,7 +223,9 @@ class KeccakF1600(wiring.Component):
         state = Signal(STATE_BITS)
         busy = Signal()
         done = Signal()
-        step = Signal(range(steps))  # 0 whenever idle, so a new input starts at round 0
+        # 0 whenever idle, so a new input starts at round 0 (one bit at least: no zero-width
+        # register in the Verilog export)
+        step = Signal(range(max(steps, 2)))
 
         take_in = self.i_stream.valid & self.i_stream.ready
         m.d.comb += [

@@ -14,7 +14,7 @@ from hhe_gen.params.errors import ParameterError
 from .permutation import NUM_ROUNDS, STATE_BITS, KeccakRounds, check_rounds_per_cycle
 
 __all__ = ["BEAT_BYTES", "VARIANTS", "RATES", "Phase", "absorb_layout", "byte_stream_signature",
-           "ShakeXof"]
+           "squeeze_bytes_per_cycle", "ShakeXof"]
 
 #: Allowed byte-stream widths W (bytes per beat); each divides both rates (136 and 168).
 BEAT_BYTES: tuple[int, ...] = (1, 2, 4, 8)
@@ -48,6 +48,16 @@ def absorb_layout(beat_bytes: int) -> data.StructLayout:
     """
     w = check_beat_bytes(beat_bytes)
     return data.StructLayout({"data": 8 * w, "last": 1, "nbytes": range(w + 1)})
+
+
+def squeeze_bytes_per_cycle(variant: int, beat_bytes: int, rounds_per_cycle: int) -> float:
+    """Steady-state squeeze (and long-message absorb) rate of :class:`ShakeXof`, bytes per cycle:
+    ``R / (R/W + 24/k)`` (R/W beats at one per cycle, then a permutation of 24/k cycles)."""
+    if variant not in RATES:
+        raise ParameterError("variant", variant, "128 or 256")
+    w = check_beat_bytes(beat_bytes)
+    n = NUM_ROUNDS // check_rounds_per_cycle(rounds_per_cycle)
+    return RATES[variant] / (RATES[variant] // w + n)
 
 
 class Phase(enum.Enum, shape=3):
@@ -136,9 +146,10 @@ class ShakeXof(wiring.Component):
         self.state = Signal(STATE_BITS)
         self.phase = Signal(Phase)
         self.pos = Signal(range(self.slots))
-        self.step = Signal(range(self.perm_cycles))
+        # (at least one bit each: a zero-width register exports as "[-1:0]" in Verilog)
+        self.step = Signal(range(max(self.perm_cycles, 2)))
         self.first = Signal(init=1)
-        self.npad = Signal(range(w))
+        self.npad = Signal(range(max(w, 2)))
         self.is256 = Signal(init=1 if variant == 256 else 0)
 
     def rate(self, variant: int) -> int:
@@ -147,8 +158,7 @@ class ShakeXof(wiring.Component):
 
     def squeeze_bytes_per_cycle(self, variant: int) -> float:
         """Steady-state squeeze throughput R / (R/W + 24/k) in bytes per cycle."""
-        r = RATES[variant]
-        return r / (r // self.beat_bytes + self.perm_cycles)
+        return squeeze_bytes_per_cycle(variant, self.beat_bytes, self.rounds_per_cycle)
 
     def elaborate(self, platform):
         m = Module()

@@ -12,7 +12,8 @@ import pytest
 from amaranth import unsigned
 from amaranth.sim import Simulator
 
-from hhe_gen.cores.keccak import RATES, Phase, ShakeXof, absorb_layout, byte_stream_signature
+from hhe_gen.cores.keccak import (RATES, Phase, ShakeXof, absorb_layout, byte_stream_signature,
+                                  squeeze_bytes_per_cycle)
 from hhe_gen.params.errors import ParameterError
 from hhe_gen.testing import run_stream
 
@@ -105,12 +106,11 @@ def test_matches_hashlib_with_exact_cycles(variant, w, k, length, n_out, empty_l
     assert unbeat(gappy.outputs, w) == want
 
 
-@pytest.mark.filterwarnings("ignore::amaranth.hdl.UnusedElaboratable")
 def test_squeeze_throughput_formula():
-    xof = ShakeXof(128, beat_bytes=8, rounds_per_cycle=24)
-    assert xof.squeeze_bytes_per_cycle(128) == 168 / 22
-    xof = ShakeXof(256, beat_bytes=1, rounds_per_cycle=1)
-    assert xof.squeeze_bytes_per_cycle(256) == 136 / 160
+    assert squeeze_bytes_per_cycle(128, 8, 24) == 168 / 22
+    assert squeeze_bytes_per_cycle(256, 1, 1) == 136 / 160
+    with pytest.raises(ParameterError):
+        squeeze_bytes_per_cycle(512, 8, 1)
 
 
 # -- cycle-by-cycle driver: restarts, invariants ------------------------------------------------
