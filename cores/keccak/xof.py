@@ -109,6 +109,11 @@ class ShakeXof(wiring.Component):
         1 for SHAKE256, 0 for SHAKE128; sampled with the first beat of each message and kept
         until the next restart.
 
+    Attributes
+    ----------
+    perm_cycles : int   n = 24/k, cycles per permutation
+    slots : int         beats per block of the largest rate the core handles (R/W)
+
     Observation members (not ports; for tests and formal harnesses): ``state`` (the 1600-bit
     register, byte b in bits 8b..8b+7), ``phase`` (:class:`Phase`), ``pos`` (beat slot in the
     block), ``step`` (group of k rounds), ``first`` (no beat taken yet in this message), ``is256``
@@ -151,10 +156,6 @@ class ShakeXof(wiring.Component):
         self.first = Signal(init=1)
         self.npad = Signal(range(max(w, 2)))
         self.is256 = Signal(init=1 if variant == 256 else 0)
-
-    def rate(self, variant: int) -> int:
-        """Rate in bytes of ``variant`` (128 or 256)."""
-        return RATES[variant]
 
     def squeeze_bytes_per_cycle(self, variant: int) -> float:
         """Steady-state squeeze throughput R / (R/W + 24/k) in bytes per cycle."""
