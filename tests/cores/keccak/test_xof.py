@@ -298,3 +298,20 @@ def test_bad_parameters(kwargs, name):
     with pytest.raises(ParameterError) as err:
         ShakeXof(**kwargs)
     assert err.value.name == name
+
+
+@pytest.mark.parametrize("w,k,variant", [(2, 6, 128), (4, 2, 256), (1, 3, 256), (8, 12, "both")])
+def test_random_lengths_and_chunkings(w, k, variant):
+    """Random message lengths and output lengths, one message after another (restart between),
+    random valid gaps and ready back-pressure."""
+    rng = random.Random(f"{w}-{k}-{variant}")
+    ops, want = [], []
+    for _ in range(4):
+        v = rng.choice((128, 256)) if variant == "both" else variant
+        msg = rng.randbytes(rng.randrange(0, 350))
+        beats = rng.randrange(1, 400 // w)
+        ops += [("msg", msg, v) if variant == "both" else ("msg", msg), ("take", beats),
+                ("restart",)]
+        want.append(HASHLIB[v](msg).digest(beats * w))
+    out, _ = drive(ShakeXof(variant, beat_bytes=w, rounds_per_cycle=k), ops, seed=rng.randrange(99))
+    assert out == want
