@@ -12,7 +12,12 @@ def _rtl(quick):
     return [p for p in prove.proofs(["arith"], quick=quick) if p.engine.startswith("sby")]
 
 
-@pytest.mark.parametrize("p", _rtl(True), ids=lambda p: p.name)
+# The bit-level reducer equivalence took 15 minutes on a loaded 2-core CI machine: it runs with
+# the full set (pytest -m slow, hhe-gen prove arith), not in the default run.
+_HEAVY = ("rtl-barrett-",)
+
+
+@pytest.mark.parametrize("p", [p for p in _rtl(True) if not p.name.startswith(_HEAVY)], ids=lambda p: p.name)
 def test_quick_rtl_proof(tmp_path, p):
     record = prove.run_proof(p, tmp_path, quick=True, timeout=900)
     assert record["ok"], f"{record['status']} (expected {p.expect}): {record['detail']}"
@@ -26,7 +31,8 @@ def test_quick_selection_has_mutants_and_covers():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("p", [p for p in _rtl(False) if not p.quick], ids=lambda p: p.name)
+@pytest.mark.parametrize("p", [p for p in _rtl(False) if not p.quick or p.name.startswith(_HEAVY)],
+                         ids=lambda p: p.name)
 def test_slow_rtl_proof(tmp_path, p):
     record = prove.run_proof(p, tmp_path, quick=False, timeout=3600)
     assert record["ok"], f"{record['status']} (expected {p.expect}): {record['detail']}"

@@ -156,6 +156,7 @@ def _processes_in(folder: Path) -> list[int]:
     return found
 
 
+@pytest.mark.slow   # timing-dependent: did not time out once on a loaded CI machine
 def test_timeout_kills_the_solver_too(tmp_path):
     # a deep BMC of a 32-bit multiplier identity takes far longer than the time limit
     m, _ = formal_module()
