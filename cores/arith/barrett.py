@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from amaranth.hdl import Mux
+
 from hhe_gen.models.modarith import BarrettReducer
 from hhe_gen.params.errors import ParameterError
 
 from .constants import constant_table, quiet_on_error
-from .multiplier import MulPlan
-from .reducer import ModMulBase, barrett_tail_segments
+from .multiplier import MulPlan, SumPlan
+from .pipeline import DELAY, Segment, add_delay
+from .reducer import ModMulBase
 
 __all__ = ["BarrettMul"]
 
@@ -20,9 +23,11 @@ class BarrettMul(ModMulBase):
     moduli : int or list of int   odd moduli, all of the same bit length k (the usual RNS basis;
                                   k fixes every shift), q < 2^width
     width : int                   port width, 16 .. 64
-    latency : int or None         register stages, >= 3 (default 3)
+    latency : int or None         register stages, >= ``min_latency`` (default: the minimum)
     target : str                  "ecp5" | "xilinx" | "generic" (multiplier tiles)
     karatsuba : bool              one-level Karatsuba in the three products (default False)
+    dsp : str                     "infer" | "primitive" | "model" (ecp5 MULT18X18D primitives with
+                                  their registers, see :class:`~hhe_gen.cores.arith.multiplier.MulPlan`)
 
     Members: the raw-unit ports and attributes (see :class:`~hhe_gen.cores.arith.reducer.ModMulBase`);
     ``k`` and the table columns ``mu`` (k+1 bits) and ``q``.
@@ -31,26 +36,28 @@ class BarrettMul(ModMulBase):
       1. ``x = a*b``: k x k product (multiplier "x")
       2. ``x_hi = x >> (k-1)``; ``p = x_hi * mu``: (k+1) x (k+1) product, exact; ``q_est`` = its
          high k+1 bits (multiplier "p", part "high")
-      3. ``qq = q_est * q`` modulo 2^(k+2): (k+1) x k low-part product (multiplier "qq")
-      4. ``r0 = x - qq`` modulo 2^(k+2) (in [0, 3q)); ``r1``, ``r``: the two constant-time
-         corrections, with r0 - q and r0 - 2q computed side by side (one adder delay, segment
-         "d"), then two selects (segment "r")
+      3. ``-q_est * q`` modulo 2^(k+2): (k+1) x k low-part product left in carry-save form
+         (multiplier "qq", no adder; qq itself is not built); beside its tiles
+         E_j = x_lo - j*q mod 2^(k+2), j = 0, 1, 2 (x_lo = x mod 2^(k+2))
+      4. sums "d": d_j = r0 - j*q = (the two carry-save words) + E_j, three adders side by side
+      5. segment "r": r1 = d1 if d1 >= 0 else r0; r = d2 if d2 >= 0 else r1 (r0 in [0, 3q); the
+         sign of d_j is its bit k+1)
     Probes hold the values modulo 2^(their width): x (2k), x_hi (k+1), p (2k+2), q_est (k+1),
-    qq (k+2), r0 (k+2), r1 (k+1), r (k).
+    r0 (k+2), r1 (k+1), r (k).
 
     Latency: ``latency`` cycles, initiation interval 1.  Minimum 3: one register right after the
     DSP tiles of each product; the other registers are placed by
-    :func:`~hhe_gen.cores.arith.pipeline.schedule` (boundaries: ``in``, ``x.pp``, ``x.t1`` ...,
-    ``p.pp``, ``p.t*``, ``qq.pp``, ``qq.t*``, ``r0``, ``d``, ``r``; extras at the output).
+    :func:`~hhe_gen.cores.arith.pipeline.schedule` (boundaries: ``in``, ``x.pp``, ``x.c*``,
+    ``x.a*``, ``p.*``, ``qq.*``, ``d.*``, ``r``; extras at the output).
     """
 
     kind = "barrett"
-    probe_names = ("x", "x_hi", "p", "q_est", "qq", "r0", "r1", "r")
+    probe_names = ("x", "x_hi", "p", "q_est", "r0", "r1", "r")
 
     @quiet_on_error
-    def __init__(self, moduli, width, latency=None, *, target="ecp5", karatsuba=False):
+    def __init__(self, moduli, width, latency=None, *, target="ecp5", karatsuba=False, dsp="infer"):
         self._args = (moduli, width)
-        self._setup(moduli, width, latency, target, karatsuba)
+        self._setup(moduli, width, latency, target, karatsuba, dsp)
 
     def _plan(self):
         self.models = tuple(BarrettReducer(q, self.width) for q in self.moduli)
@@ -58,23 +65,35 @@ class BarrettMul(ModMulBase):
         if len(ks) != 1:
             raise ParameterError("moduli", self.moduli, "moduli of one bit length k (k fixes the shifts)")
         k = self.k = ks.pop()
-        kw = dict(target=self.target, karatsuba=self.karatsuba)
+        kw = dict(target=self.target, karatsuba=self.karatsuba, dsp=self.dsp)
         self.mul_x = MulPlan(k, k, name="x", **kw)
         self.mul_p = MulPlan(k + 1, k + 1, part="high", part_bits=k + 1, name="p", **kw)
-        self.mul_q = MulPlan(k + 1, k, part="low", part_bits=k + 2, name="qq", **kw)
+        self.mul_q = MulPlan(k + 1, k, part="low", part_bits=k + 2, name="qq", sign=-1, carry_save=True,
+                             side_delay=add_delay(k + 2), **kw)
+        self.sum_d = SumPlan([[(0, k + 2, 1)] * 3] * 3, k + 2, name="d")
         self.mul_plans = (self.mul_x, self.mul_p, self.mul_q)
         self.segments = (self.mul_x.segments + self.mul_p.segments + self.mul_q.segments +
-                         barrett_tail_segments(k))
+                         self.sum_d.segments + [Segment("r", 2 * DELAY["mux"])])
 
     def _build(self, pipe, a, b):
         k = self.k
-        a = pipe.comb(lambda v: v[:k], a, name="a_k")
-        b = pipe.comb(lambda v: v[:k], b, name="b_k")
+        a = pipe.wire(lambda v: v[:k], a, shape=k, name="a_k")
+        b = pipe.wire(lambda v: v[:k], b, shape=k, name="b_k")
         x = self.mul_x.build(pipe, a, b, probe="x")
-        x_hi = pipe.comb(lambda v: v[k - 1:], x, shape=k + 1, name="x_hi", probe=True)
+        x_hi = pipe.wire(lambda v: v[k - 1:], x, shape=k + 1, name="x_hi", probe=True)
+        x_lo = pipe.wire(lambda v: v[:k + 2], x, shape=k + 2, name="x_lo")
         mu = pipe.table(constant_table(self.models, "mu"), k + 1, "mu")
         q_est = self.mul_p.build(pipe, x_hi, mu, probe="q_est", probe_full="p")
+        # segment qq.pp: the tiles of q_est * q, and beside them E_j = x_lo - j*q
+        mod = 1 << (k + 2)
+        es = []
+        for j in range(3):
+            c = pipe.table([(-j * q_) % mod for q_ in self.moduli], k + 2, f"c{j}")
+            es.append(pipe.comb(lambda u, v: u + v, x_lo, c, shape=k + 2, name=f"e{j}"))
         q = pipe.table(self.moduli, k, "q")
-        qq = self.mul_q.build(pipe, q_est, q, probe="qq")
-        return self._barrett_tail(pipe, x, qq)
-
+        cx, cy = self.mul_q.build(pipe, q_est, q)
+        d0, d1, d2 = self.sum_d.build(pipe, [[cx, cy, e] for e in es])
+        r0 = pipe.wire(lambda v: v, d0, shape=k + 2, name="r0", probe=True)
+        r1 = pipe.comb(lambda u, v: Mux(v[k + 1], u, v), r0, d1, shape=k + 1, name="r1", probe=True)
+        r = pipe.comb(lambda u, v: Mux(v[k + 1], u, v), r1, d2, shape=k, name="r", probe=True)
+        return pipe.boundary("r", r)

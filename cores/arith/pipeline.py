@@ -38,16 +38,19 @@ __all__ = ["DELAY", "Segment", "schedule", "stage_delays", "Timed", "Pipe", "Str
 
 # -- delay model (ns, ECP5-85 speed grade 6 as nextpnr-ecp5 times it) -------------------------------
 # Measured with yowasp nextpnr-ecp5 (85k, seed 1) on register-to-register paths: flip-flop clk->Q
-# 0.53, one routed net 1.2 .. 1.5, a LUT4 about 0.4, a CCU2C carry chain 0.45 to enter + 0.071 per
-# two bits + 0.40 to leave, a MULT18X18D A->P 3.93 combinational, 3.49 setup when its output
-# register is used (REG_OUTPUT) and 3.86 clk->P when its input registers are used (REG_INPUTA/B).
+# 0.53, a net into or out of a carry chain or a DSP 1.2 .. 1.6, a LUT4 0.24 with 0.4 .. 1.25 of
+# routing (four levels of 3:2 compressors: 5.5 ns register to register), a CCU2C carry chain
+# 0.45 to enter + 0.071 per two bits + 0.40 to leave, a MULT18X18D A->P 3.93 combinational, 3.49
+# setup when its output register is used (REG_OUTPUT) and 3.86 clk->P when its input registers
+# are used (REG_INPUTA/B).
 # A segment's delay counts its input routing and its logic; the clk->Q of the register that starts
 # a stage and the routing into the register that ends it are the same for every stage and are
 # left out.  The delays only steer where registers go; they never change a cycle count.
 DELAY = {
     "io": 1.0,          # routing into / out of the unit (charged to the first and the last stage)
-    "route": 1.3,       # one routed net
-    "lut": 0.4,         # one LUT4 level
+    "route": 1.3,       # one routed net into or out of a carry chain or a DSP
+    "lut": 0.25,        # one LUT4 level
+    "lut_route": 0.75,  # the (mostly local) net into a LUT level
     "carry_in": 0.45,   # entering a CCU2C carry chain
     "carry_out": 0.4,   # leaving it (sum output)
     "carry_bit": 0.0355,  # per bit of carry chain
@@ -57,8 +60,8 @@ DELAY = {
     "clk_q": 0.53,
     # derived figures (kept for the callers that compose their own segments)
     "tile": 1.3 + 3.93,     # a DSP tile used combinationally, with its input routing
-    "gate": 1.3 + 0.4,      # AND-gated rows of a LUT product, a compressor level, slicing
-    "mux": 1.3 + 0.4,       # a 2:1 select (its own LUT level)
+    "gate": 0.75 + 0.25,    # one LUT level: AND-gated rows of a LUT product, a 3:2 compressor level
+    "mux": 0.75 + 0.25,     # a 2:1 select (its own LUT level)
     "add_base": 1.3 + 0.45 + 0.4,   # an adder of n bits costs add_base + add_bit * n
     "add_bit": 0.0355,
 }

@@ -126,6 +126,41 @@ def test_reducer_stream_wrapper(kind):
     assert gappy.outputs == want
 
 
+@pytest.mark.parametrize("kind", sorted(BUILDERS))
+def test_probes_are_model_trace_values(kind):
+    """Every probe a unit declares is a trace value of its model (the test above compares them)."""
+    dut = BUILDERS[kind](36, None)
+    dut._MustUse__silence = True
+    keys = set(dut.models[0].trace(1, 1))
+    assert set(dut.probe_names) <= keys and {"x", "r"} <= set(dut.probe_names)
+
+
+@pytest.mark.parametrize("kind", sorted(BUILDERS))
+@pytest.mark.parametrize("width", [36, 54])
+def test_reducer_dsp_model(kind, width):
+    """dsp="model": the ecp5 MULT18X18D wiring (its input and output registers take the pipeline
+    registers around the tiles) simulated with a model of the primitive - bit- and cycle-exact."""
+    make = BUILDERS[kind]
+    low = make(width, dsp="model")
+    low._MustUse__silence = True
+    for k, latency in enumerate([low.min_latency, low.min_latency + 2, 8]):
+        dut = make(width, max(latency, low.min_latency), dsp="model")
+        assert sum(dut.counts) == dut.latency
+        check_unit(dut, 10, seed=width + k)
+
+
+@pytest.mark.parametrize("k, log_n, tiles", [(36, 13, 6), (54, 13, 12), (64, 13, 20)])
+def test_special_barrett_bnd_luts(k, log_n, tiles):
+    """karatsuba=False, bnd_luts=True: a*b on schoolbook tiles, x_hi*Delta_hi on tiles, q_est*bnd
+    as LUT rows - 12 tiles at 54 bits, bit-exact at every latency from the minimum."""
+    ps = [p.q for p in dna_hhe_primes(k, 1 << log_n, 10, count=3)]
+    low = SpecialBarrettMul(ps, k, log_n, karatsuba=False, bnd_luts=True)
+    low._MustUse__silence = True
+    assert low.tiles == tiles and low.mul_pb.tiles == 0 and low.mul_pb.lut_rows > 0
+    for j, latency in enumerate([low.min_latency, low.min_latency + 1, 8, 11]):
+        check_unit(SpecialBarrettMul(ps, k, log_n, latency, karatsuba=False, bnd_luts=True), 12, seed=k + j)
+
+
 @pytest.mark.parametrize("k, log_n, tiles", [(36, 13, 7), (54, 13, 12), (54, 16, 11), (64, 13, 17)])
 def test_special_barrett_tiles(k, log_n, tiles):
     """DNA-HHE's claim: at 54 bits the whole multiplier fits 12 MULT18X18D (a*b included)."""
@@ -155,6 +190,10 @@ def test_special_barrett_bad_parameters():
         SpecialBarrettMul(ps, 36, 13, width=30)
     with pytest.raises(ParameterError, match="log_n"):
         SpecialBarrettMul(ps, 36, 18)
+    with pytest.raises(ParameterError, match="bnd_luts"):
+        SpecialBarrettMul(ps, 36, 13, bnd_luts=1)
+    with pytest.raises(ParameterError, match="dsp"):
+        SpecialBarrettMul(ps, 36, 13, dsp="primitive", target="xilinx")
 
 
 @pytest.mark.parametrize("width, word_bits", [(36, 17), (44, 8), (54, 13)])
@@ -203,6 +242,23 @@ def test_barrett_bad_parameters():
         BarrettMul([97], 8)
     with pytest.raises(ParameterError, match="target"):
         barrett(36, target="ice40")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", sorted(BUILDERS))
+@pytest.mark.parametrize("width", WIDTHS)
+def test_reducer_dsp_model_slow(kind, width):
+    make = BUILDERS[kind]
+    low = make(width, dsp="model")
+    if low is None:
+        pytest.skip(f"no {kind} primes at width {width}")
+    low._MustUse__silence = True
+    for k in range(0, 7):
+        check_unit(make(width, low.min_latency + k, dsp="model"), 60, seed=width * 17 + k)
+    if kind == "special-barrett":
+        for k in range(0, 7):
+            check_unit(make(width, low.min_latency + k, dsp="model", karatsuba=False, bnd_luts=True), 60,
+                       seed=width * 19 + k)
 
 
 @pytest.mark.slow
