@@ -103,6 +103,8 @@ def plot_area_vs_fmax(results, path, *, areas=("LUT4", "MULT18X18D"), group="red
     widths = sorted({p.get("width") for p in points if p.get("width") is not None})
     markers = dict(zip(widths, "os^Dvp*hX"))
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    if len(groups) > len(colours):
+        colours = [plt.get_cmap("tab20")(i) for i in range(20)]
     fig, axes = plt.subplots(1, len(areas), figsize=(6.5 * len(areas), 5), squeeze=False)
     for ax, area in zip(axes[0], areas):
         for gi, g in enumerate(groups):

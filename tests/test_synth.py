@@ -325,17 +325,21 @@ def test_arith_bench_cases():
     cs = benchmarks.cases(["arith"])
     names = [c.name for c in cs]
     assert len(names) == len(set(names))
-    for target in ("ecp5", "xilinx"):
+    for target, main in (("ecp5", "-prim"), ("xilinx", "")):
         for kind in KINDS:
             for w in WIDTHS:
-                assert f"{target}-{kind}-{w}-lmin" in names
+                assert f"{target}-{kind}-{w}-lmin{main}" in names
                 for lat in LATENCIES:
-                    assert f"{target}-{kind}-{w}-l{lat}" in names
+                    assert f"{target}-{kind}-{w}-l{lat}{main}" in names
         assert f"{target}-naive-staged-54" in names and f"{target}-naive-comb-54" in names
+    for kind in KINDS:      # the generator's defaults on ECP5 at 54 bits
+        assert f"ecp5-{kind}-54-lmin" in names and f"ecp5-{kind}-54-l8" in names
+    assert "ecp5-special-barrett-54-l8-prim-nok-bndluts" in names
+    assert "xilinx-special-barrett-54-l8-nok-bndluts" in names
     assert "ecp5-mult18x18d-comb" in names and "ecp5-mult18x18d-registered" in names
     assert names[-1] == "plot"      # runs after every measurement of the group
     quick = [c.name for c in benchmarks.cases(["arith"], quick=True)]
-    assert quick == ["ecp5-ntt-montgomery-36-lmin", "xilinx-ntt-montgomery-36-lmin", "plot"]
+    assert quick == ["ecp5-ntt-montgomery-36-lmin-prim", "xilinx-ntt-montgomery-36-lmin", "plot"]
 
 
 def test_arith_bench_goals(monkeypatch, tmp_path):
@@ -355,9 +359,9 @@ def test_arith_bench_goals(monkeypatch, tmp_path):
     monkeypatch.setattr(synth, "synth_ecp5", fake_ecp5)
     monkeypatch.setattr(synth, "synth_xilinx", fake_xilinx)
     monkeypatch.setattr(arith, "_ECP5_RESULTS", {})
-    special = arith.build("special-barrett", 54, None, "ecp5")
-    generic = arith.build("barrett", 54, None, "ecp5")
-    m = arith.measure_ecp5("special-barrett", 54)
+    special = arith.build("special-barrett", 54, None, "ecp5", "prim-nok-bndluts")
+    generic = arith.build("barrett", 54, None, "ecp5", "prim")
+    m = arith.measure_ecp5("special-barrett", 54, variant="prim-nok-bndluts")
     assert m["MULT18X18D"] == special.tiles and m["latency"] == special.min_latency
     assert m["cp_signals"] == "x > y" and m["cp_path"] == "1 dsp, 2 carry, 3 lut"
     goals = m["goals"].split("; ")
@@ -368,6 +372,8 @@ def test_arith_bench_goals(monkeypatch, tmp_path):
     assert goals[3].startswith(f"saving {saving:.0%} vs {generic.tiles} ")
     assert goals[3].endswith("ok" if saving >= 0.4 else "MISS")
     assert arith.measure_ecp5("barrett", 36)["goals"] == ""
+    with pytest.raises(ParameterError):
+        arith.build("barrett", 54, None, "ecp5", "no-such-variant")
     x = arith.measure_xilinx("special-barrett", 64, 6)
     xs = arith.build("special-barrett", 64, 6, "xilinx")
     xg = arith.build("barrett", 64, 6, "xilinx")
@@ -375,6 +381,8 @@ def test_arith_bench_goals(monkeypatch, tmp_path):
     assert x["dsp_saving"] == round(1 - (xs.tiles + 1) / (xg.tiles + 1), 3)
     out = arith.plot(str(tmp_path / "arith.png"))
     assert out["points"] == 3      # special 54, its generic Barrett baseline, barrett 36
+    assert {p["reducer"] for p in arith._ECP5_RESULTS.values()} == {
+        "special-barrett (prim-nok-bndluts)", "barrett (prim)", "barrett (infer)"}
     data = (tmp_path / "arith.png").read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 10_000
 

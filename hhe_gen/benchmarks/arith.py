@@ -37,8 +37,8 @@ from amaranth.lib.wiring import In, Out
 from ..params.errors import ParameterError
 from . import bench_case
 
-__all__ = ["NaiveBarrett", "Mult18x18D", "KINDS", "WIDTHS", "LATENCIES", "build", "measure_ecp5",
-           "measure_xilinx"]
+__all__ = ["NaiveBarrett", "Mult18x18D", "KINDS", "WIDTHS", "LATENCIES", "VARIANTS", "build",
+           "measure_ecp5", "measure_xilinx"]
 
 KINDS = ("barrett", "montgomery", "special-barrett", "ntt-montgomery")
 WIDTHS = (36, 54, 64)
@@ -202,8 +202,20 @@ def moduli_for(kind: str, width: int) -> tuple[int, ...]:
     raise ParameterError("kind", kind, "one of " + ", ".join(KINDS + ("naive-staged", "naive-comb")))
 
 
-def build(kind: str, width: int, latency: int | None, target: str):
-    """The unit measured for (kind, width, latency) on ``target`` ("ecp5" or "xilinx")."""
+#: Option sets of the reducers (``modmul`` keyword arguments) measured, by name. "" = the
+#: generator's defaults (Yosys infers the DSP tiles); "prim" = ECP5 MULT18X18D primitives whose
+#: own registers hold the pipeline registers around the tiles; "nok-bndluts" (special-prime
+#: Barrett) = schoolbook a*b and q_est*bnd as LUT rows, the generator's fastest ECP5 form.
+VARIANTS = {
+    "": {},
+    "prim": {"dsp": "primitive"},
+    "prim-nok-bndluts": {"dsp": "primitive", "karatsuba": False, "bnd_luts": True},
+    "nok-bndluts": {"karatsuba": False, "bnd_luts": True},
+}
+
+
+def build(kind: str, width: int, latency: int | None, target: str, variant: str = ""):
+    """The unit measured for (kind, width, latency, variant) on ``target`` ("ecp5"/"xilinx")."""
     if kind.startswith("mult18x18d-"):
         if target != "ecp5":
             raise ParameterError("target", target, "'ecp5' (MULT18X18D is an ECP5 primitive)")
@@ -211,14 +223,31 @@ def build(kind: str, width: int, latency: int | None, target: str):
     moduli = list(moduli_for(kind, width))
     if kind.startswith("naive-"):
         return NaiveBarrett(moduli, width, staged=kind == "naive-staged")
+    if variant not in VARIANTS:
+        raise ParameterError("variant", variant, "one of " + ", ".join(map(repr, VARIANTS)))
     from ..cores.arith import modmul
     extra = {"montgomery": {"word_bits": WORD_BITS}, "special-barrett": {"log_n": LOG_N},
              "ntt-montgomery": {"log_n": LOG_N}}.get(kind, {})
-    return modmul(kind, moduli, width, latency, target=target, **extra)
+    return modmul(kind, moduli, width, latency, target=target, **extra, **VARIANTS[variant])
 
 
-def _name(kind: str, width: int, latency: int) -> str:
-    return f"{kind.replace('-', '_')}_{width}_l{latency}"
+def _name(kind: str, width: int, latency: int, variant: str = "") -> str:
+    tail = f"_{variant.replace('-', '_')}" if variant else ""
+    return f"{kind.replace('-', '_')}_{width}_l{latency}{tail}"
+
+
+def _label(kind: str, variant: str) -> str:
+    """Plot group of a case: the reducer and, for the generator's units, the variant."""
+    if kind.startswith(("naive-", "mult18x18d-")):
+        return kind
+    return f"{kind} ({variant or 'infer'})"
+
+
+def _baseline(width: int, latency: int, target: str, variant: str) -> tuple[int, str]:
+    """(latency, variant) of the generic Barrett a special-prime Barrett is compared with: the
+    same DSP mode and latency, or the generic Barrett's minimum if that is larger."""
+    base = "prim" if variant.startswith("prim") else ""
+    return max(latency, build("barrett", width, None, target, base).min_latency), base
 
 
 def _tiles(unit) -> int | None:
@@ -240,8 +269,8 @@ def _ok(flag: bool) -> str:
 _ECP5_RESULTS: dict[str, dict] = {}     # case name -> metrics, for the plot case
 
 
-def measure_ecp5(kind: str, width: int, latency: int | None = None, seed: int = 1,
-                 freq_mhz: float = 125) -> dict:
+def measure_ecp5(kind: str, width: int, latency: int | None = None, variant: str = "",
+                 seed: int = 1, freq_mhz: float = 125) -> dict:
     """Synthesize and place-and-route one unit on the ECP5-85F.
 
     Returns
@@ -250,12 +279,13 @@ def measure_ecp5(kind: str, width: int, latency: int | None = None, seed: int = 
            CCU2C, fmax_mhz (post-route), cp_ns and cp_path (critical path length and its DSP /
            carry / LUT segments), cp_signals (the design signals it starts at, goes through and
            ends at), cp_src (the first Python lines of its nets), dsp_saving
-           (special Barrett: 1 - its MULT18X18D / generic Barrett's) and goals (the issue's
+           (special Barrett: 1 - its MULT18X18D / generic Barrett's at the same latency, or the
+           generic Barrett's minimum latency if that is larger) and goals (the issue's
            targets that apply: "ok" or by how much they are missed)
     """
     from .. import synth
-    unit = build(kind, width, latency, "ecp5")
-    r = synth.synth_ecp5(unit, name=_name(kind, width, unit.latency), seed=seed,
+    unit = build(kind, width, latency, "ecp5", variant)
+    r = synth.synth_ecp5(unit, name=_name(kind, width, unit.latency, variant), seed=seed,
                          freq_mhz=freq_mhz)
     cp = r["critical_path"] or {}
     out = {
@@ -274,14 +304,16 @@ def measure_ecp5(kind: str, width: int, latency: int | None = None, seed: int = 
         if kind == "special-barrett":
             goals.append(f"dsp<=12 {_ok(r['MULT18X18D'] <= GOAL_SPECIAL_DSP)}")
     if kind == "special-barrett":
-        base = measure_ecp5("barrett", width, unit.latency, seed, freq_mhz)["MULT18X18D"]
+        base = measure_ecp5("barrett", width, *_baseline(width, unit.latency, "ecp5", variant),
+                            seed, freq_mhz)["MULT18X18D"]
         goals.append(_saving(out, r["MULT18X18D"], base))
     out["goals"] = "; ".join(goals)
-    _ECP5_RESULTS[f"{kind}/{width}/{unit.latency}"] = {"reducer": kind, "width": width, **out}
+    _ECP5_RESULTS[f"{kind}/{width}/{unit.latency}/{variant}"] = {
+        "reducer": _label(kind, variant), "width": width, **out}
     return out
 
 
-def measure_xilinx(kind: str, width: int, latency: int | None = None) -> dict:
+def measure_xilinx(kind: str, width: int, latency: int | None = None, variant: str = "") -> dict:
     """Synthesize one unit for Xilinx 7-series (no place and route).
 
     Returns
@@ -290,13 +322,14 @@ def measure_xilinx(kind: str, width: int, latency: int | None = None) -> dict:
            (special Barrett: DSP48E1 >= 40 % below the generic Barrett's)
     """
     from .. import synth
-    unit = build(kind, width, latency, "xilinx")
-    r = synth.synth_xilinx(unit, name=_name(kind, width, unit.latency))
+    unit = build(kind, width, latency, "xilinx", variant)
+    r = synth.synth_xilinx(unit, name=_name(kind, width, unit.latency, variant))
     out = {"latency": unit.latency, "tiles": _tiles(unit), "LUT": r["LUT"], "FF": r["FF"],
            "DSP48E1": r["DSP48E1"], "CARRY4": r["CARRY4"], "SRL": r["SRL"]}
     goals = []
     if kind == "special-barrett":
-        base = measure_xilinx("barrett", width, unit.latency)["DSP48E1"]
+        base = measure_xilinx("barrett", width,
+                              *_baseline(width, unit.latency, "xilinx", variant))["DSP48E1"]
         goals.append(_saving(out, r["DSP48E1"], base))
     out["goals"] = "; ".join(goals)
     return out
@@ -331,31 +364,45 @@ def _register():
     # and the ceiling: one DSP block without / with its own registers
     for kind in ("mult18x18d-comb", "mult18x18d-registered"):
         bench_case("arith", f"ecp5-{kind}", quick=False, kind=kind, width=18)(measure_ecp5)
-    for kind, width, latency, quick in _grid():
-        lat = {} if latency is None else {"latency": latency}
-        bench_case("arith", f"ecp5-{kind}-{width}-l{latency or 'min'}", quick=quick,
-                   kind=kind, width=width, **lat)(measure_ecp5)
-    for kind in ("naive-staged", "naive-comb"):
-        bench_case("arith", f"xilinx-{kind}-54", quick=False, kind=kind, width=54)(measure_xilinx)
-    for kind, width, latency, quick in _grid():
-        lat = {} if latency is None else {"latency": latency}
-        bench_case("arith", f"xilinx-{kind}-{width}-l{latency or 'min'}", quick=quick,
-                   kind=kind, width=width, **lat)(measure_xilinx)
+    for target, measure in (("ecp5", measure_ecp5), ("xilinx", measure_xilinx)):
+        if target == "xilinx":
+            for kind in ("naive-staged", "naive-comb"):
+                bench_case("arith", f"xilinx-{kind}-54", quick=False, kind=kind,
+                           width=54)(measure)
+        for kind, width, latency, variant, quick in _grid(target):
+            params = {"kind": kind, "width": width, "variant": variant}
+            if latency is not None:
+                params["latency"] = latency
+            name = f"{target}-{kind}-{width}-l{latency or 'min'}" + (f"-{variant}" if variant else "")
+            bench_case("arith", name, quick=quick, **params)(measure)
     bench_case("arith", "plot", quick=True, path="bench-results/arith.png")(plot)
 
 
-def _grid():
-    """(kind, width, latency or None for the minimum, quick) of every measured unit.
+def _grid(target: str):
+    """(kind, width, latency or None for the minimum, variant, quick) of every measured unit.
 
-    The latencies above the minimum are fixed (``LATENCIES``, all above every unit's documented
-    minimum: 1 .. 5) so that the reducers compare at equal depth. Only the cheapest unit
-    (36-bit NTT-friendly Montgomery at its minimum latency) is quick.
+    ECP5: every reducer with DSP primitives ("prim") at every width and latency, the
+    generator's defaults ("": inferred DSPs) at 54 bits (minimum latency and 8), and the
+    special-prime Barrett's fastest form ("prim-nok-bndluts") at 54 bits. Xilinx: the defaults
+    everywhere and "nok-bndluts" for the special-prime Barrett at 54 bits. The latencies above
+    the minimum are fixed (``LATENCIES``, above every unit's minimum: 1 .. 5) so that the
+    reducers compare at equal depth. Only the 36-bit NTT-friendly Montgomery at its minimum
+    latency is quick.
     """
+    main = "prim" if target == "ecp5" else ""
     for kind in KINDS:
         for width in WIDTHS:
-            yield kind, width, None, kind == "ntt-montgomery" and width == 36
+            yield kind, width, None, main, kind == "ntt-montgomery" and width == 36
             for latency in LATENCIES:
-                yield kind, width, latency, False
+                yield kind, width, latency, main, False
+    if target == "ecp5":
+        for kind in KINDS:
+            yield kind, 54, None, "", False
+            yield kind, 54, LATENCIES[-1], "", False
+    fast = "prim-nok-bndluts" if target == "ecp5" else "nok-bndluts"
+    yield "special-barrett", 54, None, fast, False
+    for latency in LATENCIES:
+        yield "special-barrett", 54, latency, fast, False
 
 
 _register()
