@@ -36,7 +36,8 @@ unit                                        model (hhe_gen.models.modarith)     
 ``Multiplier(a_width, b_width, ...)``       a*b (or its low/high part)            1 (0 w/o tiles)
 ``BarrettMul(moduli, width, latency)``      BarrettReducer                        3
 ``WordMontgomeryMul(moduli, width, w, l)``  WordMontgomeryReducer                 1 + word steps
-``SpecialBarrettMul(moduli, k, log_n, l)``  SpecialPrimeBarrett                   3
+``SpecialBarrettMul(moduli, k, log_n, l)``  SpecialPrimeBarrett                   3 (2 with
+                                                                                  bnd_luts)
 ``NttMontgomeryMul(moduli, log_n, w, l)``   NttFriendlyMontgomery                 1
 ``modmul(kind, moduli, width, latency)``    by name (REDUCER_NAMES)               as above
 ==========================================  ====================================  ============
@@ -53,8 +54,29 @@ special Barrett    8 / +K 7    15 / +K 12  23 / +K 17  default karatsuba=True: 7
 NTT Montgomery     4 / +K 3    9 / +K 6    16 / +K 10  only a*b uses DSPs
 =================  ==========  ==========  ==========  ====================================
 
+Special Barrett with ``karatsuba=False, bnd_luts=True`` (a*b on schoolbook tiles, q_est*bnd as LUT
+rows): 6 / 12 / 20 tiles.
+
 Yosys 0.70 (``synth_ecp5`` / ``synth_xilinx`` up to DSP mapping) on the 54-bit units, latency 6:
 special Barrett 12 MULT18X18D / 11 DSP48E1, generic Barrett 24 MULT18X18D / 23 DSP48E1.
+
+Speed on ECP5 (what makes it)
+-----------------------------
+* Every adder tree is a carry-save compressor tree (3:2 adders, one LUT level each) and a single
+  carry-propagate adder cut into chunks; the scheduler may put a register between two chunks
+  (the carry crosses it), so no stage needs a carry chain longer than its chunks.
+* The shifts and adds around the narrow products of the Barrett reducers are rows of those
+  trees (one adder per step), and the three candidates r0, r0 - q, r0 - 2q are computed side by
+  side: the corrections cost one adder delay and a select.
+* ``dsp="primitive"`` (ecp5) instantiates MULT18X18D blocks whose input and output registers
+  take the pipeline registers around the tiles (Yosys and nextpnr-ecp5 do not pack fabric
+  registers into them; register -> inferred tile -> register alone is 7.1 ns).  The simulator
+  cannot run the instance: ``dsp="model"`` builds the same wiring with an Amaranth model of the
+  primitive, and the tests check that one bit- and cycle-exactly.
+* Measured (yowasp nextpnr-ecp5, 85F, CABGA381, seed 1): the 54-bit special-prime Barrett with
+  ``karatsuba=False, bnd_luts=True, dsp="primitive"`` reaches 140.9 MHz at latency 8 with 12
+  MULT18X18D (1579 LUT4, 1669 FF); with the defaults (Karatsuba a*b, q_est*bnd on tiles, inferred
+  DSPs) 105.6 MHz.
 """
 
 from .barrett import BarrettMul

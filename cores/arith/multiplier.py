@@ -823,25 +823,33 @@ class SumPlan:
     name : str        segment names ``{name}.c1`` ... (compressor levels of the deepest tree) and
                       ``{name}.a1`` ... (chunks of the carry-propagate adders)
     chunk_bits : int  chunk size of the adders (default ``CHUNK_BITS``)
+    carry_save : bool no carry-propagate adders: :meth:`build` returns per tree a pair of values
+                      whose sum modulo 2^out_bits is the result
     """
 
-    def __init__(self, row_sets, out_bits: int, name: str = "sum", chunk_bits=None):
+    def __init__(self, row_sets, out_bits: int, name: str = "sum", chunk_bits=None, carry_save=False):
         self.out_bits, self.name = out_bits, name
         self.chunk_bits = CHUNK_BITS if chunk_bits is None else check_int(chunk_bits, "chunk_bits", 4, 512)
+        if not isinstance(carry_save, bool):
+            raise ParameterError("carry_save", carry_save, "True or False")
+        self.carry_save = carry_save
         self.trees = []
         for specs in row_sets:
             rows = [RowSpec(o, w, s, ("src", k)) for k, (o, w, s) in enumerate(specs)]
-            self.trees.append(CompressorPlan(rows, out_bits, self.chunk_bits))
+            self.trees.append(CompressorPlan(rows, out_bits, self.chunk_bits, carry_save=carry_save))
         self.segments = _tree_segments(name, self.trees)
         self.tiles = 0
 
     def build(self, pipe, row_values) -> list:
         """``row_values``: per tree, the Timed values of its rows (in spec order).  Returns per tree
-        a Timed value of ``out_bits`` bits (the sum modulo 2^out_bits)."""
+        a Timed value of ``out_bits`` bits (the sum modulo 2^out_bits), or with ``carry_save`` a
+        pair of them."""
         vals = []
         for t, rv in zip(self.trees, row_values):
             vals.append([rv[r.key[1]] for r in t.rows])
         outs = _emit_trees(pipe, self.name, self.trees, vals)
+        if self.carry_save:
+            return outs
         return [pipe.wire(lambda v: v, tv, shape=self.out_bits, name=f"{self.name}_r") for tv in outs]
 
 

@@ -3,14 +3,14 @@
 
 from __future__ import annotations
 
-from amaranth.hdl import Const, Mux
+from amaranth.hdl import Mux
 
 from hhe_gen.models.modarith import NttFriendlyMontgomery
 from hhe_gen.params.errors import ParameterError
 
 from .constants import check_int, quiet_on_error
 from .multiplier import MulPlan, SumPlan
-from .pipeline import DELAY, Segment, add_delay
+from .pipeline import DELAY, Segment
 from .reducer import ModMulBase
 
 __all__ = ["NttMontgomeryMul"]
@@ -40,18 +40,21 @@ class NttMontgomeryMul(ModMulBase):
     Datapath (names = the model's trace keys, each a probe, modulo 2^(probe width)):
       1. ``x = a*b`` (multiplier "x"); ``t_lo = x mod R``
       2. ``m = sum(+-t_lo << p) mod R`` (adder tree "m", one per prime, then selected)
-      3. ``mq = sum(+-m << p)`` (adder tree "mq", exact, r + bitlen(q) bits)
-      4. ``t = (x >> r) - (mq >> r)`` (exact: x = mq mod R, so the low halves cancel; the model's
-         ``d = x - mq`` is not built), negated: ``t = (x >> r) + (mq >> r) + (t_lo != 0)``
-      5. ``r = t + q if t < 0 else t`` (negated: ``t - q if t >= q``)
+      3. ``mq = sum(+-m << p)`` (compressor tree "mq", one per prime, left in carry-save form:
+         two words, both selected; mq itself is not built)
+      4. sums "t": ``d = x - mq`` (negated: ``x + mq``) from x and the two words, and beside it
+         ``d + q*R`` (negated: ``d - q*R``), modulo 2^(r+kq+2); ``t = d >> r`` (exact: d is a
+         multiple of R)
+      5. segment "r": ``r = t + q if t < 0 else t`` (negated: ``t - q if t >= q else t``), a select
+         between the two sums
 
     Latency: ``latency`` cycles, initiation interval 1.  Minimum 1 (the register after the a*b
     tiles); the others go where :func:`~hhe_gen.cores.arith.pipeline.schedule` balances the
-    estimated delays of the adder levels.
+    estimated delays of the compressor levels and adder chunks.
     """
 
     kind = "ntt-montgomery"
-    probe_names = ("x", "t_lo", "m", "mq", "t", "r")
+    probe_names = ("x", "t_lo", "m", "d", "t", "r")
 
     @quiet_on_error
     def __init__(self, moduli, log_n, width, latency=None, *, r_bits=None, max_kk_terms=3, negated=False,
@@ -73,38 +76,39 @@ class NttMontgomeryMul(ModMulBase):
         self.mul_x = MulPlan(kq, kq, name="x", target=self.target, karatsuba=self.karatsuba, dsp=self.dsp)
         self.net_m = SumPlan([[(p, r - p, s) for s, p in m.qinv_terms] for m in self.models], r, name="m")
         self.mq_bits = r + kq
-        self.net_mq = SumPlan([[(p, r, s) for s, p in m.q_terms] for m in self.models], self.mq_bits, name="mq")
+        self.d_bits = d = r + kq + 2           # |d| < 2^(r+kq): the sign fits
+        self.net_mq = SumPlan([[(p, r, s) for s, p in m.q_terms] for m in self.models], d, name="mq",
+                              carry_save=True)
+        sg = 1 if self.negated else -1
+        self.sum_t = SumPlan([[(0, 2 * kq, 1), (0, d, sg), (0, d, sg)],
+                              [(0, 2 * kq, 1), (0, d, sg), (0, d, sg), (r, kq, -sg)]], d, name="t")
         self.mul_plans = (self.mul_x,)
         sel_delay = DELAY["mux"] if len(self.moduli) > 1 else 0.0
         self.segments = (self.mul_x.segments + self.net_m.segments + [Segment("m_sel", sel_delay)] +
-                         self.net_mq.segments + [Segment("mq_sel", sel_delay), Segment("t", add_delay(kq + 1)),
-                                                 Segment("r", add_delay(kq + 1) + DELAY["mux"])])
+                         self.net_mq.segments + [Segment("mq_sel", sel_delay)] + self.sum_t.segments +
+                         [Segment("r", DELAY["mux"])])
         self.shift_add_rows = sum(len(m.qinv_terms) + len(m.q_terms) for m in self.models)
 
     def _build(self, pipe, a, b):
         kq, r = self.kq, self.r_bits
-        a = pipe.comb(lambda v: v[:kq], a, name="a_k")
-        b = pipe.comb(lambda v: v[:kq], b, name="b_k")
+        a = pipe.wire(lambda v: v[:kq], a, shape=kq, name="a_k")
+        b = pipe.wire(lambda v: v[:kq], b, shape=kq, name="b_k")
         x = self.mul_x.build(pipe, a, b, probe="x")
-        t_lo = pipe.comb(lambda v: v[:r], x, shape=r, name="t_lo", probe=True)
+        t_lo = pipe.wire(lambda v: v[:r], x, shape=r, name="t_lo", probe=True)
         ms = self.net_m.build(pipe, [[t_lo] * len(m.qinv_terms) for m in self.models])
         m = pipe.select(ms, "m", probe=True)
         m = pipe.boundary("m_sel", m)
-        mqs = self.net_mq.build(pipe, [[m] * len(md.q_terms) for md in self.models])
-        mq = pipe.select(mqs, "mq", probe=True)
-        mq = pipe.boundary("mq_sel", mq)
-
-        def high(v):
-            return v[r:] if len(v) > r else Const(0, 1)
-        if self.negated:
-            t = pipe.comb(lambda u, v, lo: high(u) + high(v) + (lo != 0), x, mq, t_lo, shape=kq + 1,
-                          name="t", probe=True)
-        else:
-            t = pipe.comb(lambda u, v: high(u) - high(v), x, mq, shape=kq + 2, name="t", probe=True)
-            t = pipe.comb(lambda v: v.as_signed(), t, name="t_s")
-        t = pipe.boundary("t", t)
+        pairs = self.net_mq.build(pipe, [[m] * len(md.q_terms) for md in self.models])
+        ws = pipe.select([p[0] for p in pairs], "mq_s")
+        wc = pipe.select([p[1] for p in pairs], "mq_c")
+        ws, wc = pipe.boundary("mq_sel", ws, wc)
         q = pipe.table(self.moduli, kq, "q")
-        if self.negated:
-            return pipe.boundary("r", self._correct(pipe, t, q, "r", self.width))
-        res = pipe.comb(lambda v, qq: Mux(v[-1], v + qq, v), t, q, shape=self.width, name="r", probe=True)
+        d0, d1 = self.sum_t.build(pipe, [[x, ws, wc], [x, ws, wc, q]])
+        d0 = pipe.wire(lambda v: v.as_signed(), d0, name="d", probe=True)
+        t = pipe.wire(lambda v: v[r:].as_signed(), d0, name="t", probe=True)
+        t2 = pipe.wire(lambda v: v[r:].as_signed(), d1, name="t2")
+        if self.negated:            # t2 = t - q: keep t when t2 < 0
+            res = pipe.comb(lambda u, v: Mux(v[-1], u, v), t, t2, shape=self.width, name="r", probe=True)
+        else:                       # t2 = t + q: take it when t < 0
+            res = pipe.comb(lambda u, v: Mux(u[-1], v, u), t, t2, shape=self.width, name="r", probe=True)
         return pipe.boundary("r", res)

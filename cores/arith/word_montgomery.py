@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from amaranth.hdl import Mux
+
 from hhe_gen.models.modarith import WordMontgomeryReducer
 
 from .constants import check_int, constant_table, quiet_on_error
 from .multiplier import MulPlan
-from .pipeline import Segment, add_delay
+from .pipeline import DELAY
 from .reducer import ModMulBase, correction_segments
 
 __all__ = ["WordMontgomeryMul"]
@@ -28,10 +30,14 @@ class WordMontgomeryMul(ModMulBase):
     dsp : str                     "infer" | "primitive" | "model" (ecp5 MULT18X18D primitives)
 
     Datapath (names = the model's trace keys, each a probe, modulo 2^(probe width)):
-      ``x = a*b`` (multiplier "x"), ``t0 = x``; for i = 0 .. L-1:
-      ``lo{i} = t{i} mod 2^w``, ``m{i} = -lo{i} mod 2^w``, ``carry{i} = lo{i} != 0`` (segment
-      "neg{i}"), ``t{i+1} = (t{i} >> w) + m{i}*q_hi + carry{i}`` (multiplier "s{i}": the shifted
-      t and the carry are two more rows of its adder tree); ``r = t{L} - q if t{L} >= q``.
+      ``x = a*b`` (multiplier "x"), ``t0 = x``; for i = 0 .. L-1, with ``lo{i} = t{i} mod 2^w``,
+      ``m{i} = -lo{i} mod 2^w`` and ``carry{i} = lo{i} != 0`` (the model's step
+      ``t{i+1} = (t{i} >> w) + m{i}*q_hi + carry{i}``): since m{i} = 2^w - lo{i} when lo{i} != 0,
+      ``t{i+1} = (t{i} >> w) - lo{i}*q_hi + carry{i}*(q_hi*2^w + 1)`` - the multiplier "s{i}"
+      subtracts the product lo{i}*q_hi (no negation before the tiles: lo{i} is a slice of t{i})
+      and the shifted t and the gated per-prime constant are two more rows of its tree (m{i} is
+      not built; carry{i} is an OR of the word, computed beside the tiles);
+      ``r = t{L} - q if t{L} >= q``.
       t{i} is held in bitlen(max((q-1)^2 >> (w*i)) + q) bits (the model's bound t{i} < x/2^(wi) + q).
 
     Latency: ``latency`` cycles, initiation interval 1.  Minimum: one register after the tiles of
@@ -60,31 +66,34 @@ class WordMontgomeryMul(ModMulBase):
         self.steps = []
         for i in range(self.words):
             shifted = self.t_bits[i] - w
-            step = MulPlan(w, self.qh_bits, part="low", part_bits=self.t_bits[i + 1], name=f"s{i}",
-                           extra=[(0, shifted, 1), (0, 1, 1)], **kw)
+            step = MulPlan(w, self.qh_bits, part="low", part_bits=self.t_bits[i + 1], name=f"s{i}", sign=-1,
+                           extra=[(0, shifted, 1), (0, self.qh_bits + w + 1, 1)],
+                           side_delay=3 * DELAY["gate"], **kw)
             self.steps.append(step)
             plans.append(step)
-            segs += [Segment(f"neg{i}", add_delay(w))] + step.segments
+            segs += step.segments
         self.mul_plans = tuple(plans)
         self.segments = segs + correction_segments(self.t_bits[-1], names=("r",))
         self.probe_names = ("x", "r") + tuple(f"{n}{i}" for i in range(self.words)
-                                              for n in ("lo", "m", "carry", "t")) + (f"t{self.words}",)
+                                              for n in ("lo", "carry", "t")) + (f"t{self.words}",)
         self.probe_names = tuple(n for n in self.probe_names if n != "t0") + ("t0",)
 
     def _build(self, pipe, a, b):
         w, kq = self.word_bits, self.kq
-        a = pipe.comb(lambda v: v[:kq], a, name="a_k")
-        b = pipe.comb(lambda v: v[:kq], b, name="b_k")
+        a = pipe.wire(lambda v: v[:kq], a, shape=kq, name="a_k")
+        b = pipe.wire(lambda v: v[:kq], b, shape=kq, name="b_k")
         t = self.mul_x.build(pipe, a, b, probe="x")
         pipe.probes["t0"] = pipe.probes["x"]
+        kconst = constant_table(self.models, "q_hi")
         for i, step in enumerate(self.steps):
-            lo = pipe.comb(lambda v: v[:w], t, shape=w, name=f"lo{i}", probe=True)
-            m = pipe.comb(lambda v: -v, lo, shape=w, name=f"m{i}", probe=True)
-            carry = pipe.comb(lambda u, v: u[w - 1] | v[w - 1], lo, m, shape=1, name=f"carry{i}", probe=True)
-            t_sh = pipe.comb(lambda v: v[w:], t, shape=self.t_bits[i] - w, name=f"tsh{i}")   # q > 2^w: t{i} > w bits
-            m, carry, t_sh = pipe.boundary(f"neg{i}", m, carry, t_sh)
-            q_hi = pipe.table(constant_table(self.models, "q_hi"), self.qh_bits, "q_hi")
-            t = step.build(pipe, m, q_hi, extras=[t_sh, carry], probe=f"t{i + 1}")
+            lo = pipe.wire(lambda v: v[:w], t, shape=w, name=f"lo{i}", probe=True)
+            t_sh = pipe.wire(lambda v: v[w:], t, shape=self.t_bits[i] - w, name=f"tsh{i}")   # q > 2^w: t{i} > w bits
+            # segment s{i}.pp: the tiles of lo * q_hi and beside them the gated constant row
+            carry = pipe.comb(lambda v: v != 0, lo, shape=1, name=f"carry{i}", probe=True)
+            k = pipe.table([(qh << w) + 1 for qh in kconst], self.qh_bits + w + 1, "qhw")
+            row = pipe.comb(lambda c, v: Mux(c, v, 0), carry, k, shape=self.qh_bits + w + 1, name=f"crow{i}")
+            q_hi = pipe.table(kconst, self.qh_bits, "q_hi")
+            t = step.build(pipe, lo, q_hi, extras=[t_sh, row], probe=f"t{i + 1}")
         q = pipe.table(self.moduli, kq, "q")
         r = self._correct(pipe, t, q, "r", self.width)
         return pipe.boundary("r", r)

@@ -73,3 +73,26 @@ def test_verilog_export_54_bit_special_barrett(tmp_path):
     assert "module special_barrett54" in text and "i_stream__payload" in text
     # every tile is one '*' of operands no wider than 18 bits (a MULT18X18D each)
     assert text.count(" * ") == dut.tiles
+
+
+@pytest.mark.parametrize("kind, moduli, width, kw, cls, minimum", _cases())
+def test_modmul_passes_dsp_mode(kind, moduli, width, kw, cls, minimum):
+    """dsp="model" through the factory (the ecp5 primitive wiring, simulated); "primitive" builds
+    MULT18X18D instances (one per tile) and no '*'."""
+    from amaranth.back import rtlil
+    dut = modmul(kind, moduli, width, latency=minimum + 2, dsp="model", **kw)
+    assert dut.dsp == "model"
+    q = moduli[1]
+    vecs = [{"a": q - 1, "b": q - 2, "sel": 1}, {"a": 1, "b": moduli[0] - 1, "sel": 0}, {"a": 3, "b": q - 1, "sel": 1}]
+    assert run_unit(dut, vecs).outputs == [dut.models[v["sel"]].mul(v["a"], v["b"]) for v in vecs]
+    prim = modmul(kind, moduli, width, latency=minimum + 2, dsp="primitive", **kw)
+    text = rtlil.convert(prim)
+    assert text.count("cell \\MULT18X18D ") == prim.tiles and "$mul" not in text
+    with pytest.raises(ParameterError, match="dsp"):
+        modmul(kind, moduli, width, dsp="primitive", target="xilinx", **kw)
+
+
+def test_modmul_special_barrett_bnd_luts():
+    ps = [p.q for p in dna_hhe_primes(54, 1 << 13, 10, count=3)]
+    dut = _quiet(modmul("special-barrett", ps, 54, 8, log_n=13, karatsuba=False, bnd_luts=True))
+    assert dut.tiles == 12 and dut.min_latency == 2 and dut.bnd_luts
