@@ -1,0 +1,290 @@
+"""The Rubato keystream core: (key, nonce, counter) -> l words of Z_q, optionally plus noise."""
+
+from __future__ import annotations
+
+from amaranth.hdl import Module, Mux, ResetInserter, Signal, signed
+from amaranth.lib import data, enum, stream, wiring
+from amaranth.lib.fifo import SyncFIFOBuffered
+from amaranth.lib.memory import Memory
+from amaranth.lib.wiring import In, Out
+
+from hhe_gen.params.errors import ParameterError
+
+from .datapath import Layer, RubatoDatapath, check_lanes, check_params, make_multiplier
+from .schedule import ARK, FEISTEL, MC, MR, cycles_per_block, phases
+
+__all__ = ["RubatoCore", "command_layout"]
+
+_LAYER = {ARK: Layer.ARK, MC: Layer.MIX_COLUMNS, MR: Layer.MIX_ROWS, FEISTEL: Layer.FEISTEL}
+BEAT_BYTES = 4
+
+
+def command_layout(noise: bool) -> data.StructLayout:
+    """A block command: the 64-bit nonce and counter, and (with noise hardware) the noise flag."""
+    fields = {"nonce": 64, "counter": 64}
+    if noise:
+        fields["noise"] = 1
+    return data.StructLayout(fields)
+
+
+class _State(enum.Enum, shape=2):
+    IDLE = 0
+    RUN = 1
+    DRAIN = 2
+    OUT = 3
+
+
+class RubatoCore(wiring.Component):
+    """One Rubato keystream block per command, bit-exact with :func:`hhe_gen.models.rubato.keystream`.
+
+    Inside: SHAKE256 of ``nonce LE64 || counter LE64`` (:class:`~hhe_gen.cores.keccak.ShakeXof`,
+    4-byte beats) -> :class:`~hhe_gen.cores.sampler.RubatoRoundConstants` -> one modular
+    multiplier ``rk = key[i] * rc`` -> a round-key memory (``lanes`` banks); the layers run on
+    :class:`~.datapath.RubatoDatapath` (``lanes`` words per cycle: ARK, MixColumns, MixRows by
+    shift-and-add, Feistel with one squarer per lane), in the reference loop's order
+    (:func:`~.schedule.phases`), then the first l words leave on ``o_stream``.  With ``noise``, a
+    second SHAKE256 of ``nonce || counter || seed LE64 || 0^8`` feeds
+    :class:`~hhe_gen.cores.sampler.RubatoNoise` into an l-word FIFO, and a command with
+    ``noise = 1`` gets ``(z + e) mod q``.
+
+    Parameters
+    ----------
+    params : RubatoParams or set name ("Par-128S", "128s", ...)
+    lanes : int            words per cycle in the layers, a divisor of n (2 = DNA-HHE-like,
+                           n = fully parallel)
+    noise : bool           build the noise path (the ``seed_*`` ports and the command's
+                           ``noise`` flag)
+    multiplier : str       "barrett" (cores/arith modmul)
+    mul_latency : int or None  latency of every modular multiplier (None: the minimum, 3)
+    xof_rounds_per_cycle : int  Keccak rounds per cycle of both XOFs (1, 2, 3, 4, 6, 8, 12, 24)
+
+    Members
+    -------
+    key_we, key_addr, key_data : In   write key word ``key_addr`` (0..n-1, a value in [0, q)).
+                           The key lives in a memory with no read port outside the core: it
+                           cannot be read back.  Write it only while no block is in flight.
+    seed_we, seed_addr, seed_data : In   (noise only) the 64-bit noise seed as two 32-bit words
+                           (word 0 = the low half), write-only likewise.
+    i_stream : In(stream.Signature(command_layout(noise)))   one command per block
+    o_stream : Out(stream.Signature(unsigned(q_bits)))       l words per block, in order
+
+    Observation (not ports; tests and :mod:`hhe_gen.kat_rtl`): ``datapath`` (its ``state`` /
+    ``next_state`` / ``commit``), ``commit_phase`` (index into :func:`~.schedule.phases` of the
+    phase committing), ``rk_count`` (round keys written), ``xof_words`` (4-byte XOF beats the
+    round-constant sampler has taken since the command: the words the model reads,
+    ``rc_xof_words_read``, plus the up to 2 that its gatherer and filter hold when the last
+    constant is taken).
+
+    Timing (no cycle depends on the key, the state or the noise; an always-ready consumer):
+    :func:`~.schedule.cycles_per_block` from the command's acceptance to the last word taken.
+    The only input to it that is not a parameter is the positions of the rejected round-constant
+    candidates, a public function of (nonce, counter); an ARK(j) phase waits until the round keys
+    of round j are all written.  The next command is accepted once the last word has been loaded
+    into the output register.  The noise path finishes long before the output starts.
+    """
+
+    def __init__(self, params, lanes: int = 2, *, noise: bool = True, multiplier: str = "barrett",
+                 mul_latency=None, xof_rounds_per_cycle: int = 1):
+        try:
+            p = self.params = check_params(params)
+            self.lanes = check_lanes(lanes, p.n)
+            if noise not in (True, False):
+                raise ParameterError("noise", noise, "True or False")
+            self.datapath = RubatoDatapath(p, lanes, multiplier=multiplier, mul_latency=mul_latency)
+            self._rk_mul = make_multiplier(multiplier, p.q, mul_latency)
+            from hhe_gen.cores.keccak import ShakeXof
+            from hhe_gen.cores.sampler import RubatoNoise, RubatoRoundConstants, SeedMessage
+            self._rc_msg = SeedMessage(BEAT_BYTES)
+            self._rc_xof = ShakeXof(256, beat_bytes=BEAT_BYTES, rounds_per_cycle=xof_rounds_per_cycle)
+            self._rc = RubatoRoundConstants(p, in_bytes=BEAT_BYTES)
+            if noise:
+                self._nz_msg = SeedMessage(BEAT_BYTES)
+                self._nz_xof = ShakeXof(256, beat_bytes=BEAT_BYTES, rounds_per_cycle=xof_rounds_per_cycle)
+                self._nz = RubatoNoise(p, in_bytes=BEAT_BYTES)
+        except ParameterError:
+            self._MustUse__used = True
+            raise
+        self.noise = noise
+        self.xof_rounds_per_cycle = xof_rounds_per_cycle
+        self.mul_latency = self._rk_mul.latency
+        self.depth = self.datapath.depth
+        self.phases = phases(p.rounds)
+        members = {"key_we": In(1), "key_addr": In(range(p.n)), "key_data": In(p.q_bits),
+                   "i_stream": In(stream.Signature(command_layout(noise))),
+                   "o_stream": Out(stream.Signature(p.q_bits))}
+        if noise:
+            members.update({"seed_we": In(1), "seed_addr": In(range(2)), "seed_data": In(32)})
+        super().__init__(members)
+        self.commit_phase = Signal(range(len(self.phases)))
+        self.rk_count = Signal(range(p.round_constant_count + 1))
+        self.xof_words = Signal(16)
+
+    def cycles_per_block(self, accepted_positions=None) -> int:
+        """:func:`~.schedule.cycles_per_block` for this core (see there)."""
+        p = self.params
+        return cycles_per_block(p.n, p.l, p.rounds, self.lanes, self.depth, self.mul_latency,
+                                accepted_positions, rounds_per_cycle=self.xof_rounds_per_cycle)
+
+    def elaborate(self, platform):
+        m = Module()
+        p, L = self.params, self.lanes
+        n, q, w = p.n, p.q, p.q_bits
+        S = n // L
+        total = p.round_constant_count
+        m.submodules.datapath = dp = self.datapath
+        state = Signal(_State)
+        cmd = Signal(command_layout(self.noise))
+
+        # -- command and XOF messages ------------------------------------------------------------
+        from hhe_gen.cores.sampler import MessageKind
+        m.submodules.rc_msg = rc_msg = self._rc_msg
+        m.submodules.rc_xof = rc_xof = self._rc_xof
+        m.submodules.rc = rc = self._rc
+        all_ready = rc_msg.i_stream.ready & (state == _State.IDLE)
+        if self.noise:
+            m.submodules.nz_msg = nz_msg = self._nz_msg
+            m.submodules.nz_xof = nz_xof = self._nz_xof
+            m.submodules.nz = nz = self._nz
+            all_ready = all_ready & nz_msg.i_stream.ready
+        start = Signal()
+        m.d.comb += [self.i_stream.ready.eq(all_ready), start.eq(self.i_stream.valid & all_ready)]
+        with m.If(start):
+            m.d.sync += cmd.eq(self.i_stream.payload)
+
+        def feed(msg, xof, smp, kind):
+            m.d.comb += [msg.i_stream.valid.eq(start), msg.i_stream.payload.kind.eq(kind),
+                         msg.i_stream.payload.nonce.eq(self.i_stream.payload.nonce),
+                         msg.i_stream.payload.counter.eq(self.i_stream.payload.counter),
+                         xof.i_stream.valid.eq(msg.o_stream.valid),
+                         xof.i_stream.payload.data.eq(msg.o_stream.payload.data),
+                         xof.i_stream.payload.last.eq(msg.o_stream.payload.last),
+                         xof.i_stream.payload.nbytes.eq(msg.o_stream.payload.nbytes),
+                         msg.o_stream.ready.eq(xof.i_stream.ready),
+                         xof.restart.eq(start), smp.clear.eq(start)]
+            wiring.connect(m, xof.o_stream, smp.i_stream)
+
+        feed(rc_msg, rc_xof, rc, MessageKind.RUBATO_RC)
+        if self.noise:
+            feed(nz_msg, nz_xof, nz, MessageKind.RUBATO_NOISE)
+            m.d.comb += [nz_msg.seed_we.eq(self.seed_we), nz_msg.seed_addr.eq(self.seed_addr),
+                         nz_msg.seed_data.eq(self.seed_data)]
+            fifo = SyncFIFOBuffered(width=len(nz.o_stream.payload), depth=p.l)
+            m.submodules.noise_fifo = ResetInserter(start)(fifo)
+            nz_count = Signal(range(p.l + 1))
+            want = (nz_count < p.l) & ~start
+            m.d.comb += [fifo.w_data.eq(nz.o_stream.payload),
+                         fifo.w_en.eq(nz.o_stream.valid & want),
+                         nz.o_stream.ready.eq(fifo.w_rdy & want)]
+            with m.If(start):
+                m.d.sync += nz_count.eq(0)
+            with m.Elif(nz.o_stream.valid & nz.o_stream.ready):
+                m.d.sync += nz_count.eq(nz_count + 1)
+
+        # -- round keys: rk[j][i] = key[i] * rc[j][i] into `lanes` banks ------------------------
+        m.submodules.key = key_mem = Memory(shape=w, depth=n, init=[])
+        key_w = key_mem.write_port()
+        key_r = key_mem.read_port()
+        m.d.comb += [key_w.en.eq(self.key_we), key_w.addr.eq(self.key_addr), key_w.data.eq(self.key_data)]
+        rc_count = Signal(range(total + 1))
+        key_index = Signal(range(n))
+        bank = Signal(range(max(2, L)))
+        addr = Signal(range((p.rounds + 1) * S))
+        take = rc.o_stream.valid & rc.o_stream.ready
+        m.d.comb += [rc.o_stream.ready.eq((rc_count < total) & ~start), key_r.addr.eq(key_index)]
+        with m.If(start):
+            m.d.sync += [rc_count.eq(0), key_index.eq(0), bank.eq(0), addr.eq(0), self.xof_words.eq(0)]
+        with m.Else():
+            with m.If(rc_xof.o_stream.valid & rc_xof.o_stream.ready):
+                m.d.sync += self.xof_words.eq(self.xof_words + 1)
+            with m.If(take):
+                m.d.sync += [rc_count.eq(rc_count + 1),
+                             key_index.eq(Mux(key_index == n - 1, 0, key_index + 1))]
+                if L > 1:
+                    m.d.sync += bank.eq(Mux(bank == L - 1, 0, bank + 1))
+                    with m.If(bank == L - 1):
+                        m.d.sync += addr.eq(addr + 1)
+                else:
+                    m.d.sync += addr.eq(addr + 1)
+        rc_1, valid_1 = Signal(w), Signal()
+        bank_1, addr_1 = Signal.like(bank), Signal.like(addr)
+        m.d.sync += [rc_1.eq(rc.o_stream.payload), valid_1.eq(take & ~start), bank_1.eq(bank),
+                     addr_1.eq(addr)]
+        m.submodules.rk_mul = mul = self._rk_mul
+        m.d.comb += [mul.a.eq(key_r.data), mul.b.eq(rc_1), mul.en.eq(1)]
+        wv, wb, wa = valid_1, bank_1, addr_1
+        for k in range(self.mul_latency):
+            nv, nb, na = Signal(name=f"rkv{k}"), Signal.like(bank, name=f"rkb{k}"), Signal.like(addr, name=f"rka{k}")
+            m.d.sync += [nv.eq(wv & ~start), nb.eq(wb), na.eq(wa)]
+            wv, wb, wa = nv, nb, na
+        with m.If(start):
+            m.d.sync += self.rk_count.eq(0)
+        with m.Elif(wv):
+            m.d.sync += self.rk_count.eq(self.rk_count + 1)
+        rk_read_addr = Signal.like(addr)
+        for a in range(L):
+            mem = Memory(shape=w, depth=(p.rounds + 1) * S, init=[])
+            m.submodules[f"rk_bank{a}"] = mem
+            wp, rp = mem.write_port(), mem.read_port()
+            m.d.comb += [wp.en.eq(wv & (wb == a)), wp.addr.eq(wa), wp.data.eq(mul.p[:w]),
+                         rp.addr.eq(rk_read_addr), dp.rk[a].eq(rp.data)]
+
+        # -- the phase sequence ---------------------------------------------------------------
+        ph = Signal(range(len(self.phases)))
+        rk_base = Signal.like(addr)
+        cur_layer = Signal(Layer)
+        needed = Signal(range(total + 1))
+        base = Signal.like(addr)
+        with m.Switch(ph):
+            for i, phase in enumerate(self.phases):
+                with m.Case(i):
+                    m.d.comb += cur_layer.eq(_LAYER[phase.kind])
+                    if phase.kind == ARK:
+                        m.d.comb += [needed.eq((phase.round_key + 1) * n), base.eq(phase.round_key * S)]
+        m.d.comb += [dp.layer.eq(cur_layer), rk_read_addr.eq(rk_base + dp.step)]
+        go = Signal()
+        m.d.comb += [go.eq((state == _State.RUN) & (self.rk_count >= needed)),
+                     dp.go.eq(go), dp.init.eq(start)]
+        with m.If(go & dp.ready):
+            m.d.sync += [ph.eq(ph + 1), rk_base.eq(base), self.commit_phase.eq(ph)]
+            with m.If(ph == len(self.phases) - 1):
+                m.d.sync += state.eq(_State.DRAIN)
+        with m.If(start):
+            m.d.sync += [state.eq(_State.RUN), ph.eq(0)]
+        with m.If((state == _State.DRAIN) & dp.commit):
+            m.d.sync += state.eq(_State.OUT)
+
+        # -- output -----------------------------------------------------------------------------
+        sub = Signal(range(max(2, L)))
+        out_count = Signal(range(p.l))
+        o_valid, o_data = Signal(), Signal(w)
+        m.d.comb += [self.o_stream.valid.eq(o_valid), self.o_stream.payload.eq(o_data)]
+        word = Signal(w)
+        with m.Switch(sub):
+            for a in range(L):
+                with m.Case(a):
+                    m.d.comb += word.eq(dp.head[a])
+        can_load = (state == _State.OUT) & (~o_valid | self.o_stream.ready)
+        value = Signal(w)
+        if self.noise:
+            use_noise = cmd.noise
+            e = fifo.r_data.as_signed()
+            t = Signal(signed(w + 2))
+            m.d.comb += [t.eq(word + e),
+                         value.eq(Mux(use_noise, Mux(t < 0, t + q, Mux(t >= q, t - q, t)), word))]
+            load = can_load & (~use_noise | fifo.r_rdy)
+            m.d.comb += fifo.r_en.eq(load & use_noise)
+        else:
+            m.d.comb += value.eq(word)
+            load = can_load
+        with m.If(self.o_stream.ready):
+            m.d.sync += o_valid.eq(0)
+        with m.If(load):
+            m.d.sync += [o_valid.eq(1), o_data.eq(value), out_count.eq(out_count + 1)]
+            if L > 1:
+                m.d.sync += sub.eq(Mux(sub == L - 1, 0, sub + 1))
+                m.d.comb += dp.rotate.eq(sub == L - 1)
+            else:
+                m.d.comb += dp.rotate.eq(1)
+            with m.If(out_count == p.l - 1):
+                m.d.sync += [state.eq(_State.IDLE), out_count.eq(0), sub.eq(0)]
+        return m

@@ -1,0 +1,214 @@
+"""The Rubato state and its layers: n words, ``lanes`` words per cycle (see :class:`RubatoDatapath`)."""
+
+from __future__ import annotations
+
+from amaranth.hdl import Const, Module, Mux, Signal
+from amaranth.lib import data, enum, wiring
+from amaranth.lib.wiring import In, Out
+
+from hhe_gen.params.errors import ParameterError
+from hhe_gen.params.rubato import RubatoParams, rubato_params
+
+from .lanes import mod_add, reduce_small, sum_bound, weighted_sum
+
+__all__ = ["Layer", "RubatoDatapath", "check_lanes", "make_multiplier", "MULTIPLIERS"]
+
+MULTIPLIERS = ("barrett", "butterfly")
+
+
+class Layer(enum.Enum, shape=2):
+    """The layer a phase of :class:`RubatoDatapath` computes."""
+    ARK = 0
+    MIX_COLUMNS = 1
+    MIX_ROWS = 2
+    FEISTEL = 3
+
+
+def check_params(params) -> RubatoParams:
+    if isinstance(params, RubatoParams):
+        return params
+    if isinstance(params, str):
+        return rubato_params(params)
+    raise ParameterError("params", params, "a RubatoParams or a set name such as 'Par-128S'")
+
+
+def check_lanes(lanes, n: int) -> int:
+    """Lanes must divide n (every phase streams n/lanes groups)."""
+    allowed = [d for d in range(1, n + 1) if n % d == 0]
+    if isinstance(lanes, bool) or not isinstance(lanes, int) or lanes not in allowed:
+        raise ParameterError("lanes", lanes, f"a divisor of n = {n}: {allowed}")
+    return lanes
+
+
+def make_multiplier(kind: str, q: int, latency=None):
+    """A raw pipelined a*b mod q unit (ports a, b, en, p; attribute ``latency``).
+
+    ``"barrett"``: :func:`hhe_gen.cores.arith.modmul` ("barrett"); ``"butterfly"``: the
+    multi-field :class:`hhe_gen.cores.arith.Butterfly` is not wired here (see the module notes of
+    :mod:`hhe_gen.cores.rubato`), so only "barrett" is accepted.
+    """
+    from hhe_gen.cores.arith import modmul
+
+    if kind != "barrett":
+        raise ParameterError("multiplier", kind, "'barrett' (cores/arith modmul)")
+    return modmul("barrett", [q], max(16, q.bit_length()), latency)
+
+
+class RubatoDatapath(wiring.Component):
+    """The n-word Rubato state with ARK, MixColumns, MixRows and Feistel, ``lanes`` words a cycle.
+
+    The state is a rotating register: during a phase's issue cycles it rotates by ``lanes``
+    words per cycle, so lane a always reads the word at position a and its neighbours at fixed
+    offsets (MixColumns: +k*v mod n; MixRows: +k or +k-v, depending on the column; Feistel: -1).
+    After n/lanes rotations it is aligned again.  The results enter a second n-word register
+    (``next_state``, a shift register) and are committed to ``state`` in one cycle.
+
+    Parameters
+    ----------
+    params : RubatoParams or set name
+    lanes : int                 L, a divisor of n (n = fully parallel)
+    multiplier : str            "barrett" (the Feistel squarers, one per lane)
+    mul_latency : int or None   the squarers' latency (None = minimum)
+
+    Members
+    -------
+    init : In(1)          load the initial state (1, 2, ..., n) (only while ``ready``)
+    go : In(1)            start a phase computing ``layer`` (taken when ``ready``)
+    layer : In(Layer)
+    ready : Out(1)        a phase may start (idle, or the commit cycle of the previous phase)
+    issue : Out(1)        an issue cycle: words step*L .. step*L+L-1 enter the lanes
+    step : Out(range(n/L))
+    rk : In(ArrayLayout(q_bits, L))   ARK only: the round keys of the words issued in the
+                          previous cycle (a synchronous memory read addressed by ``step``)
+    commit : Out(1)       the cycle ``state <= next_state``
+    rotate : In(1)        (idle only) rotate the state by L words: ``head`` shows the next group
+    head : Out(ArrayLayout(q_bits, L))   state words 0..L-1
+
+    Observation (not ports): ``state``, ``next_state`` (lists of n Signals; aligned, word i at
+    index i, while idle and in the commit cycle), ``depth``.
+
+    Latency: a phase is ``n/L + depth + 1`` cycles from ``go`` to the next possible ``go``,
+    ``depth = max(2, mul_latency + 1)``; nothing depends on data.
+    """
+
+    def __init__(self, params, lanes: int = 2, *, multiplier: str = "barrett", mul_latency=None):
+        try:
+            p = self.params = check_params(params)
+            self.lanes = check_lanes(lanes, p.n)
+            self.mul_kind = multiplier
+            self._muls = [make_multiplier(multiplier, p.q, mul_latency) for _ in range(self.lanes)]
+        except ParameterError:
+            self._MustUse__used = True
+            raise
+        self.steps = p.n // self.lanes
+        self.mul_latency = self._muls[0].latency
+        self.depth = max(2, self.mul_latency + 1)
+        w = p.q_bits
+        super().__init__({
+            "init": In(1), "go": In(1), "layer": In(Layer), "ready": Out(1),
+            "issue": Out(1), "step": Out(range(max(2, self.steps))),
+            "rk": In(data.ArrayLayout(w, self.lanes)),
+            "commit": Out(1), "rotate": In(1), "head": Out(data.ArrayLayout(w, self.lanes)),
+        })
+        self.state = [Signal(w, name=f"x{i}") for i in range(p.n)]
+        self.next_state = [Signal(w, name=f"y{i}") for i in range(p.n)]
+
+    @property
+    def phase_cycles(self) -> int:
+        """Cycles per phase (go to the next go)."""
+        return self.steps + self.depth + 1
+
+    def elaborate(self, platform):
+        m = Module()
+        p, L, S, D = self.params, self.lanes, self.steps, self.depth
+        n, v, q, w = p.n, p.v, p.q, p.q_bits
+        c = p.circulant
+        x, y = self.state, self.next_state
+
+        busy = Signal()
+        count = Signal(range(S + D + 1))
+        layer = Signal(Layer)
+        last = busy & (count == S + D)
+        issue = busy & (count < S)
+        step = Signal(range(max(2, S)))
+        m.d.comb += [self.ready.eq(~busy | last), self.issue.eq(issue), self.commit.eq(last),
+                     step.eq(count[:len(step)] if S > 1 else 0), self.step.eq(step)]
+        with m.If(busy):
+            m.d.sync += count.eq(count + 1)
+        with m.If(last):
+            m.d.sync += busy.eq(0)
+        with m.If(self.go & self.ready):
+            m.d.sync += [busy.eq(1), count.eq(0), layer.eq(self.layer)]
+
+        # state: init, rotate (issue or explicit), commit
+        with m.If(last):
+            m.d.sync += [xi.eq(yi) for xi, yi in zip(x, y)]
+        with m.Elif(issue | (~busy & self.rotate)):
+            m.d.sync += [x[i].eq(x[(i + L) % n]) for i in range(n)]
+        with m.Elif(~busy & self.init):
+            m.d.sync += [x[i].eq(i + 1) for i in range(n)]
+        m.d.comb += [self.head[a].eq(x[a]) for a in range(L)]
+
+        def delay(sig, cycles, name):
+            for k in range(cycles):
+                r = Signal(sig.shape(), name=f"{name}_d{k}")
+                m.d.sync += r.eq(sig)
+                sig = r
+            return sig
+
+        results = []
+        for a in range(L):
+            mul = self._muls[a]
+            m.submodules[f"square{a}"] = mul
+            # MixColumns / MixRows taps; the MixRows wrap pattern depends on the column of word
+            # step*L + a, a constant table indexed by step.
+            taps = []
+            for k in range(v):
+                mc = x[(a + k * v) % n]
+                wraps = [((s * L + a) % v) + k >= v for s in range(S)]
+                mr_in, mr_wrap = x[(a + k) % n], x[(a + k - v) % n]
+                if all(wraps):
+                    mr = mr_wrap
+                elif not any(wraps):
+                    mr = mr_in
+                else:
+                    bits = Const(sum(1 << s for s, f in enumerate(wraps) if f), S)
+                    mr = Mux(bits.bit_select(step, 1), mr_wrap, mr_in)
+                taps.append(Mux(layer == Layer.MIX_COLUMNS, mc, mr))
+            bound = sum_bound(c, q)
+            lin_sum = Signal(range(bound + 1), name=f"lin_sum{a}")
+            m.d.sync += lin_sum.eq(weighted_sum(taps, c))
+            lin = Signal(w, name=f"lin{a}")
+            m.d.sync += lin.eq(reduce_small(lin_sum, bound, q))
+
+            self_1 = Signal(w, name=f"self{a}_1")
+            m.d.sync += self_1.eq(x[a])
+            ark = Signal(w, name=f"ark{a}")
+            m.d.sync += ark.eq(mod_add(self_1, self.rk[a], q))
+
+            # Feistel: y = x[i] + x[i-1]^2, y[0] = x[0]
+            prev = x[(a - 1) % n]
+            m.d.comb += [mul.a.eq(prev), mul.b.eq(prev), mul.en.eq(1)]
+            first = Signal(name=f"first{a}")
+            m.d.comb += first.eq((step == 0) if a == 0 else 0)
+            self_m = delay(x[a], self.mul_latency, f"fself{a}")
+            first_m = delay(first, self.mul_latency, f"ffirst{a}")
+            fei = Signal(w, name=f"feistel{a}")
+            m.d.sync += fei.eq(Mux(first_m, self_m, mod_add(self_m, mul.p[:w], q)))
+
+            lin_d, ark_d = delay(lin, D - 2, f"lin{a}"), delay(ark, D - 2, f"ark{a}")
+            fei_d = delay(fei, D - self.mul_latency - 1, f"fei{a}")
+            res = Signal(w, name=f"result{a}")
+            with m.Switch(layer):
+                with m.Case(Layer.ARK):
+                    m.d.comb += res.eq(ark_d)
+                with m.Case(Layer.MIX_COLUMNS, Layer.MIX_ROWS):
+                    m.d.comb += res.eq(lin_d)
+                with m.Case(Layer.FEISTEL):
+                    m.d.comb += res.eq(fei_d)
+            results.append(res)
+        valid = delay(issue, D, "valid")
+        with m.If(valid):
+            m.d.sync += [y[i].eq(y[i + L]) for i in range(n - L)]
+            m.d.sync += [y[n - L + a].eq(results[a]) for a in range(L)]
+        return m

@@ -1,0 +1,72 @@
+"""Small Z_q building blocks of the Rubato datapath (expressions, no state).
+
+Rubato's moduli are primes just below a power of two (65929217 = 0x3ee0001 < 2^26, 33292289 =
+0x1fc0001 < 2^25), and its linear layers multiply by the circulant's small constants
+(c_k <= 6, sum c_k <= 25), so a linear-layer word is a shift-and-add sum ``S < (sum c_k) * q``
+reduced by a quotient estimate from the bits above ``q_bits`` and a few conditional subtractions.
+"""
+
+from __future__ import annotations
+
+from amaranth.hdl import Mux, unsigned
+
+__all__ = ["const_times", "weighted_sum", "sum_bound", "reduce_corrections", "reduce_small",
+           "mod_add"]
+
+
+def const_times(x, c: int):
+    """``c * x`` for a small non-negative constant as a sum of shifted copies (shift-and-add)."""
+    terms = [x << i for i in range(c.bit_length()) if c >> i & 1]
+    if not terms:
+        return x * 0
+    total = terms[0]
+    for t in terms[1:]:
+        total = total + t
+    return total
+
+
+def weighted_sum(taps, coefficients):
+    """``sum_k c_k * taps[k]`` as shift-and-add terms (an adder tree)."""
+    terms = [const_times(t, c) for t, c in zip(taps, coefficients) if c]
+    while len(terms) > 1:
+        nxt = [terms[i] + terms[i + 1] for i in range(0, len(terms) - 1, 2)]
+        if len(terms) % 2:
+            nxt.append(terms[-1])
+        terms = nxt
+    return terms[0]
+
+
+def sum_bound(coefficients, q: int) -> int:
+    """Largest possible weighted sum of canonical residues: ``sum(c) * (q - 1)``."""
+    return sum(coefficients) * (q - 1)
+
+
+def reduce_corrections(bound: int, q: int) -> int:
+    """Conditional subtractions :func:`reduce_small` needs after its quotient estimate, for sums
+    up to ``bound``: with ``h = s >> b`` (b = bitlen q), ``s - h*q = (s mod 2^b) + h*(2^b - q)
+    < 2^b + (bound >> b)*(2^b - q)``."""
+    b = q.bit_length()
+    top = (1 << b) - 1 + (bound >> b) * ((1 << b) - q)
+    return top // q
+
+
+def reduce_small(s, bound: int, q: int):
+    """``s mod q`` for ``0 <= s <= bound``: ``r = s - (s >> b)*q``, then
+    :func:`reduce_corrections` conditional subtractions of q (both arms always computed)."""
+    b = q.bit_length()
+    width = max(bound.bit_length(), b + 1)
+    hi = s[b:width] if bound >> b else None
+    r = s[:width] - hi * q if hi is not None else s[:width]
+    r = r.as_unsigned()[:width]
+    for _ in range(reduce_corrections(bound, q)):
+        d = (r - q).as_signed()
+        r = Mux(d[-1], r, d.as_unsigned()[:width])
+    return r[:b]
+
+
+def mod_add(a, b, q: int):
+    """``(a + b) mod q`` for a, b in [0, q): one conditional subtraction."""
+    bits = q.bit_length()
+    s = a + b
+    d = s - q
+    return Mux(d.as_signed()[-1], s, d)[:bits]
