@@ -1,0 +1,350 @@
+"""Memory-based iterative CKKS special FFT / IFFT with P complex butterfly lanes.
+
+Golden model: :func:`hhe_gen.models.fft.special_ifft_fixed` (``inverse=True``) and
+:func:`hhe_gen.models.fft.special_fft_fixed` (``inverse=False``), bit for bit; the memory plan
+(banks, pairs per cycle, twiddle ROMs, I/O order) is :class:`hhe_gen.cores.fft.plan.FftPlan`,
+whose pure-Python execution :func:`~hhe_gen.cores.fft.plan.run_plan` equals the model.
+
+Datapath (one transform at a time)::
+
+    i_stream (P values/beat) --> 2P banks (n/2P words of 2W bits, 1 write + 1 read port each,
+                                  write-first)
+      compute: cycle t issues P pairs: read (t) -> read crossbar -> register (t+1) ->
+               Butterfly (cores/arith, complex field, op ct/gs, ``bf_latency``) ->
+               write crossbar -> write (t + delay), delay = bf_latency + 2;
+               lane l's twiddle from its own ROM (read at t, registered at t+1)
+    o_stream (P values/beat) <-- banks, read ``passes`` times in stream order
+
+Phases: LOAD (n/P beats accepted, ``i_stream.ready`` = 1; with ``split_load`` 2n/P beats: real
+parts of the n values first, then the imaginary parts), COMPUTE (fixed length), UNLOAD
+(``passes`` x n/P beats with back-pressure), then LOAD again.  The schedule is static (stage
+issue cycles from :func:`hhe_gen.models.ntt_schedule.stage_starts`); no cycle count depends on
+data.
+
+Parameters
+----------
+n : int                 slots, a power of two 2^3 .. 2^15 (ring degree N = 2n = 2^4 .. 2^16)
+lanes : int             P butterflies, a power of two 1 .. n/4
+fmt : FixedPointFormat  W-bit two's complement, F fraction bits, rounding (the model's)
+inverse : bool          True: special IFFT (GS, halving); False: special FFT (CT)
+passes : int            how many times the result is streamed out (1 .. 256; the CKKS encoder
+                        reads it twice per prime)
+split_load : bool       load real parts, then imaginary parts (the CKKS decoder's coefficient
+                        order); the payload's lanes still carry packed values, of which only the
+                        half being loaded is used
+target : str            the Butterfly's DSP target ("ecp5" | "xilinx" | "generic")
+bf_latency : int|None   the Butterfly's latency (default: its default, 5 for a complex-only unit)
+
+Members
+-------
+i_stream : In(stream.Signature(ArrayLayout(2W, P)))   packed ``re | im << W`` per lane
+o_stream : Out(stream.Signature(ArrayLayout(2W, P)))
+plan : FftPlan, delay (read-to-write cycles), load_beats, unload_beats, compute_cycles
+
+Latency (cycles, full-rate producer and consumer)
+-------------------------------------------------
+* load: ``load_beats`` = n/P (2n/P with split_load) cycles, one beat each;
+* compute: ``compute_cycles`` = plan.compute_cycles + 1 cycles (the COMPUTE phase starts the cycle
+  after the last load beat; plan.compute_cycles = the stage_starts total, the cycle of the last
+  write; = (n/2P) log2(n) + delay within 5% for n >= 2^7), then
+* unload: the UNLOAD phase starts the cycle after, its first read gives the first output beat one
+  cycle later; ``unload_beats`` = passes * n/P beats at one per cycle.
+
+So with the last input beat accepted in cycle c, the first output beat is taken in cycle
+c + compute_cycles + 2 and the last in cycle c + compute_cycles + 1 + unload_beats; the next
+transform's first input beat can be accepted in the cycle after the last output beat.
+:meth:`cycles` gives the whole count: load_beats + compute_cycles + 1 + unload_beats.
+"""
+
+from __future__ import annotations
+
+from amaranth.hdl import Array, Cat, Const, Module, Mux, Signal, unsigned
+from amaranth.lib import data, stream, wiring
+from amaranth.lib.memory import Memory
+from amaranth.lib.wiring import In, Out
+
+from hhe_gen.cores.arith.butterfly import OP_CODES, Butterfly, pack_complex
+from hhe_gen.models import fft as fftm
+from hhe_gen.params.errors import ParameterError
+
+from .plan import FftPlan, check_lanes, check_slots
+
+__all__ = ["IterativeFft", "SpecialFft", "SpecialIfft"]
+
+
+def _xor_fold(v, width, b):
+    """bank(i) of a Value: XOR of the b-bit chunks (top chunk zero-extended)."""
+    out = Const(0, b)
+    for lo in range(0, width, b):
+        chunk = v[lo:min(lo + b, width)]
+        out = out ^ chunk
+    return out[:b]
+
+
+def _reverse(v, bits):
+    return Cat(*(v[bits - 1 - i] for i in range(bits))) if bits else Const(0, 0)
+
+
+class IterativeFft(wiring.Component):
+    __doc__ = __doc__
+
+    def __init__(self, n, lanes, fmt, inverse=True, *, passes=1, split_load=False, target="ecp5",
+                 bf_latency=None):
+        check_slots(n, "n")
+        check_lanes(lanes, n)
+        if not isinstance(fmt, fftm.FixedPointFormat):
+            raise ParameterError("fmt", fmt, "a hhe_gen.models.fft.FixedPointFormat")
+        if isinstance(passes, bool) or not isinstance(passes, int) or not 1 <= passes <= 256:
+            raise ParameterError("passes", passes, "an integer 1 .. 256")
+        if not isinstance(split_load, bool):
+            raise ParameterError("split_load", split_load, "True or False")
+        self.fmt, self.passes, self.split_load = fmt, passes, split_load
+        self.bf_kw = dict(complex=fmt, target=target)
+        if bf_latency is not None:
+            self.bf_kw["latency"] = bf_latency
+        probe = Butterfly(**self.bf_kw)
+        probe._MustUse__silence = True
+        self.bf_latency = probe.latency
+        self.delay = self.bf_latency + 2
+        self.plan = FftPlan(n, lanes, inverse, self.delay)
+        self.n, self.lanes, self.inverse = n, lanes, inverse
+        self.load_beats = (2 if split_load else 1) * n // lanes
+        self.unload_beats = passes * n // lanes
+        self.compute_cycles = self.plan.compute_cycles + 1
+        layout = data.ArrayLayout(unsigned(2 * fmt.width), lanes)
+        super().__init__({
+            "i_stream": In(stream.Signature(layout)),
+            "o_stream": Out(stream.Signature(layout)),
+        })
+
+    def cycles(self) -> int:
+        """Cycles of one transform at full rate, first input beat to last output beat inclusive; also
+        the period of back-to-back transforms (the next input beat is taken the cycle after)."""
+        return self.load_beats + self.compute_cycles + self.unload_beats + 1
+
+    def model(self, values):
+        """The golden model on a list of n (re, im) pairs."""
+        f = fftm.special_ifft_fixed if self.inverse else fftm.special_fft_fixed
+        return f(values, self.fmt)
+
+    def elaborate(self, platform):
+        m = Module()
+        plan, fmt = self.plan, self.fmt
+        n, p, nl, b = self.n, self.lanes, plan.n_log, plan.bank_bits
+        cw = 2 * fmt.width
+        nb, depth = plan.banks, plan.depth
+        aw = nl - b                                   # address bits
+        beats = n // p
+        beat_bits = nl - plan.lane_bits
+
+        # -- memories ---------------------------------------------------------------------------
+        wps, rps = [], []
+        for k in range(nb):
+            mem = Memory(shape=unsigned(cw), depth=depth, init=[])
+            m.submodules[f"bank{k}"] = mem
+            wp = mem.write_port(granularity=fmt.width)
+            rp = mem.read_port(transparent_for=(wp,))
+            wps.append(wp)
+            rps.append(rp)
+        table = fftm.twiddle_table(n, fmt)
+        tw_rps = []
+        for lane in range(p):
+            init = [pack_complex(table[t], fmt) for t in plan.twiddle_rom(lane)]
+            rom = Memory(shape=unsigned(cw), depth=len(init), init=init)
+            m.submodules[f"twiddle{lane}"] = rom
+            tw_rps.append(rom.read_port())
+
+        # -- control ----------------------------------------------------------------------------
+        LOAD, COMPUTE, UNLOAD = 0, 1, 2
+        phase = Signal(range(3), init=LOAD)
+        in_beat = Signal(range(max(2, self.load_beats)))
+        t = Signal(range(self.compute_cycles + 2))
+        stage = Signal(range(nl + 1))
+        cyc = Signal(range(max(2, plan.stage_cycles)))
+        out_beat = Signal(range(self.unload_beats + 1))     # next beat to read
+        o_valid = Signal()
+        o_pos = Signal(beat_bits)                           # beat (mod n/P) of the data on o_stream
+
+        # -- load -------------------------------------------------------------------------------
+        load_w = [dict(en=Const(0, 2), addr=Const(0, max(aw, 1)), data=Const(0, cw)) for _ in range(nb)]
+        accept = Signal()
+        m.d.comb += [self.i_stream.ready.eq(phase == LOAD), accept.eq(self.i_stream.valid & (phase == LOAD))]
+        lbeat = in_beat[:beat_bits]
+        half_sel = Const(0b11, 2)
+        if self.split_load:
+            second = in_beat[beat_bits] if self.load_beats > beats else Const(0, 1)
+            half_sel = Mux(second, Const(0b10, 2), Const(0b01, 2))
+        load_src = []
+        for lane in range(p):
+            i = Cat(Const(lane, plan.lane_bits), lbeat)
+            pos = i if self.inverse else _reverse(i, nl)
+            load_src.append((_xor_fold(pos, nl, b), pos[b:], self.i_stream.payload[lane]))
+        for k in range(nb):
+            hit = [(bk == k) for bk, _, _ in load_src]
+            load_w[k] = dict(
+                en=Mux(accept & _any(hit), half_sel, 0),
+                addr=_or_select([h & accept for h in hit], [a for _, a, _ in load_src], max(aw, 1)),
+                data=_or_select([h & accept for h in hit], [d for _, _, d in load_src], cw))
+        with m.If(accept):
+            m.d.sync += in_beat.eq(in_beat + 1)
+            with m.If(in_beat == self.load_beats - 1):
+                m.d.sync += [in_beat.eq(0), phase.eq(COMPUTE), t.eq(0), stage.eq(0), cyc.eq(0)]
+
+        # -- compute: issue ---------------------------------------------------------------------
+        starts = Array(Const(s, range(self.compute_cycles + 2)) for s in plan.starts + (self.compute_cycles + 1,))
+        issue = Signal()
+        m.d.comb += issue.eq((phase == COMPUTE) & (stage < nl) & (t >= starts[stage]))
+        with m.If(phase == COMPUTE):
+            m.d.sync += t.eq(t + 1)
+            with m.If(t == self.compute_cycles - 1):
+                m.d.sync += [phase.eq(UNLOAD), out_beat.eq(0), o_valid.eq(0)]
+        with m.If(issue):
+            m.d.sync += cyc.eq(cyc + 1)
+            with m.If(cyc == plan.stage_cycles - 1):
+                m.d.sync += [cyc.eq(0), stage.eq(stage + 1)]
+        c_bits = nl - b                                   # bits of the cycle number in a stage
+        cvec = cyc[:c_bits] if c_bits else Const(0, 0)
+        lo_idx, hi_idx = [], []
+        for lane in range(p):
+            los, his = [], []
+            for s, k in enumerate(plan.stage_k):
+                group = plan.stage_groups[s]
+                others = [g for g in range(nl) if g not in group]
+                lbits = [g for g in group if g != k]
+                bits_lo, bits_hi = [], []
+                for g in range(nl):
+                    if g == k:
+                        bits_lo.append(Const(0, 1))
+                        bits_hi.append(Const(1, 1))
+                    elif g in lbits:
+                        v = Const((lane >> lbits.index(g)) & 1, 1)
+                        bits_lo.append(v)
+                        bits_hi.append(v)
+                    else:
+                        v = cvec[others.index(g)]
+                        bits_lo.append(v)
+                        bits_hi.append(v)
+                los.append(Cat(*bits_lo))
+                his.append(Cat(*bits_hi))
+            lo, hi = Signal(nl, name=f"lo{lane}"), Signal(nl, name=f"hi{lane}")
+            sel = Signal(range(nl), name=f"stage_sel{lane}")
+            m.d.comb += sel.eq(Mux(stage < nl, stage, 0))
+            m.d.comb += [lo.eq(Array(los)[sel]), hi.eq(Array(his)[sel])]
+            lo_idx.append(lo)
+            hi_idx.append(hi)
+        # per pair member (2P of them): bank, addr
+        members = []
+        for lane in range(p):
+            for idx in (lo_idx[lane], hi_idx[lane]):
+                bk, ad = Signal(b, name=f"rb{len(members)}"), Signal(max(aw, 1), name=f"ra{len(members)}")
+                m.d.comb += [bk.eq(_xor_fold(idx, nl, b)), ad.eq(idx[b:] if aw else 0)]
+                members.append((bk, ad))
+        # twiddle ROM addresses
+        tw_off = Array(Const(o) for o in plan.tw_offset)
+        tw_mask = Array(Const(mk, max(1, c_bits)) for mk in plan.tw_mask)
+        sel0 = Signal(range(nl))
+        m.d.comb += sel0.eq(Mux(stage < nl, stage, 0))
+        for rp in tw_rps:
+            m.d.comb += rp.addr.eq(tw_off[sel0] + (cyc & tw_mask[sel0]))
+
+        # -- unload: issue ----------------------------------------------------------------------
+        advance = Signal()
+        m.d.comb += advance.eq(~o_valid | self.o_stream.ready)
+        ubeat = out_beat[:beat_bits]
+        unload_src = []
+        for lane in range(p):
+            i = Cat(Const(lane, plan.lane_bits), ubeat)
+            pos = _reverse(i, nl) if self.inverse else i
+            unload_src.append((_xor_fold(pos, nl, b), pos[b:]))
+        held_bank = []                                   # bank of each lane's data on o_stream
+        for lane in range(p):
+            i = Cat(Const(lane, plan.lane_bits), o_pos)
+            pos = _reverse(i, nl) if self.inverse else i
+            held_bank.append(_xor_fold(pos, nl, b))
+        unloading = Signal()
+        m.d.comb += unloading.eq((phase == UNLOAD) & (out_beat < self.unload_beats))
+        with m.If((phase == UNLOAD) & advance):
+            with m.If(out_beat < self.unload_beats):
+                m.d.sync += [out_beat.eq(out_beat + 1), o_valid.eq(1), o_pos.eq(ubeat)]
+            with m.Else():
+                m.d.sync += [o_valid.eq(0), phase.eq(LOAD)]
+
+        # read ports: compute (always enabled) or unload (enabled by advance)
+        for k in range(nb):
+            c_addr = _or_select([bk == k for bk, _ in members], [a for _, a in members], max(aw, 1))
+            u_addr = _or_select([bk == k for bk, _ in unload_src], [a for _, a in unload_src], max(aw, 1))
+            rp = rps[k]
+            if aw:
+                m.d.comb += rp.addr.eq(Mux(phase == UNLOAD, u_addr, c_addr))
+            m.d.comb += rp.en.eq(Mux(phase == UNLOAD, advance, 1))
+        for lane in range(p):
+            m.d.comb += self.o_stream.payload[lane].eq(Array(rp.data for rp in rps)[held_bank[lane]])
+        m.d.comb += self.o_stream.valid.eq(o_valid)
+
+        # -- compute: datapath ------------------------------------------------------------------
+        # delay lines of (valid, bank, addr) of every member from issue to write (self.delay cycles)
+        line = [(issue, [(bk, ad) for bk, ad in members])]
+        for d in range(self.delay):
+            v_prev, mem_prev = line[-1]
+            v = Signal(name=f"v_d{d + 1}")
+            regs = []
+            for j, (bk, ad) in enumerate(mem_prev):
+                rb = Signal(b, name=f"b{j}_d{d + 1}")
+                ra = Signal(max(aw, 1), name=f"a{j}_d{d + 1}")
+                m.d.sync += [rb.eq(bk), ra.eq(ad)]
+                regs.append((rb, ra))
+            m.d.sync += v.eq(v_prev)
+            line.append((v, regs))
+        rdata = Array(rp.data for rp in rps)
+        op = OP_CODES["gs" if self.inverse else "ct"]
+        outs = []
+        for lane in range(p):
+            bf = Butterfly(**self.bf_kw)
+            m.submodules[f"bf{lane}"] = bf
+            a, bb, w = Signal(cw, name=f"a{lane}"), Signal(cw, name=f"b{lane}"), Signal(cw, name=f"w{lane}")
+            _, mem1 = line[1]
+            m.d.sync += [a.eq(rdata[mem1[2 * lane][0]]), bb.eq(rdata[mem1[2 * lane + 1][0]]),
+                         w.eq(tw_rps[lane].data)]
+            m.d.comb += [bf.op.eq(op), bf.en.eq(1), bf.a.eq(a), bf.b.eq(bb), bf.w.eq(w), bf.c.eq(0)]
+            outs.extend([bf.x[:cw], bf.y[:cw]])
+        wv, wmem = line[self.delay]
+        for k in range(nb):
+            hit = [bk == k for bk, _ in wmem]
+            c_en = Mux(wv & _any(hit), Const(0b11, 2), Const(0, 2))
+            hit = [h & wv for h in hit]
+            c_addr = _or_select(hit, [a for _, a in wmem], max(aw, 1))
+            c_data = _or_select(hit, outs, cw)
+            wp = wps[k]
+            if aw:
+                m.d.comb += wp.addr.eq(c_addr | load_w[k]["addr"])
+            m.d.comb += [wp.en.eq(c_en | load_w[k]["en"]), wp.data.eq(c_data | load_w[k]["data"])]
+        return m
+
+
+def _any(hits):
+    out = Const(0, 1)
+    for h in hits:
+        out = out | h
+    return out
+
+
+def _or_select(hits, values, width):
+    """OR of the values whose hit is set (at most one is)."""
+    out = Const(0, width)
+    for h, v in zip(hits, values):
+        out = out | Mux(h, v, 0)
+    return out[:width]
+
+
+class SpecialIfft(IterativeFft):
+    """:class:`IterativeFft` with ``inverse=True`` (the CKKS encoder's transform)."""
+
+    def __init__(self, n, lanes, fmt, **kw):
+        super().__init__(n, lanes, fmt, inverse=True, **kw)
+
+
+class SpecialFft(IterativeFft):
+    """:class:`IterativeFft` with ``inverse=False`` (the CKKS decoder's transform)."""
+
+    def __init__(self, n, lanes, fmt, **kw):
+        super().__init__(n, lanes, fmt, inverse=False, **kw)
