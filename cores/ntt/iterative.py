@@ -1,0 +1,428 @@
+"""Iterative, memory-based negacyclic NTT / INTT with P butterfly lanes and a run-time prime.
+
+The memory plan is :mod:`hhe_gen.models.ntt_schedule` (2P banks, bank(i) = XOR of the B-bit
+chunks of i, conflict-free cosets, static stage start cycles from ``stage_starts``); the result is
+:func:`hhe_gen.models.ntt.ntt` / :func:`~hhe_gen.models.ntt.intt` bit for bit (Lattigo's
+convention: forward Cooley-Tukey natural -> bit-reversed, inverse Gentleman-Sande bit-reversed ->
+natural with N^-1 folded in).
+
+Datapath
+--------
+::
+
+    cycle  x           x+1                      x+2 ..                    x+2+L = x+D
+    read   bank addrs  rdata -> lanes (lo, hi)  operand registers ->      x, y -> banks (in place,
+           ROM addr    ROM data -> lane w       Butterfly (L cycles)      same addresses)
+
+* 2P banks (``amaranth.lib.memory.Memory``, N/2P words each): one read port, transparent for the
+  bank's one write port (a read in the cycle of a write to the same word sees the new value);
+  the address generator works from the stage counter and the cycle counter (a few constants per
+  butterfly bit k in tables: the coset's lowest bit G0, the bank rotation G0 mod B, the pair bit's
+  position and, for k < B-1, each lane's twiddle offset).
+* One :class:`hhe_gen.cores.arith.Butterfly` per lane (op ct forward, gs inverse; ``en`` = 1 always:
+  a fixed pipeline, no data-dependent timing).
+* Twiddles: P ROM banks per :func:`~.plan.twiddle_rom` (the index t of a cycle's lanes are one
+  aligned block, so each ROM bank serves at most one distinct index per cycle).
+* N^-1: the Butterfly's GS sum has no multiplier, so the inverse does not fold N^-1 into its last
+  butterflies; instead the load path sends every coefficient through the same butterflies with op
+  ``mul`` and b = N^-1 (forward: b = 1) - in Z_q the two orders give the same residues, and the
+  last stage uses psi^-brv(1) alone (the model's ``last_inv`` is psi^-brv(1) * N^-1).  For the
+  Montgomery kinds every constant is stored times R mod q.
+
+Interface (streams, :mod:`amaranth.lib.stream`)
+-------------------------------------------------
+``cmd`` (payload ``inverse``, ``sel``): accepted when idle; then the core takes N/P beats on
+``i_stream`` (beat b = coefficients b*P .. b*P+P-1 of the model's input list: natural order for the
+forward transform, the model's bit-reversed order for the inverse), transforms, and gives N/P beats
+on ``o_stream`` (beat b = positions b*P .. b*P+P-1 of the model's output list), then accepts the
+next command.  Payloads are ``ArrayLayout(unsigned(qbits), P)`` (coefficient p of a beat in bits
+[p*qbits, (p+1)*qbits)); inputs must be < q of the selected prime.
+
+Latency (cycles at full rate: producer always valid, consumer always ready)
+--------------------------------------------------------------------------
+With L = the butterfly latency, D = L + 2 (read to write), T = ``transform_cycles(inverse)`` =
+the total of ``stage_starts(ntt_schedule(N, P, inverse), D)`` (bound (N/2) log2 N / P + D - 1 for
+the usual sizes):
+
+* cycle 0: ``cmd`` accepted;
+* load: cycles 1 .. N/P take the input beats, then L cycles while the last beats land
+  (``load_cycles`` = N/P + L);
+* transform: T cycles from the first read to the last write, stage s starting ``starts[s]`` cycles
+  after the first read (``stage_starts``; no other stall);
+* unload: the first output beat is valid 1 cycle after the transform, one beat per cycle
+  (``unload_cycles`` = N/P + 1); ``done`` pulses with the last beat's handshake and the next
+  ``cmd`` can be accepted in the following cycle:
+  ``command_cycles(inverse)`` = 1 + (N/P + L) + T + (N/P + 1) = 2N/P + L + T + 2 cycles from one
+  command to the next.
+
+Gaps in the streams add exactly their own length; nothing depends on the data.
+"""
+
+from __future__ import annotations
+
+from amaranth.hdl import Array, Cat, Const, Module, Mux, Signal, unsigned
+from amaranth.lib import data, memory, stream, wiring
+from amaranth.lib.wiring import In, Out
+
+from hhe_gen.cores.arith import Butterfly
+from hhe_gen.cores.arith.butterfly import OP_CODES
+from hhe_gen.cores.arith.constants import quiet_on_error
+from hhe_gen.models.ntt import ntt_tables
+from hhe_gen.params.errors import ParameterError
+
+from .plan import (check_lanes, check_moduli, check_n, k_plan, lane_lo_slot, rotl, schedule_starts,
+                   twiddle_rom)
+
+__all__ = ["IterativeNtt", "TWIDDLES", "BANKING"]
+
+TWIDDLES = ("rom",)
+BANKING = ("dual",)
+
+
+def _bank_of(i, n_log: int, b: int):
+    """bank(i) = XOR of the b-bit chunks of i (hardware)."""
+    out = i[0:b]
+    for lo in range(b, n_log, b):
+        out = out ^ i[lo:min(lo + b, n_log)]
+    return out
+
+
+def _rot_var(v, r, bits: int, left: bool):
+    """Rotate the ``bits``-bit signal v by the signal r (0 .. bits-1)."""
+    if bits == 1:
+        return v
+    opts = []
+    for rr in range(bits):
+        rr_eff = rr if left else (bits - rr) % bits
+        opts.append(Cat(*[v[(i - rr_eff) % bits] for i in range(bits)]))
+    return Array(opts)[r]
+
+
+class IterativeNtt(wiring.Component):
+    """Iterative negacyclic NTT / INTT (see the module docstring for datapath, interface, latency).
+
+    Parameters
+    ----------
+    n : int           N, a power of two 2^3 .. 2^16
+    lanes : int       P butterfly lanes, a power of two 1 .. N/2
+    moduli : int or list of int   the RNS primes (q = 1 mod 2N, distinct), ``sel`` picks one
+    kind : str        the butterfly's reducer (:func:`hhe_gen.cores.arith.modmul` kinds: "barrett"
+                      (default), "montgomery", "special-barrett", "ntt-montgomery")
+    latency : int or None   butterfly latency L (None: the Butterfly's default)
+    target : str      "ecp5" | "xilinx" | "generic"
+    twiddles : str    "rom" (a ROM per prime, banked P ways)
+    banking : str     "dual" (one read + one write port per bank)
+    **reducer : the reducer's own parameters (width, k, log_n, word_bits, karatsuba ...)
+
+    Members
+    -------
+    cmd : In(stream.Signature(StructLayout({"inverse": 1, "sel": range(len(moduli))})))
+    i_stream : In(stream.Signature(ArrayLayout(qbits, P)))
+    o_stream : Out(stream.Signature(ArrayLayout(qbits, P)))
+    busy : Out(1)     a command is in progress
+    done : Out(1)     one-cycle pulse with the last output beat's handshake
+    n, n_log, lanes, bank_bits (B), banks (2P), moduli, qbits, butterfly_latency (L), depth (D),
+    starts[inverse] (stage start cycles), plus the cycle formulas below.
+    """
+
+    @quiet_on_error
+    def __init__(self, n, lanes, moduli, *, kind="barrett", latency=None, target="ecp5", twiddles="rom",
+                 banking="dual", **reducer):
+        self.n_log = check_n(n)
+        self.n = n
+        self.lanes_log = check_lanes(lanes, n)
+        self.lanes = lanes
+        self.moduli = check_moduli(moduli, n)
+        if twiddles not in TWIDDLES:
+            raise ParameterError("twiddles", twiddles, "one of " + ", ".join(map(repr, TWIDDLES)))
+        if banking not in BANKING:
+            raise ParameterError("banking", banking, "one of " + ", ".join(map(repr, BANKING)))
+        self.twiddles, self.banking = twiddles, banking
+        self.kind = kind
+        zq = dict(kind=kind, moduli=list(self.moduli), **reducer)
+        if kind in ("special-barrett", "ntt-montgomery"):
+            zq.setdefault("log_n", self.n_log)
+        self._zq, self.target = zq, target
+        proto = Butterfly(zq=zq, target=target, latency=latency)
+        proto._MustUse__silence = True
+        self.butterfly_latency = proto.latency
+        self.bfly_width = proto.width
+        self.qbits = max(q.bit_length() for q in self.moduli)
+        if self.qbits > self.bfly_width:
+            raise ParameterError("width", reducer.get("width"), f">= {self.qbits} (the primes' width)")
+        # constants times the reducer's factor: mul(1, 1) = R^-1 for Montgomery kinds, 1 otherwise
+        self.factors = tuple(pow(proto.model("mul", "zq", 1, 1, sel=i)[0], -1, q)
+                             for i, q in enumerate(self.moduli))
+        self.bank_bits = self.lanes_log + 1
+        self.banks = 2 * lanes
+        self.depth = self.butterfly_latency + 2
+        self.starts, self._totals = {}, {}
+        for inv in (False, True):
+            self.starts[inv], self._totals[inv] = schedule_starts(n, lanes, inv, self.depth)
+        coef = unsigned(self.qbits)
+        self.beat_layout = data.ArrayLayout(coef, lanes)
+        self.cmd_layout = data.StructLayout({"inverse": 1, "sel": range(len(self.moduli))})
+        super().__init__({
+            "cmd": In(stream.Signature(self.cmd_layout)),
+            "i_stream": In(stream.Signature(self.beat_layout)),
+            "o_stream": Out(stream.Signature(self.beat_layout)),
+            "busy": Out(1),
+            "done": Out(1),
+        })
+
+    # -- cycle formulas ------------------------------------------------------------------------------
+    @property
+    def beats(self) -> int:
+        """N/P: beats of a load and of an unload."""
+        return self.n // self.lanes
+
+    def transform_cycles(self, inverse: bool = False) -> int:
+        """Cycles from the first read to the last write (``stage_starts`` total at depth D)."""
+        return self._totals[bool(inverse)]
+
+    @property
+    def load_cycles(self) -> int:
+        """N/P beats + L cycles until the last one is in memory (full rate)."""
+        return self.beats + self.butterfly_latency
+
+    @property
+    def unload_cycles(self) -> int:
+        """N/P beats + 1 cycle of memory read (full rate)."""
+        return self.beats + 1
+
+    def command_cycles(self, inverse: bool = False) -> int:
+        """Cycles from a command's acceptance to the next one's (full rate)."""
+        return 1 + self.load_cycles + self.transform_cycles(inverse) + self.unload_cycles
+
+    @property
+    def bound(self) -> int:
+        """(N/2) log2(N) / P: the butterfly bound."""
+        return self.n // 2 * self.n_log // self.lanes
+
+    # -- hardware ---------------------------------------------------------------------------------------
+    def elaborate(self, platform):
+        m = Module()
+        n, n_log, P, B = self.n, self.n_log, self.lanes, self.bank_bits
+        nb, rows = self.banks, n >> B
+        L, D = self.butterfly_latency, self.depth
+        qw, nsel = self.qbits, len(self.moduli)
+        lp = self.lanes_log
+
+        # ---- command registers and controller state
+        inverse = Signal(name="inverse")
+        sel = Signal(range(nsel), name="sel")
+        IDLE, LOAD, WAIT, RUN, UNLOAD = range(5)
+        state = Signal(range(5), name="state")
+        m.d.comb += self.busy.eq(state != IDLE)
+
+        beat = Signal(range(self.beats + 1), name="beat")         # load / unload beat counter
+        wait = Signal(range(L + 1), name="wait")
+        total = max(self._totals.values())
+        run_cnt = Signal(range(total + 1), name="run_cnt")
+        stage = Signal(range(n_log + 1), name="stage")
+        cyc = Signal(range(max(rows, 2)), name="cyc")
+        active = Signal(name="stage_active")
+
+        starts_f = Array(Const(s, range(total + 1)) for s in self.starts[False] + (total,))
+        starts_i = Array(Const(s, range(total + 1)) for s in self.starts[True] + (total,))
+        stage_start = Mux(inverse, starts_i[stage], starts_f[stage])
+        t_last = Mux(inverse, self._totals[True] - 1, self._totals[False] - 1)
+
+        issue = Signal(name="issue")
+        load_take = Signal(name="load_take")
+        m.d.comb += self.cmd.ready.eq(state == IDLE)
+
+        with m.Switch(state):
+            with m.Case(IDLE):
+                with m.If(self.cmd.valid):
+                    m.d.sync += [inverse.eq(self.cmd.payload.inverse), sel.eq(self.cmd.payload.sel),
+                                 state.eq(LOAD), beat.eq(0)]
+            with m.Case(LOAD):
+                m.d.comb += [self.i_stream.ready.eq(1), load_take.eq(self.i_stream.valid)]
+                with m.If(self.i_stream.valid):
+                    m.d.sync += beat.eq(beat + 1)
+                    with m.If(beat == self.beats - 1):
+                        m.d.sync += [state.eq(WAIT), wait.eq(0)]
+            with m.Case(WAIT):
+                m.d.sync += wait.eq(wait + 1)
+                with m.If(wait == L - 1):
+                    m.d.sync += [state.eq(RUN), run_cnt.eq(0), stage.eq(0), cyc.eq(0), active.eq(0)]
+            with m.Case(RUN):
+                m.d.sync += run_cnt.eq(run_cnt + 1)
+                with m.If((stage < n_log) & (active | (run_cnt == stage_start))):
+                    m.d.comb += issue.eq(1)
+                    m.d.sync += [active.eq(1), cyc.eq(cyc + 1)]
+                    with m.If(cyc == rows - 1):
+                        m.d.sync += [active.eq(0), cyc.eq(0), stage.eq(stage + 1)]
+                with m.If(run_cnt == t_last):
+                    m.d.sync += [state.eq(UNLOAD), beat.eq(0)]
+
+        # ---- address decode of (butterfly bit k, cycle c): coset base, bank offsets, addresses
+        def decode(prefix, stg, c, inv):
+            k = Signal(range(n_log), name=f"{prefix}_k")
+            m.d.comb += k.eq(Mux(inv, stg, n_log - 1 - stg))
+            base = Signal(n_log, name=f"{prefix}_base")
+            rot = Signal(range(B), name=f"{prefix}_rot")
+            kpos = Signal(range(B), name=f"{prefix}_kpos")
+            addr = [Signal(range(rows), name=f"{prefix}_addr{b}") for b in range(nb)]
+            t0 = Signal(n_log, name=f"{prefix}_t0")
+            tw_bank = [Signal(range(P), name=f"{prefix}_twb{lane}") for lane in range(P)]
+            bb = Signal(B, name=f"{prefix}_bb")
+            m.d.comb += bb.eq(_bank_of(base, n_log, B))
+            with m.Switch(k):
+                for kk in range(n_log):
+                    kp = k_plan(kk, n_log, P)
+                    with m.Case(kk):
+                        cw = n_log - B
+                        low = c[:kp.g0] if kp.g0 else Const(0, 0)
+                        high = c[kp.g0:cw] if cw > kp.g0 else Const(0, 0)
+                        m.d.comb += [base.eq(Cat(low, Const(0, B), high) if kp.g0 else Cat(Const(0, B), high)),
+                                     rot.eq(kp.rot), kpos.eq(kp.kpos)]
+                        # bank b serves slot j = rotr(b ^ bb, rot); index base | j << g0
+                        for b in range(nb):
+                            v = Const(b, B) ^ bb
+                            j = Cat(*[v[(i + kp.rot) % B] for i in range(B)])
+                            jg = j << kp.g0
+                            m.d.comb += addr[b].eq((base | jg) >> B)
+                        m.d.comb += t0.eq((n >> (kk + 1)) + (base >> (kk + 1)))
+                        for lane in range(P):
+                            m.d.comb += tw_bank[lane].eq((t0 + kp.tw_offset[lane]) & (P - 1) if P > 1 else 0)
+            return dict(k=k, base=base, rot=rot, kpos=kpos, addr=addr, t0=t0, tw_bank=tw_bank, bb=bb)
+
+        def delay(sig, cycles, name):
+            out = sig
+            for i in range(cycles):
+                r = Signal.like(sig, name=f"{name}_d{i + 1}") if isinstance(sig, Signal) else \
+                    Signal(len(sig), name=f"{name}_d{i + 1}")
+                m.d.sync += r.eq(out)
+                out = r
+            return out
+
+        rd = decode("rd", stage, cyc, inverse)
+
+        # ---- memories
+        banks = []
+        for b in range(nb):
+            mem = memory.Memory(shape=qw, depth=rows, init=[])
+            m.submodules[f"bank{b}"] = mem
+            wp = mem.write_port()
+            rp = mem.read_port(transparent_for=(wp,))
+            banks.append((rp, wp))
+        rdata = Array(rp.data for rp, _ in banks)
+
+        factors = self.factors
+        rom = twiddle_rom(n, P, self.moduli, factors)
+        rom_rows = n // P
+        rom_ports = []
+        for lane in range(P):
+            mem = memory.Memory(shape=qw, depth=len(rom[lane]), init=rom[lane])
+            m.submodules[f"twiddle_rom{lane}"] = mem
+            rom_ports.append(mem.read_port())
+        rom_addr = Signal(range(len(rom[0])), name="rom_addr")
+        m.d.comb += rom_addr.eq((rd["t0"] >> lp) + (sel * 2 + inverse) * rom_rows)
+        for rp in rom_ports:
+            m.d.comb += [rp.addr.eq(rom_addr), rp.en.eq(1)]
+
+        # ---- unload read side (handshake with a synchronous read: the port holds its data while
+        # the consumer stalls)
+        o_valid = Signal(name="o_valid")
+        u_bank = Signal(B, name="u_bank")
+        u_last = Signal(name="u_last")
+        u_en = Signal(name="u_en")
+        u_idx = Signal(n_log + 1, name="u_idx")
+        m.d.comb += [u_en.eq(~o_valid | self.o_stream.ready), u_idx.eq(beat << lp)]
+        with m.If(state == UNLOAD):
+            with m.If(u_en):
+                with m.If(beat < self.beats):
+                    m.d.sync += [o_valid.eq(1), beat.eq(beat + 1), u_bank.eq(_bank_of(u_idx[:n_log], n_log, B)),
+                                 u_last.eq(beat == self.beats - 1)]
+                with m.Else():
+                    m.d.sync += o_valid.eq(0)
+            with m.If(o_valid & self.o_stream.ready & u_last):
+                m.d.comb += self.done.eq(1)
+                m.d.sync += [state.eq(IDLE), o_valid.eq(0), u_last.eq(0)]
+        m.d.comb += self.o_stream.valid.eq(o_valid)
+        for p in range(P):
+            m.d.comb += self.o_stream.payload[p].eq(rdata[u_bank ^ p])
+
+        for b, (rp, _) in enumerate(banks):
+            m.d.comb += [rp.addr.eq(Mux(state == UNLOAD, u_idx >> B, rd["addr"][b])),
+                         rp.en.eq(Mux(state == UNLOAD, u_en, 1))]
+
+        # ---- stage 1: read data -> lanes
+        bb1 = delay(rd["bb"], 1, "bb")
+        twb1 = [delay(s, 1, f"twb{lane}") for lane, s in enumerate(rd["tw_bank"])]
+        issue1 = delay(issue, 1, "issue")
+        rom_data = Array(rp.data for rp in rom_ports)
+
+        k1 = delay(rd["k"], 1, "k")
+
+        def slot_bank(lane, hi):
+            # bank of the lane's lo / hi index: bb ^ rotl(slot, rot) with the slot and rot of bit k
+            offs = []
+            for kk in range(n_log):
+                kp = k_plan(kk, n_log, P)
+                offs.append(Const(rotl(lane_lo_slot(lane, kp.kpos) | (hi << kp.kpos), kp.rot, B), B))
+            return bb1 ^ Array(offs)[k1]
+
+        # ---- stage 2: operand registers (transform or load), butterflies
+        op2 = Signal(3, name="op2")
+        a2 = [Signal(qw, name=f"a2_{lane}") for lane in range(P)]
+        b2 = [Signal(qw, name=f"b2_{lane}") for lane in range(P)]
+        w2 = [Signal(qw, name=f"w2_{lane}") for lane in range(P)]
+        scale = Array(Const(c, qw) for p, q in enumerate(self.moduli)
+                      for c in (factors[p] % q, pow(n, -1, q) * factors[p] % q))
+        with m.If(load_take):
+            m.d.sync += op2.eq(OP_CODES["mul"])
+            for lane in range(P):
+                m.d.sync += [a2[lane].eq(self.i_stream.payload[lane]), b2[lane].eq(scale[sel * 2 + inverse]),
+                             w2[lane].eq(0)]
+        with m.Else():
+            m.d.sync += op2.eq(Mux(inverse, OP_CODES["gs"], OP_CODES["ct"]))
+            for lane in range(P):
+                m.d.sync += [a2[lane].eq(rdata[slot_bank(lane, 0)]),
+                             b2[lane].eq(rdata[slot_bank(lane, 1)]),
+                             w2[lane].eq(rom_data[twb1[lane]])]
+        xs, ys = [], []
+        for lane in range(P):
+            bf = Butterfly(zq=self._zq, target=self.target, latency=self.butterfly_latency)
+            m.submodules[f"butterfly{lane}"] = bf
+            m.d.comb += [bf.op.eq(op2), bf.a.eq(a2[lane]), bf.b.eq(b2[lane]), bf.w.eq(w2[lane]),
+                         bf.c.eq(0), bf.en.eq(1)]
+            if nsel > 1:
+                m.d.comb += bf.sel.eq(sel)
+            xs.append(bf.x[:qw])
+            ys.append(bf.y[:qw])
+
+        # ---- stage D: writes (in place: re-decode the delayed stage/cycle)
+        issue_d = delay(issue1, D - 1, "issue")
+        stage_d = delay(stage, D, "stage")
+        cyc_d = delay(cyc, D, "cyc")
+        wr = decode("wr", stage_d, cyc_d, inverse)
+        load_d = delay(load_take, L + 1, "load")
+        beat_d = delay(beat, L + 1, "lbeat")
+        l_idx = Signal(n_log + 1, name="l_idx")
+        m.d.comb += l_idx.eq(beat_d << lp)
+        l_bank = _bank_of(l_idx[:n_log], n_log, B)
+        # slot j's output: lane lo/hi by kpos
+        slot_out = []
+        for j in range(nb):
+            opts = []
+            for kp in range(B):
+                lane = (j & ((1 << kp) - 1)) | ((j >> (kp + 1)) << kp)
+                opts.append(ys[lane] if (j >> kp) & 1 else xs[lane])
+            slot_out.append(Array(opts)[wr["kpos"]] if B > 1 else opts[0])
+        slot_out = Array(slot_out)
+        x_arr = Array(xs)
+        for b, (_, wp) in enumerate(banks):
+            j = _rot_var(Const(b, B) ^ wr["bb"], wr["rot"], B, left=False) if B > 1 else (Const(b, 1) ^ wr["bb"])
+            lsel = Signal(B, name=f"lsel{b}")
+            m.d.comb += lsel.eq(Const(b, B) ^ l_bank)
+            with m.If(load_d):
+                m.d.comb += [wp.addr.eq(l_idx >> B), wp.data.eq(x_arr[lsel[:lp]] if lp else xs[0]),
+                             wp.en.eq(~lsel[B - 1])]
+            with m.Else():
+                m.d.comb += [wp.addr.eq(wr["addr"][b]), wp.data.eq(slot_out[j]), wp.en.eq(issue_d)]
+        return m
+
+

@@ -1,0 +1,124 @@
+"""Static plan of :class:`~hhe_gen.cores.ntt.IterativeNtt`: parameter checks, the per-butterfly-bit
+constants the address generator uses, the twiddle ROM contents and the cycle formulas.
+
+Everything here follows :mod:`hhe_gen.models.ntt_schedule` (its docstring is the memory plan):
+N = 2^n coefficients in 2P banks (B = log2(2P)), bank(i) = XOR of the B-bit chunks of i,
+addr(i) = i >> B; stage s works on butterfly bit k (forward k = n-1-s, inverse k = s) and serves,
+in its cycle c, the coset ``base(c) | (j << G0)`` for j = 0 .. 2P-1, where G0 is the lowest of the
+B consecutive bit positions G containing k and ``base(c)`` deposits c into the other positions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+from hhe_gen.models.ntt import ntt_tables
+from hhe_gen.models.ntt_schedule import ntt_schedule, stage_starts
+from hhe_gen.params.errors import ParameterError
+from hhe_gen.params.primes import check_ntt_prime
+
+__all__ = ["check_n", "check_lanes", "check_moduli", "KPlan", "k_plan", "schedule_starts",
+           "twiddle_rom", "rotl", "rotr", "lane_lo_slot"]
+
+
+def check_n(n) -> int:
+    """N must be a power of two 2^3 .. 2^16; returns log2(N)."""
+    if isinstance(n, bool) or not isinstance(n, int) or n < 8 or n > 1 << 16 or n & (n - 1):
+        raise ParameterError("n", n, "a power of two 2^3 .. 2^16")
+    return n.bit_length() - 1
+
+
+def check_lanes(lanes, n: int) -> int:
+    """P must be a power of two 1 .. N/2; returns log2(P)."""
+    if isinstance(lanes, bool) or not isinstance(lanes, int) or lanes < 1 or lanes & (lanes - 1) \
+            or lanes > n // 2:
+        raise ParameterError("lanes", lanes, f"a power of two 1 .. N/2 = {n // 2}")
+    return lanes.bit_length() - 1
+
+
+def check_moduli(moduli, n: int) -> tuple[int, ...]:
+    """A prime or a non-empty list of distinct primes q = 1 (mod 2N), each below 2^64."""
+    qs = (moduli,) if isinstance(moduli, int) and not isinstance(moduli, bool) else moduli
+    try:
+        qs = tuple(qs)
+    except TypeError:
+        raise ParameterError("moduli", moduli, "a prime q = 1 (mod 2N) or a list of them") from None
+    if not qs:
+        raise ParameterError("moduli", moduli, "at least one prime q = 1 (mod 2N)")
+    for i, q in enumerate(qs):
+        if isinstance(q, bool) or not isinstance(q, int):
+            raise ParameterError(f"moduli[{i}]", q, f"a prime q = 1 (mod 2N = {2 * n})")
+        check_ntt_prime(q, n, name=f"moduli[{i}]")
+    if len(set(qs)) != len(qs):
+        raise ParameterError("moduli", moduli, "distinct primes (a prime appears twice)")
+    return qs
+
+
+def rotl(x: int, r: int, bits: int) -> int:
+    """Rotate the ``bits``-bit value x left by r."""
+    r %= bits
+    return ((x << r) | (x >> (bits - r))) & ((1 << bits) - 1) if r else x
+
+
+def rotr(x: int, r: int, bits: int) -> int:
+    return rotl(x, bits - r % bits, bits)
+
+
+def lane_lo_slot(lane: int, kpos: int) -> int:
+    """Slot (offset inside the coset, in units of 2^G0) of lane ``lane``'s lower index: the lane
+    number deposited into the B coset bits other than ``kpos`` (the schedule's lane order)."""
+    return (lane & ((1 << kpos) - 1)) | ((lane >> kpos) << (kpos + 1))
+
+
+@dataclass(frozen=True)
+class KPlan:
+    """Constants of the stage working on butterfly bit k.
+
+    Members
+    -------
+    k : the butterfly bit (pairs (j, j + 2^k)).
+    g0 : lowest coset bit position (G = g0 .. g0+B-1).
+    rot : g0 mod B: slot j of the coset sits in bank bank(base) XOR rotl(j, rot).
+    kpos : k - g0, the position of the pair bit inside a slot number.
+    tw_offset : per lane, its twiddle index minus lane 0's (non-zero only when k < B-1).
+    """
+    k: int
+    g0: int
+    rot: int
+    kpos: int
+    tw_offset: tuple[int, ...]
+
+
+def k_plan(k: int, n_log: int, lanes: int) -> KPlan:
+    b = (2 * lanes).bit_length() - 1
+    g0 = k - b + 1 if k >= b - 1 else 0
+    offs = tuple((lane >> k) if k < b - 1 else 0 for lane in range(lanes))
+    return KPlan(k, g0, g0 % b, k - g0, offs)
+
+
+@lru_cache(maxsize=64)
+def schedule_starts(n: int, lanes: int, inverse: bool, depth: int) -> tuple[tuple[int, ...], int]:
+    """:func:`hhe_gen.models.ntt_schedule.stage_starts` of the schedule (cached): (start cycle of
+    every stage, transform cycles) for a read-to-write depth of ``depth`` cycles."""
+    starts, total = stage_starts(ntt_schedule(n, lanes, inverse), depth)
+    return tuple(starts), total
+
+
+def twiddle_rom(n: int, lanes: int, moduli, factors) -> list[list[int]]:
+    """Contents of the P twiddle ROM banks.
+
+    ROM bank m, address ``((sel * 2 + inverse) << (n_log - log2 P)) | (t >> log2 P)`` holds twiddle
+    index t = m (mod P) of prime ``sel``: psi_brv[t] (forward) or psi_inv_brv[t] (inverse), times
+    the reducer's factor (R mod q for Montgomery kinds, 1 otherwise) so a*w*R^-1 = a*w.
+    Index 0 is never used (t >= 1).
+    """
+    rows = n // lanes
+    banks = [[0] * (rows * 2 * len(moduli)) for _ in range(lanes)]
+    for p, (q, f) in enumerate(zip(moduli, factors)):
+        t = ntt_tables(n, q)
+        for d, table in enumerate((t.psi_brv, t.psi_inv_brv)):
+            base = (p * 2 + d) * rows
+            for i, w in enumerate(table):
+                banks[i % lanes][base + i // lanes] = w * f % q
+    return banks

@@ -1,0 +1,145 @@
+"""IterativeNtt in Amaranth's simulator: bit-exact against hhe_gen.models.ntt (forward and inverse,
+run-time prime switching, random and corner inputs, round trips), exact cycle counts against the
+documented formulas and against stage_starts, stream gaps, parameter checks."""
+
+import random
+
+import pytest
+
+from hhe_gen.cores.ntt import IterativeNtt
+from hhe_gen.cores.ntt.simulate import Job, simulate
+from hhe_gen.models.ntt import intt, ntt
+from hhe_gen.models.ntt_schedule import ntt_schedule, stage_starts
+from hhe_gen.params.errors import ParameterError
+from hhe_gen.params.primes import abc_fhe_primes, dna_hhe_primes, ntt_primes
+
+
+def _jobs(n, qs, rng, corners=True):
+    """Random forward/inverse jobs on alternating primes plus the corner inputs."""
+    jobs = []
+    for i, q in enumerate(qs):
+        jobs.append(Job(tuple(rng.randrange(q) for _ in range(n)), False, i))
+        jobs.append(Job(tuple(rng.randrange(q) for _ in range(n)), True, i))
+    if corners:
+        q = qs[-1]
+        s = len(qs) - 1
+        one = tuple([1] + [0] * (n - 1))
+        for poly in ((0,) * n, (q - 1,) * n, one, tuple(reversed(one))):
+            jobs += [Job(poly, False, s), Job(poly, True, s)]
+    return jobs
+
+
+def _check(dut, jobs, results, qs, exact_cycles=True):
+    for job, res in zip(jobs, results):
+        q = qs[job.sel]
+        want = intt(job.poly, q) if job.inverse else ntt(job.poly, q)
+        assert res.output == want, f"inverse={job.inverse} sel={job.sel}"
+        if exact_cycles:
+            t = dut.transform_cycles(job.inverse)
+            assert res.first_in == res.cmd + 1
+            assert res.last_in == res.cmd + dut.beats
+            # first output: command + load (N/P beats + L) + transform + 1 read cycle
+            assert res.first_out == res.cmd + 1 + dut.load_cycles + t + 1
+            assert res.done == res.first_out + dut.beats - 1
+            assert res.done + 1 - res.cmd == dut.command_cycles(job.inverse)
+    if exact_cycles:
+        for a, b in zip(results, results[1:]):
+            assert b.cmd == a.done + 1
+
+
+SMALL = [(8, 1), (8, 2), (8, 4), (16, 1), (16, 4), (16, 8), (64, 1), (64, 2), (64, 4), (64, 8),
+         (256, 4)]
+SLOW = [(16, 2), (64, 16), (64, 32), (256, 1), (256, 2), (256, 8), (256, 16)]
+
+
+@pytest.mark.parametrize("n,lanes", SMALL)
+def test_model_and_cycles(n, lanes):
+    qs = ntt_primes(n, 20, 2)
+    dut = IterativeNtt(n, lanes, qs)
+    rng = random.Random(n * 100 + lanes)
+    jobs = _jobs(n, qs, rng, corners=n <= 64)
+    _check(dut, jobs, simulate(dut, jobs), qs)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n,lanes", SLOW)
+def test_model_and_cycles_more(n, lanes):
+    qs = ntt_primes(n, 24, 3)
+    dut = IterativeNtt(n, lanes, qs)
+    rng = random.Random(n * 100 + lanes)
+    jobs = _jobs(n, qs, rng)
+    _check(dut, jobs, simulate(dut, jobs), qs)
+
+
+def test_transform_cycles_are_stage_starts():
+    """The controller's transform length is stage_starts' total at depth L + 2, within
+    bound + depth - 1 + a few cycles."""
+    qs = ntt_primes(64, 20, 1)
+    for lanes in (1, 2, 4, 8):
+        dut = IterativeNtt(64, lanes, qs)
+        dut._MustUse__silence = True            # only the plan is checked here
+        for inv in (False, True):
+            starts, total = stage_starts(ntt_schedule(64, lanes, inv), dut.butterfly_latency + 2)
+            assert dut.transform_cycles(inv) == total
+            assert tuple(starts) == dut.starts[inv]
+            assert dut.bound + dut.depth - 1 <= total
+
+
+def test_round_trip_and_gaps():
+    """INTT(NTT(a)) = a through the hardware twice (the first output fed back), with random gaps
+    on both streams (results unchanged; gaps only add cycles)."""
+    n, lanes = 32, 4
+    qs = ntt_primes(n, 24, 2)
+    dut = IterativeNtt(n, lanes, qs)
+    rng = random.Random(7)
+    a = tuple(rng.randrange(qs[1]) for _ in range(n))
+    fwd = simulate(dut, [Job(a, False, 1)], gaps=0.3, seed=3)[0]
+    assert fwd.output == ntt(a, qs[1])
+    back = simulate(dut, [Job(tuple(fwd.output), True, 1)], gaps=0.3, seed=4)[0]
+    assert back.output == list(a)
+    assert back.done - back.cmd + 1 >= dut.command_cycles(True)
+
+
+@pytest.mark.parametrize("kind,extra,lanes", [
+    ("ntt-montgomery", {}, 4),
+    ("montgomery", {"word_bits": 18}, 2),
+    ("special-barrett", {"k": 30}, 4),
+])
+def test_reducer_kinds(kind, extra, lanes):
+    """Montgomery kinds store constants times R (outputs still equal the model); special-prime
+    Barrett on DNA-HHE-form primes."""
+    n = 64
+    if kind == "special-barrett":
+        qs = [p.q for p in dna_hhe_primes(30, n, count=2)]
+    elif kind == "ntt-montgomery":
+        qs = [p.q for p in abc_fhe_primes(n, 29)][:2]
+    else:                       # word Montgomery: q = 1 (mod 2^word_bits)
+        qs = ntt_primes(1 << 17, 30, 2)
+    dut = IterativeNtt(n, lanes, qs, kind=kind, **extra)
+    rng = random.Random(kind)
+    jobs = _jobs(n, qs, rng, corners=False)
+    _check(dut, jobs, simulate(dut, jobs), qs)
+
+
+@pytest.mark.parametrize("kw,name", [
+    (dict(n=4), "n"), (dict(n=12), "n"), (dict(n=1 << 17), "n"), (dict(n=8.0), "n"),
+    (dict(lanes=0), "lanes"), (dict(lanes=3), "lanes"), (dict(lanes=32), "lanes"),
+    (dict(lanes=True), "lanes"),
+    (dict(moduli=[]), "moduli"), (dict(moduli=[97]), "moduli[0]"), (dict(moduli=[12289 * 4 + 1]), "moduli[0]"),
+    (dict(moduli=["x"]), "moduli[0]"), (dict(moduli=None), "moduli"),
+    (dict(twiddles="otf"), "twiddles"), (dict(banking="single"), "banking"),
+    (dict(kind="karatsuba"), "zq.kind"), (dict(latency=1), "latency"), (dict(target="asic"), "target"),
+])
+def test_bad_parameters(kw, name):
+    args = dict(n=32, lanes=4, moduli=ntt_primes(32, 20, 2))
+    args.update(kw)
+    with pytest.raises(ParameterError) as err:
+        IterativeNtt(**args)
+    assert err.value.name == name
+
+
+def test_duplicate_primes():
+    q = ntt_primes(32, 20, 1)[0]
+    with pytest.raises(ParameterError) as err:
+        IterativeNtt(32, 4, [q, q])
+    assert err.value.name == "moduli"
