@@ -64,6 +64,7 @@ from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
 from hhe_gen.cores.arith.butterfly import OP_CODES, Butterfly, pack_complex
+from hhe_gen.cores.arith.constants import quiet_on_error
 from hhe_gen.models import fft as fftm
 from hhe_gen.params.errors import ParameterError
 
@@ -88,6 +89,7 @@ def _reverse(v, bits):
 class IterativeFft(wiring.Component):
     __doc__ = __doc__
 
+    @quiet_on_error
     def __init__(self, n, lanes, fmt, inverse=True, *, passes=1, split_load=False, target="ecp5",
                  bf_latency=None):
         check_slots(n, "n")
