@@ -1,0 +1,100 @@
+"""Benchmarks of the iterative NTT core (``hhe-gen bench ntt``).
+
+Quick cases:
+
+* ``cycles-n<log N>-p<P>``: N = 2^10 .. 2^16, P = 1 .. 32: the controller's transform cycles
+  (``IterativeNtt.transform_cycles``: ``stage_starts`` at depth D = L + 2, forward and inverse),
+  their excess over and ratio to the butterfly bound (N/2) log2(N) / P, and the cycles of a whole
+  command (load + transform + unload, ``command_cycles``), for the default 30-bit Barrett
+  butterfly (L = 8, D = 10).
+* ``sim-n<N>-p<P>``: a forward and an inverse transform simulated in Amaranth's simulator, their
+  measured cycles next to the formulas (and the outputs checked against the model).
+
+Not quick (``synth-n<log N>-p<P>-<bits>b``): ECP5-85F area and Fmax (``synth_ecp5``, Yosys +
+nextpnr-ecp5) and Xilinx 7-series LUT / FF / DSP / BRAM (``synth_xilinx``) at N = 2^12, 2^13, P = 2, 8,
+32-bit (Barrett) and 54-bit (DNA-HHE's special-prime Barrett, k = 54) primes; these take long.
+"""
+
+from __future__ import annotations
+
+from . import bench_case
+
+LANES = (1, 2, 4, 8, 16, 32)
+
+
+def _primes(n, bits, count):
+    from hhe_gen.params.primes import dna_hhe_primes, ntt_primes
+    if bits == 54:
+        return [p.q for p in dna_hhe_primes(54, n, count=count)]
+    return ntt_primes(n, bits, count)
+
+
+def _core(n, lanes, bits=30, count=1, target="ecp5"):
+    from hhe_gen.cores.ntt import IterativeNtt
+    qs = _primes(n, bits, count)
+    if bits == 54:
+        return IterativeNtt(n, lanes, qs, kind="special-barrett", k=54, target=target)
+    return IterativeNtt(n, lanes, qs, target=target)
+
+
+def ntt_cycles(log_n, lanes):
+    core = _core(1 << log_n, lanes)
+    core._MustUse__silence = True
+    fwd, inv = core.transform_cycles(False), core.transform_cycles(True)
+    return {"cycles": fwd, "inv_cycles": inv, "bound": core.bound, "over_bound": max(fwd, inv) - core.bound,
+            "ratio": round(max(fwd, inv) / core.bound, 4), "depth": core.depth,
+            "command": core.command_cycles(False)}
+
+
+for _log_n in range(10, 17):
+    for _p in LANES:
+        bench_case("ntt", f"cycles-n{_log_n}-p{_p}", log_n=_log_n, lanes=_p)(ntt_cycles)
+
+
+def ntt_sim(n, lanes):
+    import random
+
+    from hhe_gen.cores.ntt.simulate import simulate
+    from hhe_gen.models.ntt import intt, ntt
+    core = _core(n, lanes, count=2)
+    rng = random.Random(n + lanes)
+    q0, q1 = core.moduli
+    a = [rng.randrange(q0) for _ in range(n)]
+    b = [rng.randrange(q1) for _ in range(n)]
+    fwd, inv = simulate(core, [(a, False, 0), (b, True, 1)])
+    assert fwd.output == ntt(a, q0) and inv.output == intt(b, q1), "output differs from the model"
+    res = {}
+    for tag, r, inverse in (("fwd", fwd, False), ("inv", inv, True)):
+        # first output = command + 1 + load + transform + 1
+        res[f"{tag}_transform_measured"] = r.first_out - r.cmd - 2 - core.load_cycles
+        res[f"{tag}_transform_formula"] = core.transform_cycles(inverse)
+        res[f"{tag}_command_measured"] = r.done + 1 - r.cmd
+        res[f"{tag}_command_formula"] = core.command_cycles(inverse)
+    res["bound"] = core.bound
+    return res
+
+
+for _n, _p in ((64, 4), (256, 8), (1024, 8)):
+    bench_case("ntt", f"sim-n{_n}-p{_p}", n=_n, lanes=_p)(ntt_sim)
+
+
+def ntt_synth(log_n, lanes, bits):
+    from hhe_gen.synth import synth_ecp5, synth_xilinx
+    n = 1 << log_n
+    count = 3 if bits == 54 else 2
+    core = _core(n, lanes, bits, count)
+    ecp5 = synth_ecp5(core, name="ntt")
+    xc7 = synth_xilinx(_core(n, lanes, bits, count, target="xilinx"), name="ntt")
+    res = {"latency": core.butterfly_latency, "cycles": core.transform_cycles(False)}
+    res.update({k: ecp5.get(k) for k in ("LUT4", "FF", "MULT18X18D", "DP16KD", "fmax_mhz")})
+    res.update({f"xc7_{k}": xc7.get(k) for k in ("LUT", "FF", "DSP48E1", "RAMB18E1", "RAMB36E1")})
+    if ecp5.get("fmax_mhz"):
+        res["us_per_ntt"] = round(res["cycles"] / ecp5["fmax_mhz"], 2)
+    return res
+
+
+for _log_n in (12, 13):
+    for _p in (2, 8):
+        for _bits in (32, 54):
+            bench_case("ntt", f"synth-n{_log_n}-p{_p}-{_bits}b", quick=False, log_n=_log_n, lanes=_p,
+                       bits=_bits)(ntt_synth)
