@@ -10,7 +10,7 @@ from amaranth.lib.wiring import In, Out
 
 from hhe_gen.params.errors import ParameterError
 
-from .datapath import Layer, RubatoDatapath, check_lanes, check_params, make_multiplier
+from .datapath import Layer, RubatoDatapath, check_lanes, check_params, make_multiplier, quiet
 from .schedule import ARK, FEISTEL, MC, MR, cycles_per_block, phases
 
 __all__ = ["RubatoCore", "command_layout"]
@@ -70,10 +70,8 @@ class RubatoCore(wiring.Component):
 
     Observation (not ports; tests and :mod:`hhe_gen.kat_rtl`): ``datapath`` (its ``state`` /
     ``next_state`` / ``commit``), ``commit_phase`` (index into :func:`~.schedule.phases` of the
-    phase committing), ``rk_count`` (round keys written), ``xof_words`` (4-byte XOF beats the
-    round-constant sampler has taken since the command: the words the model reads,
-    ``rc_xof_words_read``, plus the up to 2 that its gatherer and filter hold when the last
-    constant is taken).
+    phase committing), ``rk_count`` (round keys written), ``xof_words`` (candidate words the
+    rejection filter took up to the last round constant: the KAT field ``rc_xof_words_read``).
 
     Timing (no cycle depends on the key, the state or the noise; an always-ready consumer):
     :func:`~.schedule.cycles_per_block` from the command's acceptance to the last word taken.
@@ -102,7 +100,7 @@ class RubatoCore(wiring.Component):
                 self._nz_xof = ShakeXof(256, beat_bytes=BEAT_BYTES, rounds_per_cycle=xof_rounds_per_cycle)
                 self._nz = RubatoNoise(p, in_bytes=BEAT_BYTES)
         except ParameterError:
-            self._MustUse__used = True
+            quiet(self)
             raise
         self.noise = noise
         self.xof_rounds_per_cycle = xof_rounds_per_cycle
@@ -194,7 +192,12 @@ class RubatoCore(wiring.Component):
         with m.If(start):
             m.d.sync += [rc_count.eq(0), key_index.eq(0), bank.eq(0), addr.eq(0), self.xof_words.eq(0)]
         with m.Else():
-            with m.If(rc_xof.o_stream.valid & rc_xof.o_stream.ready):
+            # candidate words the rejection filter took up to (not after) the last constant:
+            # the model's rc_xof_words_read (the filter may take more while it looks for a
+            # value nobody will take; those are not counted)
+            candidate = rc._filter.i_stream
+            counting = (rc_count < total) & ~(take & (rc_count == total - 1))
+            with m.If(candidate.valid & candidate.ready & counting):
                 m.d.sync += self.xof_words.eq(self.xof_words + 1)
             with m.If(take):
                 m.d.sync += [rc_count.eq(rc_count + 1),

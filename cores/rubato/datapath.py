@@ -11,7 +11,8 @@ from hhe_gen.params.rubato import RubatoParams, rubato_params
 
 from .lanes import mod_add, reduce_small, sum_bound, weighted_sum
 
-__all__ = ["Layer", "RubatoDatapath", "check_lanes", "make_multiplier", "MULTIPLIERS"]
+__all__ = ["Layer", "RubatoDatapath", "check_lanes", "check_params", "make_multiplier", "quiet",
+           "MULTIPLIERS"]
 
 MULTIPLIERS = ("barrett", "butterfly")
 
@@ -22,6 +23,16 @@ class Layer(enum.Enum, shape=2):
     MIX_COLUMNS = 1
     MIX_ROWS = 2
     FEISTEL = 3
+
+
+def quiet(component) -> None:
+    """Mark a half-built component and the parts it already made as used (a ParameterError in
+    ``__init__`` must not also give "created but never used" warnings)."""
+    component._MustUse__used = True
+    for value in list(vars(component).values()):
+        for item in value if isinstance(value, (list, tuple)) else [value]:
+            if hasattr(item, "elaborate") and not getattr(item, "_MustUse__used", False):
+                quiet(item)
 
 
 def check_params(params) -> RubatoParams:
@@ -98,7 +109,7 @@ class RubatoDatapath(wiring.Component):
             self.mul_kind = multiplier
             self._muls = [make_multiplier(multiplier, p.q, mul_latency) for _ in range(self.lanes)]
         except ParameterError:
-            self._MustUse__used = True
+            quiet(self)
             raise
         self.steps = p.n // self.lanes
         self.mul_latency = self._muls[0].latency
@@ -179,7 +190,7 @@ class RubatoDatapath(wiring.Component):
             lin_sum = Signal(range(bound + 1), name=f"lin_sum{a}")
             m.d.sync += lin_sum.eq(weighted_sum(taps, c))
             lin = Signal(w, name=f"lin{a}")
-            m.d.sync += lin.eq(reduce_small(lin_sum, bound, q))
+            m.d.sync += lin.eq(reduce_small(m, lin_sum, bound, q, f"lin{a}_red"))
 
             self_1 = Signal(w, name=f"self{a}_1")
             m.d.sync += self_1.eq(x[a])

@@ -50,17 +50,23 @@ def reduce_corrections(bound: int, q: int) -> int:
     return top // q
 
 
-def reduce_small(s, bound: int, q: int):
+def reduce_small(m, s, bound: int, q: int, name: str = "red"):
     """``s mod q`` for ``0 <= s <= bound``: ``r = s - (s >> b)*q``, then
-    :func:`reduce_corrections` conditional subtractions of q (both arms always computed)."""
+    :func:`reduce_corrections` conditional subtractions of q (both arms always computed).  Each
+    step is a combinational Signal of module ``m`` (named ``name``), so a long correction chain
+    (small q in the formal harnesses) stays linear in size."""
+    from amaranth.hdl import Signal
+
     b = q.bit_length()
     width = max(bound.bit_length(), b + 1)
     hi = s[b:width] if bound >> b else None
-    r = s[:width] - hi * q if hi is not None else s[:width]
-    r = r.as_unsigned()[:width]
-    for _ in range(reduce_corrections(bound, q)):
+    r = Signal(width, name=f"{name}_r0")
+    m.d.comb += r.eq(s[:width] - hi * q if hi is not None else s[:width])
+    for k in range(reduce_corrections(bound, q)):
         d = (r - q).as_signed()
-        r = Mux(d[-1], r, d.as_unsigned()[:width])
+        nxt = Signal(width, name=f"{name}_r{k + 1}")
+        m.d.comb += nxt.eq(Mux(d[-1], r, d.as_unsigned()[:width]))
+        r = nxt
     return r[:b]
 
 

@@ -34,9 +34,10 @@ def simulate_blocks(core, key, blocks, *, seed: int | None = None, trace: bool =
     Parameters
     ----------
     core : RubatoCore (not elaborated elsewhere)
-    key : n ints in [0, q)
+    key : n ints in [0, q), or None (written per block, or left as it is)
     blocks : iterable of (nonce, counter) or (nonce, counter, noise) tuples (noise 0/1, only for
-             a core with noise)
+             a core with noise), or dicts with "nonce", "counter" and optionally "noise", "key"
+             and "seed" (a new key / seed written before that block)
     seed : the 64-bit noise seed (core with noise only); None leaves it unwritten
     trace : record every committed state
     """
@@ -45,27 +46,39 @@ def simulate_blocks(core, key, blocks, *, seed: int | None = None, trace: bool =
     p = core.params
     dp = core.datapath
     runs: list[BlockRun] = []
-    blocks = [tuple(b) for b in blocks]
+    blocks = [dict(b) if isinstance(b, dict) else
+              dict(zip(("nonce", "counter", "noise"), tuple(b))) for b in blocks]
 
-    async def bench(ctx):
-        for i, k in enumerate(key):
+    async def write_key(ctx, words):
+        for i, k in enumerate(words):
             ctx.set(core.key_we, 1)
             ctx.set(core.key_addr, i)
             ctx.set(core.key_data, k)
             await ctx.tick()
         ctx.set(core.key_we, 0)
+
+    async def write_seed(ctx, value):
+        for i in range(2):
+            ctx.set(core.seed_we, 1)
+            ctx.set(core.seed_addr, i)
+            ctx.set(core.seed_data, value >> (32 * i) & 0xFFFFFFFF)
+            await ctx.tick()
+        ctx.set(core.seed_we, 0)
+
+    async def bench(ctx):
+        if key is not None:
+            await write_key(ctx, key)
         if seed is not None:
-            for i in range(2):
-                ctx.set(core.seed_we, 1)
-                ctx.set(core.seed_addr, i)
-                ctx.set(core.seed_data, seed >> (32 * i) & 0xFFFFFFFF)
-                await ctx.tick()
-            ctx.set(core.seed_we, 0)
+            await write_seed(ctx, seed)
         ctx.set(core.o_stream.ready, 1)
         for blk in blocks:
-            payload = {"nonce": blk[0], "counter": blk[1]}
+            if blk.get("key") is not None:
+                await write_key(ctx, blk["key"])
+            if blk.get("seed") is not None:
+                await write_seed(ctx, blk["seed"])
+            payload = {"nonce": blk["nonce"], "counter": blk["counter"]}
             if core.noise:
-                payload["noise"] = blk[2] if len(blk) > 2 else 0
+                payload["noise"] = blk.get("noise") or 0
             ctx.set(core.i_stream.payload, payload)
             ctx.set(core.i_stream.valid, 1)
             waited = 0
@@ -90,7 +103,8 @@ def simulate_blocks(core, key, blocks, *, seed: int | None = None, trace: bool =
                 await ctx.tick()
                 cycle += 1
                 if cycle > max_cycles:
-                    raise TimeoutError(f"block {blk}: {len(run.outputs)} words after {cycle} cycles")
+                    raise TimeoutError(f"block {blk['nonce']:#x}/{blk['counter']}: {len(run.outputs)} "
+                                       f"words after {cycle} cycles")
             run.xof_words = ctx.get(core.xof_words)
             runs.append(run)
 
