@@ -6,6 +6,8 @@
     hhe-gen ckks keygen  [--params P] [--seed S] -o keys.json
     hhe-gen ckks encrypt [--params P] --keys keys.json --in slots.json [--mode pk|sk] [--seed S] -o ct.json
     hhe-gen ckks decrypt [--params P] --keys keys.json --in ct.json -o slots.json
+    hhe-gen generate ntt --n N --lanes P [--bits W --count C | --primes q,...] [--reducer KIND]
+                         [--banking dual|single] [--twiddles rom] [--arch iterative] -o DIR
     hhe-gen bench [GROUP...] [--quick] [--json FILE]
     hhe-gen prove [GROUP...] [--quick] [--json FILE] [--workdir DIR] [--timeout S] [--only NAME...]
     hhe-gen demo
@@ -156,6 +158,34 @@ def cmd_ckks(args):
     return 0
 
 
+def _int_list(text: str, what: str) -> list[int]:
+    try:
+        return [int(x, 0) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise ParameterError(what, text, "comma-separated integers (decimal or 0x hex)") from None
+
+
+def cmd_generate(args):
+    from .generate import generate_ntt
+    from .report import console, print_table
+    primes = _int_list(args.primes, "--primes") if args.primes else None
+    res = generate_ntt(args.n, args.lanes, args.output, bits=args.bits, count=args.count, primes=primes,
+                       reducer=args.reducer, banking=args.banking, twiddles=args.twiddles, arch=args.arch,
+                       latency=args.latency, target=args.target, vectors=args.vectors, seed=args.seed,
+                       name=args.name)
+    m = res["manifest"]
+    cyc = m["cycles"]
+    print_table(f"{m['core']} N={m['parameters']['n']} P={m['parameters']['lanes']} ({m['parameters']['reducer']})",
+                ["item", "value"],
+                [("primes", ", ".join(str(p["q"]) for p in m["primes"])),
+                 ("transform cycles (fwd / inv)", f"{cyc['transform_forward']} / {cyc['transform_inverse']}"),
+                 ("bound (N/2)log2(N)/P", cyc["bound"]), ("ratio", cyc["ratio_to_bound"]),
+                 ("command cycles (fwd)", cyc["command_forward"]),
+                 *[(k, v) for k, v in res["paths"].items() if v]])
+    console.print(f"written to {args.output}")
+    return 0
+
+
 def cmd_bench(args):
     from . import benchmarks
     from .report import bench_tables, console, write_json
@@ -248,6 +278,25 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--level", type=int, help="encryption level (default: top)")
     p.add_argument("--on", default="model", help="model (rtl arrives with the hardware)")
     p.set_defaults(func=cmd_ckks)
+
+    p = sub.add_parser("generate", help="write a core's Verilog, JSON manifest and model test vectors")
+    p.add_argument("core", choices=["ntt"])
+    p.add_argument("--n", type=int, required=True, help="ring degree N (2^3 .. 2^16)")
+    p.add_argument("--lanes", type=int, default=2, help="butterfly lanes P (power of two)")
+    p.add_argument("--bits", type=int, help="prime width (search --count primes of the reducer's form)")
+    p.add_argument("--count", type=int, default=1, help="number of primes to search")
+    p.add_argument("--primes", help="explicit primes, comma-separated (instead of --bits/--count)")
+    p.add_argument("--reducer", default="barrett", help="barrett | montgomery | special-barrett | ntt-montgomery")
+    p.add_argument("--banking", default="dual", help="dual | single")
+    p.add_argument("--twiddles", default="rom", help="rom")
+    p.add_argument("--arch", default="iterative", help="iterative")
+    p.add_argument("--latency", type=int, help="butterfly latency (default: the butterfly's)")
+    p.add_argument("--target", default="ecp5", help="ecp5 | xilinx | generic (DSP tile size)")
+    p.add_argument("--vectors", type=int, default=2, help="test polynomials per prime and direction")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--name", help="Verilog module name")
+    p.add_argument("-o", "--output", required=True, help="output directory")
+    p.set_defaults(func=cmd_generate)
 
     p = sub.add_parser("bench", help="run benchmarks, write JSON and a table")
     p.add_argument("groups", nargs="*")

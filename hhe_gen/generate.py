@@ -1,0 +1,134 @@
+"""``hhe-gen generate``: a core's Verilog, JSON manifest and golden-model test vectors.
+
+    hhe-gen generate ntt --n N --lanes P [--bits W --count C | --primes q1,q2,...]
+                         [--reducer KIND] [--banking dual|single] [--twiddles rom]
+                         [--arch iterative] [--latency L] [--target ecp5|xilinx|generic]
+                         [--vectors K] [--seed S] [--name NAME] -o DIR
+
+Each generator validates its parameters (a :class:`~hhe_gen.params.ParameterError` names the bad
+one and its allowed range), builds the Amaranth component, and writes it with
+:func:`hhe_gen.verilog.write_core`.
+"""
+
+from __future__ import annotations
+
+import random
+
+from .params.errors import ParameterError
+
+__all__ = ["ntt_primes_for", "generate_ntt", "NTT_ARCHS", "REDUCERS"]
+
+NTT_ARCHS = ("iterative",)
+REDUCERS = ("barrett", "montgomery", "special-barrett", "ntt-montgomery")
+
+
+def ntt_primes_for(reducer: str, n: int, bits: int, count: int) -> list[int]:
+    """``count`` primes of ``bits`` bits of the form ``reducer`` needs for ring degree ``n``:
+    DNA-HHE special primes for "special-barrett", ABC-FHE sparse primes for "ntt-montgomery",
+    the largest NTT primes otherwise."""
+    from .params import abc_fhe_primes, dna_hhe_primes, ntt_primes
+    if not isinstance(count, int) or isinstance(count, bool) or not 1 <= count <= 64:
+        raise ParameterError("count", count, "1 .. 64 primes")
+    if reducer == "special-barrett":
+        found = [p.q for p in dna_hhe_primes(bits, n, 10)]
+    elif reducer == "ntt-montgomery":
+        found = [p.q for p in abc_fhe_primes(n, bits - 1) if p.q.bit_length() == bits]
+    else:
+        return ntt_primes(n, bits, count)
+    if len(found) < count:
+        raise ParameterError("count", count, f"at most {len(found)} ({reducer} primes of {bits} bits for N = {n})")
+    return found[:count]
+
+
+def _ntt_reducer_params(reducer: str, bits: int, n: int) -> dict:
+    if reducer not in REDUCERS:
+        raise ParameterError("reducer", reducer, "one of " + ", ".join(REDUCERS))
+    if reducer == "special-barrett":
+        return {"k": bits}
+    return {"width": max(16, bits)}
+
+
+def generate_ntt(n: int, lanes: int, out_dir, *, bits: int | None = None, count: int = 1,
+                 primes=None, reducer: str = "barrett", banking: str = "dual", twiddles: str = "rom",
+                 arch: str = "iterative", latency: int | None = None, target: str = "ecp5",
+                 vectors: int = 2, seed: int = 1, name: str | None = None) -> dict:
+    """Generate an NTT/INTT core; returns the paths written and the manifest.
+
+    Parameters
+    ----------
+    n, lanes       ring degree N and butterfly lanes P (see :class:`hhe_gen.cores.ntt.IterativeNtt`)
+    bits, count    search ``count`` primes of ``bits`` bits of the reducer's form (when ``primes``
+                   is not given)
+    primes         explicit RNS primes (each = 1 mod 2N)
+    reducer        the butterfly's modular multiplier: one of :data:`REDUCERS`
+    banking, twiddles, latency, target   as :class:`~hhe_gen.cores.ntt.IterativeNtt`
+    arch           "iterative" (the pipelined SDF/MDC forms are not generated yet)
+    vectors        random test polynomials per prime and direction (0: none), model outputs
+    name           Verilog module name (default ``ntt_n<N>_p<P>``)
+    """
+    from .cores.ntt import IterativeNtt
+    from .models.ntt import intt, ntt
+    from .verilog import check_name, write_core
+    if arch not in NTT_ARCHS:
+        raise ParameterError("arch", arch, "one of " + ", ".join(NTT_ARCHS)
+                             + " (the pipelined sdf / mdc forms are not available in this version)")
+    if not isinstance(vectors, int) or isinstance(vectors, bool) or not 0 <= vectors <= 64:
+        raise ParameterError("vectors", vectors, "0 .. 64 polynomials per prime and direction")
+    if primes is None:
+        if bits is None:
+            raise ParameterError("bits", bits, "a prime width 16 .. 64 (or give --primes)")
+        reducer_params = _ntt_reducer_params(reducer, bits, n)
+        primes = ntt_primes_for(reducer, n, bits, count)
+    else:
+        primes = list(primes)
+        if not primes:
+            raise ParameterError("primes", primes, "at least one prime")
+        reducer_params = _ntt_reducer_params(reducer, max(q.bit_length() for q in primes), n)
+    name = check_name(name or f"ntt_n{n}_p{lanes}")
+    core = IterativeNtt(n, lanes, primes, kind=reducer, latency=latency, target=target,
+                        twiddles=twiddles, banking=banking, **reducer_params)
+    manifest = {
+        "core": "ntt", "arch": arch,
+        "parameters": {"n": n, "lanes": lanes, "reducer": reducer, "banking": banking,
+                       "twiddles": twiddles, "target": target, "butterfly_latency": core.butterfly_latency,
+                       **reducer_params},
+        "primes": [{"index": i, "q": q, "bits": q.bit_length()} for i, q in enumerate(core.moduli)],
+        "interface": {
+            "cmd": "stream, payload bit 0 = inverse, bits 1.. = sel (prime index)",
+            "i_stream": f"stream of N/P = {core.beats} beats, P = {lanes} coefficients of {core.qbits} bits "
+                        "per beat, coefficient p in bits [p*qbits, (p+1)*qbits); forward: natural "
+                        "order, inverse: bit-reversed order (the NTT's output order)",
+            "o_stream": f"{core.beats} beats in the same packing; forward output bit-reversed, "
+                        "inverse output natural",
+            "busy": "a command is in progress", "done": "one-cycle pulse with the last output beat",
+        },
+        "cycles": {
+            "bound": core.bound, "depth": core.depth,
+            "load": core.load_cycles, "unload": core.unload_cycles,
+            "transform_forward": core.transform_cycles(False),
+            "transform_inverse": core.transform_cycles(True),
+            "command_forward": core.command_cycles(False),
+            "command_inverse": core.command_cycles(True),
+            "ratio_to_bound": round(core.transform_cycles(False) / core.bound, 4),
+            "stage_starts_forward": list(core.starts[False]),
+            "stage_starts_inverse": list(core.starts[True]),
+        },
+        "memories": {"data_banks": core.banks, "words_per_bank": n // core.banks, "word_bits": core.qbits,
+                     "twiddle_rom": f"{lanes} banks per prime ({len(core.moduli)} primes), "
+                                    f"{n} entries per prime in total"},
+    }
+    vec = None
+    if vectors:
+        rng = random.Random(seed)
+        cases = []
+        for sel, q in enumerate(core.moduli):
+            for _ in range(vectors):
+                a = [rng.randrange(q) for _ in range(n)]
+                fwd = ntt(a, q)
+                cases.append({"sel": sel, "inverse": 0, "input": a, "output": fwd})
+                cases.append({"sel": sel, "inverse": 1, "input": fwd, "output": intt(fwd, q)})
+        vec = {"n": n, "lanes": lanes, "qbits": core.qbits, "seed": seed,
+               "packing": "beat b holds coefficients b*P .. b*P+P-1; coefficient p in bits [p*qbits, (p+1)*qbits)",
+               "cases": cases}
+    paths = write_core(core, name, out_dir, manifest, vec)
+    return {"paths": {k: str(v) if v else None for k, v in paths.items()}, "manifest": manifest}

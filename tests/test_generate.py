@@ -1,0 +1,89 @@
+"""hhe-gen generate: Verilog + manifest + vectors of the NTT core, checked independently."""
+
+import json
+import re
+
+import pytest
+
+from hhe_gen import cli
+from hhe_gen.generate import generate_ntt, ntt_primes_for
+from hhe_gen.models.ntt import evaluate_at
+from hhe_gen.params import ParameterError, is_prime, primitive_root
+
+
+def _psi(n, q):
+    """A primitive 2N-th root of unity, found here by brute force over the group (independent of
+    hhe_gen.models.ntt's tables); the NTT's output set is {a(psi^(2j+1))} for any such root."""
+    g = primitive_root(q)
+    return pow(g, (q - 1) // (2 * n), q)
+
+
+def test_generate_ntt_files_and_manifest(tmp_path):
+    res = generate_ntt(16, 2, tmp_path, bits=20, count=2, vectors=1, seed=5)
+    man = json.loads((tmp_path / "ntt_n16_p2.json").read_text())
+    text = (tmp_path / "ntt_n16_p2.v").read_text()
+    assert re.search(r"^module ntt_n16_p2\(", text, re.M)
+    # every port of the manifest is a port of the Verilog module, with its width
+    header = text[text.index("module ntt_n16_p2("):text.index(");")]
+    for port in man["ports"]:
+        assert port["name"] in header
+        decl = re.search(rf"^\s*(input|output)\s+(\[(\d+):0\]\s+)?{re.escape(port['name'])};", text, re.M)
+        assert decl, port["name"]
+        assert decl.group(1) == {"in": "input", "out": "output"}[port["dir"]]
+        assert (int(decl.group(3)) + 1 if decl.group(3) else 1) == port["width"]
+    assert man["primes"] == res["manifest"]["primes"] and len(man["primes"]) == 2
+    for p in man["primes"]:
+        assert is_prime(p["q"]) and p["q"] % 32 == 1 and p["bits"] == 20
+    cyc = man["cycles"]
+    assert cyc["bound"] == 16 // 2 * 4 // 2
+    assert cyc["transform_forward"] >= cyc["bound"]
+    assert cyc["command_forward"] == 1 + cyc["load"] + cyc["transform_forward"] + cyc["unload"]
+
+
+def test_generate_ntt_vectors_are_the_negacyclic_transform(tmp_path):
+    """Forward vectors: the outputs are the evaluations a(psi^(2j+1)) at every odd power of a
+    primitive 2N-th root psi (compared as multisets: independent of which root and which order);
+    inverse vectors return the forward input."""
+    generate_ntt(16, 4, tmp_path, bits=24, count=1, vectors=2, seed=9)
+    vec = json.loads((tmp_path / "ntt_n16_p4_vectors.json").read_text())
+    q = json.loads((tmp_path / "ntt_n16_p4.json").read_text())["primes"][0]["q"]
+    psi = _psi(16, q)
+    fwd = [c for c in vec["cases"] if not c["inverse"]]
+    inv = [c for c in vec["cases"] if c["inverse"]]
+    assert len(fwd) == len(inv) == 2
+    for f, i in zip(fwd, inv):
+        evals = sorted(evaluate_at(f["input"], pow(psi, 2 * j + 1, q), q) for j in range(16))
+        assert sorted(f["output"]) == evals
+        assert i["input"] == f["output"] and i["output"] == f["input"]
+
+
+def test_generate_ntt_special_primes(tmp_path):
+    res = generate_ntt(64, 2, tmp_path, bits=36, count=2, reducer="special-barrett", vectors=0)
+    qs = [p["q"] for p in res["manifest"]["primes"]]
+    assert all(q % 128 == 1 and q.bit_length() == 36 and ((1 << 36) - q + 1) % 128 == 0 for q in qs)
+    assert res["paths"]["vectors"] is None
+
+
+@pytest.mark.parametrize("kw, name", [
+    (dict(arch="sdf"), "arch"), (dict(reducer="nope"), "reducer"), (dict(vectors=-1), "vectors"),
+    (dict(bits=None), "bits"), (dict(name="1bad"), "name"), (dict(count=0), "count"),
+    (dict(primes=[]), "primes"),
+])
+def test_generate_ntt_bad_parameters(tmp_path, kw, name):
+    args = dict(bits=20, count=1)
+    args.update(kw)
+    with pytest.raises(ParameterError, match=name):
+        generate_ntt(16, 2, tmp_path, **args)
+
+
+def test_generate_cli(tmp_path, capsys):
+    assert cli.main(["generate", "ntt", "--n", "32", "--lanes", "2", "--bits", "20", "--vectors", "0",
+                     "-o", str(tmp_path)]) == 0
+    assert (tmp_path / "ntt_n32_p2.v").exists()
+    assert cli.main(["generate", "ntt", "--n", "33", "--bits", "20", "-o", str(tmp_path)]) == 2
+    assert "n" in capsys.readouterr().err
+
+
+def test_ntt_primes_for_too_many():
+    with pytest.raises(ParameterError, match="count"):
+        ntt_primes_for("special-barrett", 1 << 13, 20, 60)
