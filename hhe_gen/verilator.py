@@ -73,7 +73,7 @@ def driver_source(top: str, port_list) -> str:
             continue
         cx, words = _cxx_name(name), (width + 31) // 32
         if width > 64:
-            setters.append(f'    if (n == "{name}") {{ for (int i = 0; i < {words}; i++) top->{cx}[i] = w[i]; return; }}')
+            setters.append(f'    if (n == "{name}") {{ for (size_t i = 0; i < {words}; i++) top->{cx}[i] = i < w.size() ? w[i] : 0; return; }}')
             getters.append(f'    if (n == "{name}") {{ std::vector<uint32_t> r({words}); '
                            f'for (int i = 0; i < {words}; i++) r[i] = top->{cx}[i]; return r; }}')
         else:

@@ -5,7 +5,8 @@ Components
 :class:`IterativeNtt`
     iterative, memory-based negacyclic NTT / INTT: N = 2^3 .. 2^16, P butterfly lanes, a run-time
     selected prime of an RNS set, Lattigo's convention (:mod:`hhe_gen.models.ntt`), the memory
-    plan of :mod:`hhe_gen.models.ntt_schedule`; streams in and out.
+    plan of :mod:`hhe_gen.models.ntt_schedule` (dual-port banks) or :mod:`.single_port` (single-port
+    banks); streams in and out.
 """
 
 from .iterative import BANKING, TWIDDLES, IterativeNtt

@@ -15,7 +15,8 @@ Datapath
            ROM addr    ROM data -> lane w       Butterfly (L cycles)      same addresses)
 
 * 2P banks (``amaranth.lib.memory.Memory``, N/2P words each): one read port, transparent for the
-  bank's one write port (a read in the cycle of a write to the same word sees the new value);
+  bank's one write port (a read in the cycle of a write to the same word sees the new value)
+  (``banking="single"``: 4P one-address banks, see Banking);
   the address generator works from the stage counter and the cycle counter (a few constants per
   butterfly bit k in tables: the coset's lowest bit G0, the bank rotation G0 mod B, the pair bit's
   position and, for k < B-1, each lane's twiddle offset).
@@ -40,22 +41,36 @@ next command.  Payloads are ``ArrayLayout(unsigned(qbits), P)`` (coefficient p o
 
 Latency (cycles at full rate: producer always valid, consumer always ready)
 --------------------------------------------------------------------------
-With L = the butterfly latency, D = L + 2 (read to write), T = ``transform_cycles(inverse)`` =
-the total of ``stage_starts(ntt_schedule(N, P, inverse), D)`` (bound (N/2) log2 N / P + D - 1 for
-the usual sizes):
+With L = the butterfly latency, D = the read-to-write depth (L + 2; single-port: the next odd
+number, one register after the butterflies when L is even), T = ``transform_cycles(inverse)``
+(dual-port: the total of ``stage_starts(ntt_schedule(N, P, inverse), D)``, bound (N/2) log2 N / P
++ D - 1 for N >= 2^10, P <= 32; single-port: :func:`~.single_port.single_port_starts`):
 
 * cycle 0: ``cmd`` accepted;
-* load: cycles 1 .. N/P take the input beats, then L cycles while the last beats land
-  (``load_cycles`` = N/P + L);
-* transform: T cycles from the first read to the last write, stage s starting ``starts[s]`` cycles
-  after the first read (``stage_starts``; no other stall);
+* load: cycles 1 .. N/P take the input beats, then ``load_wait`` cycles while the last beats go
+  through the butterflies (L, + 1 with the output register, + 1 single-port): ``load_cycles`` =
+  N/P + load_wait;
+* transform: T cycles from the first read to the cycle the unload may read, stage s starting
+  ``starts[s]`` cycles after the first read (no other stall);
 * unload: the first output beat is valid 1 cycle after the transform, one beat per cycle
   (``unload_cycles`` = N/P + 1); ``done`` pulses with the last beat's handshake and the next
   ``cmd`` can be accepted in the following cycle:
-  ``command_cycles(inverse)`` = 1 + (N/P + L) + T + (N/P + 1) = 2N/P + L + T + 2 cycles from one
-  command to the next.
+  ``command_cycles(inverse)`` = 1 + load_cycles + T + unload_cycles from one command to the next.
 
 Gaps in the streams add exactly their own length; nothing depends on the data.
+
+Measured (``hhe-gen bench ntt``, 30-bit Barrett, L = 8, D = 10): T = bound + 9 for every N =
+2^10 .. 2^16 and P = 1 .. 16 (N = 2^10, P = 32: + 11), e.g. N = 2^13, P = 8: 6665 cycles (bound
+6656), a whole command 8723 cycles.  Single-port (D = 11): N = 2^13, P = 8: 6766 (+1.5 %).
+
+Banking
+-------
+``banking="dual"``: 2P banks of N/2P words, each with a read port and a write port (plan of
+:mod:`hhe_gen.models.ntt_schedule`).  ``banking="single"``: 4P banks of N/4P words, each used
+through ONE address per cycle (read or write, the 1RW banks of RACE, seeds/004 section 4.3.2),
+P <= N/4; the plan is :mod:`.single_port` (bank bits B + 1, each stage's cycles reordered so that
+the reads of a cycle and the writes landing in it use disjoint halves of the banks - the role of
+RACE's NTT_swap4 output reordering, with no reorder buffer, the results stay in place).
 """
 
 from __future__ import annotations
@@ -72,11 +87,12 @@ from hhe_gen.params.errors import ParameterError
 
 from .plan import (check_lanes, check_moduli, check_n, k_plan, lane_lo_slot, rotl, schedule_starts,
                    twiddle_rom)
+from .single_port import single_port_starts, stage_order
 
 __all__ = ["IterativeNtt", "TWIDDLES", "BANKING"]
 
 TWIDDLES = ("rom",)
-BANKING = ("dual",)
+BANKING = ("dual", "single")
 
 
 def _bank_of(i, n_log: int, b: int):
@@ -111,7 +127,8 @@ class IterativeNtt(wiring.Component):
     latency : int or None   butterfly latency L (None: the Butterfly's default)
     target : str      "ecp5" | "xilinx" | "generic"
     twiddles : str    "rom" (a ROM per prime, banked P ways)
-    banking : str     "dual" (one read + one write port per bank)
+    banking : str     "dual" (2P banks, one read + one write port each) or "single" (4P banks,
+                      one read-or-write address per cycle each; P <= N/4)
     **reducer : the reducer's own parameters (width, k, log_n, word_bits, karatsuba ...)
 
     Members
@@ -121,8 +138,11 @@ class IterativeNtt(wiring.Component):
     o_stream : Out(stream.Signature(ArrayLayout(qbits, P)))
     busy : Out(1)     a command is in progress
     done : Out(1)     one-cycle pulse with the last output beat's handshake
-    n, n_log, lanes, bank_bits (B), banks (2P), moduli, qbits, butterfly_latency (L), depth (D),
-    starts[inverse] (stage start cycles), plus the cycle formulas below.
+    n, n_log, lanes, coset_bits (B = log2 2P), bank_bits (B or B+1), banks (2P or 4P), moduli, qbits,
+    butterfly_latency (L), out_regs, depth (D), starts[inverse] (stage start cycles), factors (the
+    reducer's constant factor per prime), plus the cycle formulas ``beats``, ``load_wait``,
+    ``load_cycles``, ``transform_cycles(inverse)``, ``unload_cycles``, ``command_cycles(inverse)``,
+    ``bound``.
     """
 
     @quiet_on_error
@@ -153,12 +173,21 @@ class IterativeNtt(wiring.Component):
         # constants times the reducer's factor: mul(1, 1) = R^-1 for Montgomery kinds, 1 otherwise
         self.factors = tuple(pow(proto.model("mul", "zq", 1, 1, sel=i)[0], -1, q)
                              for i, q in enumerate(self.moduli))
-        self.bank_bits = self.lanes_log + 1
-        self.banks = 2 * lanes
-        self.depth = self.butterfly_latency + 2
+        single = banking == "single"
+        if single and lanes > n // 4:
+            raise ParameterError("lanes", lanes, f"a power of two 1 .. N/4 = {n // 4} with banking='single'")
+        self.coset_bits = self.lanes_log + 1                    # B: a cycle serves 2^B indices
+        self.bank_bits = self.coset_bits + single               # B' = B (dual) or B + 1 (single)
+        self.banks = 1 << self.bank_bits
+        # single: an odd read-to-write depth (one register after the butterflies if L is even)
+        self.out_regs = int(single and self.butterfly_latency % 2 == 0)
+        self.depth = self.butterfly_latency + 2 + self.out_regs
         self.starts, self._totals = {}, {}
         for inv in (False, True):
-            self.starts[inv], self._totals[inv] = schedule_starts(n, lanes, inv, self.depth)
+            if single:
+                self.starts[inv], self._totals[inv] = single_port_starts(n, lanes, inv, self.depth)
+            else:
+                self.starts[inv], self._totals[inv] = schedule_starts(n, lanes, inv, self.depth)
         coef = unsigned(self.qbits)
         self.beat_layout = data.ArrayLayout(coef, lanes)
         self.cmd_layout = data.StructLayout({"inverse": 1, "sel": range(len(self.moduli))})
@@ -181,9 +210,15 @@ class IterativeNtt(wiring.Component):
         return self._totals[bool(inverse)]
 
     @property
+    def load_wait(self) -> int:
+        """Cycles after the last input beat until the transform's first read: L (+1 for the output
+        register, +1 for single-port banks, which read a word the cycle after its write)."""
+        return self.butterfly_latency + self.out_regs + (self.banking == "single")
+
+    @property
     def load_cycles(self) -> int:
-        """N/P beats + L cycles until the last one is in memory (full rate)."""
-        return self.beats + self.butterfly_latency
+        """N/P beats + ``load_wait`` cycles until the last one is in memory (full rate)."""
+        return self.beats + self.load_wait
 
     @property
     def unload_cycles(self) -> int:
@@ -202,9 +237,11 @@ class IterativeNtt(wiring.Component):
     # -- hardware ---------------------------------------------------------------------------------------
     def elaborate(self, platform):
         m = Module()
-        n, n_log, P, B = self.n, self.n_log, self.lanes, self.bank_bits
-        nb, rows = self.banks, n >> B
-        L, D = self.butterfly_latency, self.depth
+        n, n_log, P = self.n, self.n_log, self.lanes
+        B, BB = self.coset_bits, self.bank_bits
+        single = self.banking == "single"
+        nb, rows, crows = self.banks, n >> BB, n >> B          # banks, words per bank, cycles per stage
+        L, D, E = self.butterfly_latency, self.depth, self.out_regs
         qw, nsel = self.qbits, len(self.moduli)
         lp = self.lanes_log
 
@@ -216,11 +253,11 @@ class IterativeNtt(wiring.Component):
         m.d.comb += self.busy.eq(state != IDLE)
 
         beat = Signal(range(self.beats + 1), name="beat")         # load / unload beat counter
-        wait = Signal(range(L + 1), name="wait")
+        wait = Signal(range(self.load_wait + 1), name="wait")
         total = max(self._totals.values())
         run_cnt = Signal(range(total + 1), name="run_cnt")
         stage = Signal(range(n_log + 1), name="stage")
-        cyc = Signal(range(max(rows, 2)), name="cyc")
+        cyc = Signal(range(max(crows, 2)), name="cyc")
         active = Signal(name="stage_active")
 
         starts_f = Array(Const(s, range(total + 1)) for s in self.starts[False] + (total,))
@@ -245,49 +282,65 @@ class IterativeNtt(wiring.Component):
                         m.d.sync += [state.eq(WAIT), wait.eq(0)]
             with m.Case(WAIT):
                 m.d.sync += wait.eq(wait + 1)
-                with m.If(wait == L - 1):
+                with m.If(wait == self.load_wait - 1):
                     m.d.sync += [state.eq(RUN), run_cnt.eq(0), stage.eq(0), cyc.eq(0), active.eq(0)]
             with m.Case(RUN):
                 m.d.sync += run_cnt.eq(run_cnt + 1)
                 with m.If((stage < n_log) & (active | (run_cnt == stage_start))):
                     m.d.comb += issue.eq(1)
                     m.d.sync += [active.eq(1), cyc.eq(cyc + 1)]
-                    with m.If(cyc == rows - 1):
+                    with m.If(cyc == crows - 1):
                         m.d.sync += [active.eq(0), cyc.eq(0), stage.eq(stage + 1)]
                 with m.If(run_cnt == t_last):
                     m.d.sync += [state.eq(UNLOAD), beat.eq(0)]
 
-        # ---- address decode of (butterfly bit k, cycle c): coset base, bank offsets, addresses
-        def decode(prefix, stg, c, inv):
+        # ---- address decode of (butterfly bit k, cycle position c'): coset base, bank offsets,
+        # addresses (bank b serves slot j = rotr(b ^ bank(base), G0 mod B') if that has bit B'-1 = 0)
+        def decode(prefix, stg, c_pos, inv):
             k = Signal(range(n_log), name=f"{prefix}_k")
             m.d.comb += k.eq(Mux(inv, stg, n_log - 1 - stg))
+            cw = n_log - B
+            c = Signal(max(cw, 1), name=f"{prefix}_c")
             base = Signal(n_log, name=f"{prefix}_base")
-            rot = Signal(range(B), name=f"{prefix}_rot")
             kpos = Signal(range(B), name=f"{prefix}_kpos")
             addr = [Signal(range(rows), name=f"{prefix}_addr{b}") for b in range(nb)]
+            slot = [Signal(B, name=f"{prefix}_slot{b}") for b in range(nb)]
+            used = [Signal(name=f"{prefix}_used{b}") for b in range(nb)]
             t0 = Signal(n_log, name=f"{prefix}_t0")
             tw_bank = [Signal(range(P), name=f"{prefix}_twb{lane}") for lane in range(P)]
-            bb = Signal(B, name=f"{prefix}_bb")
-            m.d.comb += bb.eq(_bank_of(base, n_log, B))
+            bb = Signal(BB, name=f"{prefix}_bb")
+            m.d.comb += bb.eq(_bank_of(base, n_log, BB))
             with m.Switch(k):
                 for kk in range(n_log):
                     kp = k_plan(kk, n_log, P)
+                    rot = kp.g0 % BB
                     with m.Case(kk):
-                        cw = n_log - B
+                        if single:          # the stage's cycle order (single_port.order_cycle)
+                            so = stage_order(kk, n_log, P)
+                            par = Const(0, 1)
+                            for i in range(cw):
+                                if (so.mask2 >> i) & 1:
+                                    par = par ^ c_pos[i]
+                            d = Cat(c_pos[0] ^ par, c_pos[1:cw])
+                            bits = [d[i] for i in range(cw)]
+                            if so.p:
+                                bits[0], bits[so.p] = bits[so.p], bits[0]
+                            m.d.comb += c.eq(Cat(*bits))
+                        elif cw:
+                            m.d.comb += c.eq(c_pos[:cw])
                         low = c[:kp.g0] if kp.g0 else Const(0, 0)
                         high = c[kp.g0:cw] if cw > kp.g0 else Const(0, 0)
-                        m.d.comb += [base.eq(Cat(low, Const(0, B), high) if kp.g0 else Cat(Const(0, B), high)),
-                                     rot.eq(kp.rot), kpos.eq(kp.kpos)]
-                        # bank b serves slot j = rotr(b ^ bb, rot); index base | j << g0
+                        m.d.comb += [base.eq(Cat(low, Const(0, B), high)), kpos.eq(kp.kpos)]
                         for b in range(nb):
-                            v = Const(b, B) ^ bb
-                            j = Cat(*[v[(i + kp.rot) % B] for i in range(B)])
-                            jg = j << kp.g0
-                            m.d.comb += addr[b].eq((base | jg) >> B)
+                            v = Const(b, BB) ^ bb
+                            j = Cat(*[v[(i + rot) % BB] for i in range(BB)])       # rotr by rot
+                            m.d.comb += [slot[b].eq(j[:B]), used[b].eq(~j[B] if single else 1),
+                                         addr[b].eq((base | (j[:B] << kp.g0)) >> BB)]
                         m.d.comb += t0.eq((n >> (kk + 1)) + (base >> (kk + 1)))
                         for lane in range(P):
                             m.d.comb += tw_bank[lane].eq((t0 + kp.tw_offset[lane]) & (P - 1) if P > 1 else 0)
-            return dict(k=k, base=base, rot=rot, kpos=kpos, addr=addr, t0=t0, tw_bank=tw_bank, bb=bb)
+            return dict(k=k, base=base, kpos=kpos, addr=addr, slot=slot, used=used, t0=t0, tw_bank=tw_bank,
+                        bb=bb)
 
         def delay(sig, cycles, name):
             out = sig
@@ -300,13 +353,15 @@ class IterativeNtt(wiring.Component):
 
         rd = decode("rd", stage, cyc, inverse)
 
-        # ---- memories
+        # ---- data memories: one read port and one write port per bank; dual: the read port is
+        # transparent for the write port; single: the two ports share one address and are never
+        # enabled together (a 1RW bank)
         banks = []
         for b in range(nb):
             mem = memory.Memory(shape=qw, depth=rows, init=[])
             m.submodules[f"bank{b}"] = mem
             wp = mem.write_port()
-            rp = mem.read_port(transparent_for=(wp,))
+            rp = mem.read_port(transparent_for=() if single else (wp,))
             banks.append((rp, wp))
         rdata = Array(rp.data for rp, _ in banks)
 
@@ -326,7 +381,7 @@ class IterativeNtt(wiring.Component):
         # ---- unload read side (handshake with a synchronous read: the port holds its data while
         # the consumer stalls)
         o_valid = Signal(name="o_valid")
-        u_bank = Signal(B, name="u_bank")
+        u_bank = Signal(BB, name="u_bank")
         u_last = Signal(name="u_last")
         u_en = Signal(name="u_en")
         u_idx = Signal(n_log + 1, name="u_idx")
@@ -334,7 +389,7 @@ class IterativeNtt(wiring.Component):
         with m.If(state == UNLOAD):
             with m.If(u_en):
                 with m.If(beat < self.beats):
-                    m.d.sync += [o_valid.eq(1), beat.eq(beat + 1), u_bank.eq(_bank_of(u_idx[:n_log], n_log, B)),
+                    m.d.sync += [o_valid.eq(1), beat.eq(beat + 1), u_bank.eq(_bank_of(u_idx[:n_log], n_log, BB)),
                                  u_last.eq(beat == self.beats - 1)]
                 with m.Else():
                     m.d.sync += o_valid.eq(0)
@@ -345,24 +400,18 @@ class IterativeNtt(wiring.Component):
         for p in range(P):
             m.d.comb += self.o_stream.payload[p].eq(rdata[u_bank ^ p])
 
-        for b, (rp, _) in enumerate(banks):
-            m.d.comb += [rp.addr.eq(Mux(state == UNLOAD, u_idx >> B, rd["addr"][b])),
-                         rp.en.eq(Mux(state == UNLOAD, u_en, 1))]
-
         # ---- stage 1: read data -> lanes
         bb1 = delay(rd["bb"], 1, "bb")
         twb1 = [delay(s, 1, f"twb{lane}") for lane, s in enumerate(rd["tw_bank"])]
-        issue1 = delay(issue, 1, "issue")
         rom_data = Array(rp.data for rp in rom_ports)
-
         k1 = delay(rd["k"], 1, "k")
 
         def slot_bank(lane, hi):
-            # bank of the lane's lo / hi index: bb ^ rotl(slot, rot) with the slot and rot of bit k
+            # bank of the lane's lo / hi index: bb ^ rotl(slot, G0 mod B') for bit k
             offs = []
             for kk in range(n_log):
                 kp = k_plan(kk, n_log, P)
-                offs.append(Const(rotl(lane_lo_slot(lane, kp.kpos) | (hi << kp.kpos), kp.rot, B), B))
+                offs.append(Const(rotl(lane_lo_slot(lane, kp.kpos) | (hi << kp.kpos), kp.g0 % BB, BB), BB))
             return bb1 ^ Array(offs)[k1]
 
         # ---- stage 2: operand registers (transform or load), butterflies
@@ -391,22 +440,22 @@ class IterativeNtt(wiring.Component):
                          bf.c.eq(0), bf.en.eq(1)]
             if nsel > 1:
                 m.d.comb += bf.sel.eq(sel)
-            xs.append(bf.x[:qw])
-            ys.append(bf.y[:qw])
+            xs.append(delay(bf.x[:qw], E, f"x{lane}"))
+            ys.append(delay(bf.y[:qw], E, f"y{lane}"))
 
-        # ---- stage D: writes (in place: re-decode the delayed stage/cycle)
-        issue_d = delay(issue1, D - 1, "issue")
+        # ---- stage D: writes (in place: re-decode the delayed stage / cycle position)
+        issue_d = delay(issue, D, "issue")
         stage_d = delay(stage, D, "stage")
         cyc_d = delay(cyc, D, "cyc")
         wr = decode("wr", stage_d, cyc_d, inverse)
-        load_d = delay(load_take, L + 1, "load")
-        beat_d = delay(beat, L + 1, "lbeat")
+        load_d = delay(load_take, L + 1 + E, "load")
+        beat_d = delay(beat, L + 1 + E, "lbeat")
         l_idx = Signal(n_log + 1, name="l_idx")
         m.d.comb += l_idx.eq(beat_d << lp)
-        l_bank = _bank_of(l_idx[:n_log], n_log, B)
+        l_bank = _bank_of(l_idx[:n_log], n_log, BB)
         # slot j's output: lane lo/hi by kpos
         slot_out = []
-        for j in range(nb):
+        for j in range(2 * P):
             opts = []
             for kp in range(B):
                 lane = (j & ((1 << kp) - 1)) | ((j >> (kp + 1)) << kp)
@@ -414,15 +463,21 @@ class IterativeNtt(wiring.Component):
             slot_out.append(Array(opts)[wr["kpos"]] if B > 1 else opts[0])
         slot_out = Array(slot_out)
         x_arr = Array(xs)
-        for b, (_, wp) in enumerate(banks):
-            j = _rot_var(Const(b, B) ^ wr["bb"], wr["rot"], B, left=False) if B > 1 else (Const(b, 1) ^ wr["bb"])
-            lsel = Signal(B, name=f"lsel{b}")
-            m.d.comb += lsel.eq(Const(b, B) ^ l_bank)
-            with m.If(load_d):
-                m.d.comb += [wp.addr.eq(l_idx >> B), wp.data.eq(x_arr[lsel[:lp]] if lp else xs[0]),
-                             wp.en.eq(~lsel[B - 1])]
+        for b, (rp, wp) in enumerate(banks):
+            lsel = Signal(BB, name=f"lsel{b}")
+            waddr = Signal(range(rows), name=f"waddr{b}")
+            m.d.comb += lsel.eq(Const(b, BB) ^ l_bank)
+            with m.If(load_d):             # beat word p goes to bank bank(beat*P) ^ p
+                m.d.comb += [waddr.eq(l_idx >> BB), wp.data.eq(x_arr[lsel[:lp]] if lp else xs[0]),
+                             wp.en.eq(lsel[lp:] == 0)]
             with m.Else():
-                m.d.comb += [wp.addr.eq(wr["addr"][b]), wp.data.eq(slot_out[j]), wp.en.eq(issue_d)]
+                m.d.comb += [waddr.eq(wr["addr"][b]), wp.data.eq(slot_out[wr["slot"][b]]),
+                             wp.en.eq(issue_d & wr["used"][b])]
+            raddr = Mux(state == UNLOAD, u_idx >> BB, rd["addr"][b])
+            ren = Mux(state == UNLOAD, u_en, 1)
+            if single:
+                m.d.comb += [wp.addr.eq(Mux(wp.en, waddr, raddr)), rp.addr.eq(Mux(wp.en, waddr, raddr)),
+                             rp.en.eq(ren & ~wp.en)]
+            else:
+                m.d.comb += [wp.addr.eq(waddr), rp.addr.eq(raddr), rp.en.eq(ren)]
         return m
-
-

@@ -6,7 +6,8 @@ Quick cases:
   (``IterativeNtt.transform_cycles``: ``stage_starts`` at depth D = L + 2, forward and inverse),
   their excess over and ratio to the butterfly bound (N/2) log2(N) / P, and the cycles of a whole
   command (load + transform + unload, ``command_cycles``), for the default 30-bit Barrett
-  butterfly (L = 8, D = 10).
+  butterfly (L = 8, D = 10); up to N = 2^14 also the single-port banking's transform cycles
+  (D = 11) and ratio.
 * ``sim-n<N>-p<P>``: a forward and an inverse transform simulated in Amaranth's simulator, their
   measured cycles next to the formulas (and the outputs checked against the model).
 
@@ -41,9 +42,16 @@ def ntt_cycles(log_n, lanes):
     core = _core(1 << log_n, lanes)
     core._MustUse__silence = True
     fwd, inv = core.transform_cycles(False), core.transform_cycles(True)
-    return {"cycles": fwd, "inv_cycles": inv, "bound": core.bound, "over_bound": max(fwd, inv) - core.bound,
-            "ratio": round(max(fwd, inv) / core.bound, 4), "depth": core.depth,
-            "command": core.command_cycles(False)}
+    res = {"cycles": fwd, "inv_cycles": inv, "bound": core.bound, "over_bound": max(fwd, inv) - core.bound,
+           "ratio": round(max(fwd, inv) / core.bound, 4), "depth": core.depth,
+           "command": core.command_cycles(False)}
+    if log_n <= 14:             # the single-port plan (its Python schedule is slow above 2^14)
+        from hhe_gen.cores.ntt import IterativeNtt
+        sp = IterativeNtt(1 << log_n, lanes, core.moduli, banking="single")
+        sp._MustUse__silence = True
+        cyc = max(sp.transform_cycles(False), sp.transform_cycles(True))
+        res.update({"single_cycles": cyc, "single_ratio": round(cyc / core.bound, 4)})
+    return res
 
 
 for _log_n in range(10, 17):

@@ -127,7 +127,7 @@ def test_reducer_kinds(kind, extra, lanes):
     (dict(lanes=True), "lanes"),
     (dict(moduli=[]), "moduli"), (dict(moduli=[97]), "moduli[0]"), (dict(moduli=[12289 * 4 + 1]), "moduli[0]"),
     (dict(moduli=["x"]), "moduli[0]"), (dict(moduli=None), "moduli"),
-    (dict(twiddles="otf"), "twiddles"), (dict(banking="single"), "banking"),
+    (dict(twiddles="otf"), "twiddles"), (dict(banking="quad"), "banking"),
     (dict(kind="karatsuba"), "zq.kind"), (dict(latency=1), "latency"), (dict(target="asic"), "target"),
 ])
 def test_bad_parameters(kw, name):
@@ -143,3 +143,74 @@ def test_duplicate_primes():
     with pytest.raises(ParameterError) as err:
         IterativeNtt(32, 4, [q, q])
     assert err.value.name == "moduli"
+
+
+# -- single-port banks ---------------------------------------------------------------------------
+
+SINGLE = [(16, 1), (16, 4), (64, 2), (64, 8), pytest.param(256, 4, marks=pytest.mark.slow),
+          pytest.param(256, 16, marks=pytest.mark.slow), pytest.param(64, 16, marks=pytest.mark.slow)]
+
+
+@pytest.mark.parametrize("n,lanes", SINGLE)
+def test_single_port_model_and_cycles(n, lanes):
+    qs = ntt_primes(n, 20, 2)
+    dut = IterativeNtt(n, lanes, qs, banking="single")
+    assert dut.banks == 4 * lanes and dut.depth % 2 == 1
+    rng = random.Random(n * 10 + lanes)
+    jobs = _jobs(n, qs, rng, corners=n <= 64)
+    _check(dut, jobs, simulate(dut, jobs), qs)
+
+
+def test_single_port_montgomery():
+    n = 64
+    qs = [p.q for p in abc_fhe_primes(n, 29)][:2]
+    dut = IterativeNtt(n, 4, qs, kind="ntt-montgomery", banking="single")
+    jobs = _jobs(n, qs, random.Random(5), corners=False)
+    _check(dut, jobs, simulate(dut, jobs), qs)
+
+
+@pytest.mark.parametrize("n", [16, 64, 256, 1024])
+def test_single_port_plan(n):
+    """The single-port plan, checked independently of its construction: the reordered schedule
+    computes the model; with the static starts at an odd depth D, no bank is read and written in
+    one cycle, every read comes at least a cycle after the write it needs, and each stage's
+    cycles still cover every pair once."""
+    from hhe_gen.cores.ntt.single_port import run_banked, single_port_schedule, single_port_starts
+    q = ntt_primes(n, 30, 1)[0]
+    rng = random.Random(n)
+    a = [rng.randrange(q) for _ in range(n)]
+    for lanes in (1, 2, 4, 8, 16):
+        if lanes > n // 4:
+            continue
+        for inv in (False, True):
+            sched = single_port_schedule(n, lanes, inv)
+            assert run_banked(sched, a, q) == (intt(a, q) if inv else ntt(a, q))
+            ref = ntt_schedule(n, lanes, inv)
+            for s1, s2 in zip(sched.stages, ref.stages):
+                assert sorted((sl.lo, sl.hi, sl.tw) for c in s1 for sl in c) == \
+                    sorted((sl.lo, sl.hi, sl.tw) for c in s2 for sl in c)
+            for depth in (9, 11):
+                starts, total = single_port_starts(n, lanes, inv, depth)
+                reads, writes, written = {}, {}, {}
+                for s, stage in enumerate(sched.stages):
+                    for c, cycle in enumerate(stage):
+                        t = starts[s] + c
+                        banks = {sched.bank(i) for sl in cycle for i in (sl.lo, sl.hi)}
+                        assert not reads.get(t) and len(banks) == 4 * lanes // 2
+                        reads[t] = banks
+                        for sl in cycle:
+                            for i in (sl.lo, sl.hi):
+                                assert written.get(i, -1) < t      # the previous stage's write is done
+                        for sl in cycle:
+                            for i in (sl.lo, sl.hi):
+                                written[i] = t + depth
+                        writes.setdefault(t + depth, set()).update(banks)
+                for t, banks in reads.items():
+                    assert not banks & writes.get(t, set()), f"bank read and written in cycle {t}"
+                assert total == max(written.values()) + 1
+
+
+def test_single_port_bad_lanes():
+    with pytest.raises(ParameterError) as err:
+        IterativeNtt(16, 8, ntt_primes(16, 20, 1), banking="single")
+    assert err.value.name == "lanes"
