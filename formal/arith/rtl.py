@@ -26,11 +26,26 @@ What is proven, at which size (every harness below says it again):
   set bits of the wrapper's own ``valid`` shift register, so k-induction closes; a scoreboard
   that follows one item through a 64-bit ModAdd (BMC); covers (a result comes out, back-pressure,
   full pipeline, transfer after back-pressure).
+* **The multiplier generator** (:func:`multiplier_structure`): ``Multiplier`` built with DSP tiles
+  scaled down to 3x3 (4x3 for the Xilinx shape) so that operand splitting, Karatsuba, low/high
+  parts, signed operands, LUT rows and the compressor trees are all exercised, equal to a*b (or
+  its part) for every operand pair at 6..8 bits (BMC).
+* **Pieces of the full-width reducers** (:func:`piece`, table ``PIECES``), at 36 / 54 / 64-bit
+  primes of the real forms (N = 2^13), on the real full-width units, each relation between the
+  unit's own internal values (probes) for every operand pair: the constant-time corrections of
+  both Barrett kinds (r0 < 3q, proven by z3, gives r = r0 mod q), ABC-FHE's shift-add QInv
+  (m*q = t_lo mod R) and its carry-save m*q network (d = x - m*q exactly), both signs.  The
+  pieces that go through the wide constant products (the DNA-HHE quotient and remainder) did
+  not finish in 400 s at 36 bits and are covered by the z3 proofs of the algorithm plus
+  simulation.
+* **A miter between two reducers** (:func:`miter_barrett_montgomery`): Barrett(a, b) equals word
+  Montgomery(a, b*R mod q) at 8 bits, both primes; no specification in between.
 * **Mutants** (``expect="FAIL"``): units built for a different modulus than the specification's.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 
 from amaranth.asserts import AnyConst
@@ -210,12 +225,16 @@ def contract(ctx, kind: str, bits: int) -> ProofResult:
 
 # The sizes: the largest that finish in about a minute on a 2-core machine (see the table in
 # the report / README of formal/arith); special-barrett cannot go below k = 16 (its form).
-EQUIV_BITS = {"barrett": 10}
+# Bit-level sizes (measured on the 2-core machine: Barrett 8 bits ~15 s, 10 bits ~45 s; word
+# Montgomery 8 bits (two 4-bit words) 54 s, 12 bits > 10 min; NTT-friendly Montgomery 10 bits 22 s).
+# The special-prime Barrett exists only for k >= 16 (its primes' form): at full widths it is
+# covered by the z3 proofs, the corrections piece and simulation.
+EQUIV_BITS = {"barrett": (10, (0, 1, 3)), "montgomery": (8, (0, 2)), "ntt-montgomery": (10, (0, 2))}
 QUICK_BITS = {"barrett": 8}
 
 
 def _register_reducers():
-    variants = [(kind, bits, extra, False) for kind, bits in EQUIV_BITS.items() for extra in (0, 1, 3)]
+    variants = [(kind, bits, extra, False) for kind, (bits, extras) in EQUIV_BITS.items() for extra in extras]
     variants += [(kind, bits, 0, True) for kind, bits in QUICK_BITS.items()]
     for kind, bits, extra, quick in variants:
         proof(GROUP, f"rtl-{kind}-{bits}-equiv-lat+{extra}", engine="sby-bmc", quick=quick,
@@ -380,3 +399,292 @@ proof(GROUP, "control-rtl-stream-modadd-untied", engine="sby-prove", expect="UNK
       what="CONTROL: the same handshake proof without the counter tied to the pipeline state "
            "(k-induction must not close: UNKNOWN)", size="64 bits, latency 1")(
     stream_handshake)
+
+
+# -- the multiplier generator -------------------------------------------------------------------------
+@contextlib.contextmanager
+def reduced_tiles(target: str, dims):
+    """Build ``Multiplier``/``MulPlan`` objects for ``target`` with DSP tiles of ``dims`` bits
+    instead of the real 18x18 / 24x17, so that operand splitting, Karatsuba, LUT rows, part
+    truncation and the adder tree are all exercised at widths a bit-level proof can handle.
+    The plan is computed in the constructor; the patch is undone on exit."""
+    from hhe_gen.cores.arith import multiplier
+    saved = multiplier.TILE_DIMS[target]
+    multiplier.TILE_DIMS[target] = dims
+    try:
+        yield
+    finally:
+        multiplier.TILE_DIMS[target] = saved
+
+
+def _product_spec(a_width, b_width, part, part_bits, is_signed):
+    def spec(m, ops):
+        a, b = ops["a"], ops["b"]
+        prod = (a.as_signed() * b.as_signed()) if is_signed else (a * b)
+        full = a_width + b_width
+        if part == "low":
+            return prod[:part_bits]
+        if part == "high":
+            return prod[full - part_bits:full]
+        return prod[:full]
+    return spec
+
+
+def multiplier_structure(ctx, a_width: int, b_width: int, *, target: str = "ecp5", tile=(3, 3),
+                         karatsuba: bool = False, part: str = "full", part_bits=None,
+                         signed: bool = False, lut_bits: int = 1, extra_latency: int = 0,
+                         mutate_tile=None) -> ProofResult:
+    """The Multiplier generator equals a*b (or its part) for all operands (BMC, one checked step).
+
+    ``mutate_tile`` builds the unit with other tile dimensions than ``tile`` - harmless (it must
+    still PASS: the result does not depend on the tiling) - kept for experiments; mutants of the
+    arithmetic are built by the caller.
+    """
+    if (skip := _skip_without_cores()) is not None:
+        return skip
+    arith = _cores()
+    with reduced_tiles(target, tile if mutate_tile is None else mutate_tile):
+        probe = arith.Multiplier(a_width, b_width, target=target, karatsuba=karatsuba, part=part,
+                                 part_bits=part_bits, signed=signed, lut_bits=lut_bits)
+        probe._MustUse__silence = True
+        dut = arith.Multiplier(a_width, b_width, target=target, karatsuba=karatsuba, part=part,
+                               part_bits=part_bits, signed=signed, lut_bits=lut_bits,
+                               latency=probe.min_latency + extra_latency)
+    harness = pipeline_contract(dut, _product_spec(a_width, b_width, part, part_bits, signed),
+                                stalls=False, issue="first", covers=False)
+    run = run_harness(harness, ctx.workdir, "mul", mode="bmc", depth=dut.latency + 1,
+                      timeout=ctx.timeout)
+    return _result(run, f"{dut.tiles} tiles, {dut.lut_rows} LUT rows, latency {dut.latency}")
+
+
+# Bit-level multiplier equivalence is the hardest kind of SAT problem: measured (2-core machine
+# under load) 6x6 with 3x3 tiles 3 s, 8x8 45-60 s, 12x12 > 15 min.  The real tiles are 18x18 /
+# 24x17, so the generator is proven with tiles scaled down to 3x3 (4x3 for the asymmetric
+# Xilinx shape): 2-3 limbs per operand, the same planning and adder-tree code.
+_MUL_VARIANTS = [
+    # name, a_width, b_width, kwargs, quick
+    ("school-6", 6, 6, dict(tile=(3, 3)), True),
+    ("karatsuba-6", 6, 6, dict(tile=(3, 3), karatsuba=True), True),
+    ("school-8", 8, 8, dict(tile=(3, 3)), False),
+    ("karatsuba-8", 8, 8, dict(tile=(3, 3), karatsuba=True), False),
+    ("low-8", 8, 8, dict(tile=(3, 3), part="low", part_bits=9), False),
+    ("high-8", 8, 8, dict(tile=(3, 3), part="high", part_bits=9), False),
+    ("karatsuba-high-8", 8, 8, dict(tile=(3, 3), karatsuba=True, part="high", part_bits=9), False),
+    ("signed-7", 7, 7, dict(tile=(3, 3), signed=True), False),
+    ("xilinx-asym-8x7", 8, 7, dict(target="xilinx", tile=(4, 3)), False),
+    ("school-8-lat+2", 8, 8, dict(tile=(3, 3), extra_latency=2), False),
+    ("lut-rows-8", 8, 8, dict(tile=(3, 3), lut_bits=2), False),
+]
+for _name, _aw, _bw, _kw, _quick in _MUL_VARIANTS:
+    _tile = _kw["tile"]
+    proof(GROUP, f"rtl-multiplier-{_name}", engine="sby-bmc", quick=_quick, a_width=_aw,
+          b_width=_bw, **_kw,
+          what=f"Multiplier generator ({_name}): p == "
+               + {"full": "a*b", "low": "low bits of a*b", "high": "high bits of a*b"}[
+                   _kw.get("part", "full")] + " for all operands; splitting, "
+               + ("Karatsuba, " if _kw.get("karatsuba") else "") + "LUT rows, adder tree",
+          size=f"{_aw}x{_bw} bits with {_tile[0]}x{_tile[1]} tiles (the real 18x18 / 24x17 "
+               f"scaled down), lut_bits {_kw.get('lut_bits', 1)}")(multiplier_structure)
+
+
+# -- pieces of the full-width reducers that need no full multiplier ------------------------------------
+def probe_relation(ctx, dut, names, relation, *, assumption=None, label: str = "piece",
+                   operand_moduli=None) -> ProofResult:
+    """A relation between internal values (probes) of a full-width unit, for every input.
+
+    The unit gets its operands (a, b < q, any prime) in the first cycle and ``en`` = 1; each
+    probe ``name`` (signal, stage) is captured when the operands' wave passes its stage, and at
+    the latest of those stages ``relation(values, sel)`` is asserted (``assumption(values, sel)``
+    assumed - a bound proven elsewhere, e.g. r0 < 3q by z3).  BMC of depth max stage + 1.  The
+    relation is independent of the unit's product, so the solver need not reason about the wide
+    multiplier in front of it.
+    """
+    from amaranth.asserts import AnySeq
+    from amaranth.hdl import Assert, Fragment
+
+    from ..common.sby import formal_module
+    frag = Fragment.get(dut, None)
+    probes = {n: dut.probes[n] for n in names}
+    last = max(stage for _, stage in probes.values())
+    m, _ = formal_module()
+    m.submodules.dut = frag
+    first = Signal(init=1, name="h_first")
+    t = Signal(range(last + 2), name="h_t")
+    m.d.sync += first.eq(0)
+    with m.If(t <= last):
+        m.d.sync += t.eq(t + 1)
+    ops = {}
+    for n in ("a", "b", "sel"):
+        if hasattr(dut, n):
+            port = getattr(dut, n)
+            ops[n] = Signal(port.shape(), name=f"op_{n}")
+            m.d.comb += [ops[n].eq(AnyConst(port.shape())),
+                         port.eq(Mux(first, ops[n], AnySeq(port.shape())))]
+    moduli = dut.moduli if operand_moduli is None else operand_moduli
+    m.d.comb += [dut.en.eq(1), Assume(operands_below_q(moduli, dut.width)(ops))]
+    values = {}
+    for n, (sig, stage) in probes.items():
+        reg = Signal(sig.shape(), name=f"h_{n}_reg")
+        with m.If(t == stage):
+            m.d.sync += reg.eq(sig)
+        now = Signal(sig.shape(), name=f"h_{n}")
+        m.d.comb += now.eq(Mux(t == stage, sig, reg))
+        values[n] = now
+    sel = ops.get("sel", Const(0, 1))
+    with m.If(t == last):
+        if assumption is not None:
+            m.d.comb += Assume(assumption(values, sel), "bound proven elsewhere")
+        m.d.comb += Assert(relation(values, sel), f"{label} relation")
+    run = run_harness(m, ctx.workdir, label, mode="bmc", depth=last + 1, timeout=ctx.timeout)
+    stages = ", ".join(f"{n}@{s}" for n, (_, s) in probes.items())
+    return _result(run, f"probes {stages}, latency {dut.latency}")
+
+
+def _per_prime(moduli, sel, fn):
+    """fn(q) for the selected prime (an Array over the per-prime expressions)."""
+    vals = [fn(q) for q in moduli]
+    return vals[0] if len(vals) == 1 else Array(vals)[sel]
+
+
+def _wide_unit(kind: str, k: int, negated: bool = False):
+    arith = _cores()
+    from hhe_gen.formal.arith.primes import abc_set, dna_set
+    if kind == "special-barrett":
+        qs = [p.q for p in dna_set(k, quick=True) if p.log_n == 13][:2]
+        return arith.SpecialBarrettMul(qs, k, 13)
+    if kind == "ntt-montgomery":
+        qs = [p.q for p in abc_set(k, quick=True) if p.log_n == 13][:2]
+        return arith.NttMontgomeryMul(qs, 13, k, negated=negated)
+    if kind == "barrett":
+        from hhe_gen.formal.arith.primes import ntt_set
+        return arith.BarrettMul(ntt_set(k, quick=True)[:2], k)
+    raise ValueError(kind)
+
+
+def piece(ctx, kind: str, k: int, which: str, negated: bool = False, mutate=None) -> ProofResult:
+    """One full-width piece (see the table ``PIECES``); ``mutate`` = "q" checks against the
+    wrong primes (a mutant)."""
+    if (skip := _skip_without_cores()) is not None:
+        return skip
+    dut = _wide_unit(kind, k, negated)
+    qs = dut.moduli
+    spec_qs = qs if mutate is None else tuple(q + 2 * (2 << 13) for q in qs)
+
+    if which == "corrections":          # any Barrett: r0 in [0, 3q) (z3) -> r = r0 mod q
+        names = ("r0", "r")
+
+        def rel(v, s):
+            return _per_prime(spec_qs, s, lambda q: (v["r"] < q) & (
+                (v["r0"] == v["r"]) | (v["r0"] == v["r"] + q) | (v["r0"] == v["r"] + 2 * q)))
+
+        def assume(v, s):
+            return v["r0"] < _per_prime(spec_qs, s, lambda q: Const(3 * q, k + 2))
+    elif which == "qinv":               # ABC-FHE: m = t_lo * q^-1 (or -q^-1) mod R
+        r = dut.r_bits
+        names = ("t_lo", "m")
+        if negated:
+            rel = lambda v, s: _per_prime(spec_qs, s, lambda q: (v["m"] * q + v["t_lo"])[:r] == 0)  # noqa: E731
+        else:
+            rel = lambda v, s: _per_prime(spec_qs, s, lambda q: (v["m"] * q)[:r] == v["t_lo"])     # noqa: E731
+        assume = None
+    elif which == "difference":         # ABC-FHE: d = x - m*q (negated: x + m*q), exact
+        names = ("x", "m", "d")
+        sg = 1 if negated else -1
+        rel = lambda v, s: v["d"].as_unsigned() == _per_prime(                                     # noqa: E731
+            spec_qs, s, lambda q: (v["x"] + sg * v["m"] * q)[:len(v["d"])])
+        assume = None
+    else:
+        raise ValueError(which)
+    return probe_relation(ctx, dut, names, rel, assumption=assume, label=f"{kind}_{k}_{which}")
+
+
+PIECES = [
+    # kind, which, what
+    ("special-barrett", "corrections",
+     "the two constant-time corrections: r0 in [0, 3q) (z3) gives r = r0 mod q"),
+    ("barrett", "corrections",
+     "generic Barrett corrections: r0 in [0, 3q) (z3) gives r = r0 mod q"),
+    ("ntt-montgomery", "qinv",
+     "ABC-FHE shift-add QInv: m*q = t_lo mod R (m = t_lo*q^-1 mod R) for every t_lo"),
+    ("ntt-montgomery", "difference",
+     "ABC-FHE shift-add q network in carry-save form: d == x - m*q (negated: x + m*q), exact"),
+]
+
+
+for _kind, _which, _what in PIECES:
+    for _k, _quick in ((36, True), (54, False), (64, False)):
+        if _kind == "ntt-montgomery" and _k == 64:
+            continue
+        _neg = (False, True) if _kind == "ntt-montgomery" else (False,)
+        for _n in _neg:
+            _suffix = "-negated" if _n else ""
+            proof(GROUP, f"rtl-piece-{_kind}-{_which}{_suffix}-{_k}", engine="sby-bmc",
+                  quick=_quick and not _n, kind=_kind, k=_k, which=_which, negated=_n,
+                  what=_what, size=f"{_k}-bit primes of the real form (N = 2^13), two per table, "
+                                   "the full-width unit")(piece)
+    proof(GROUP, f"mutant-rtl-piece-{_kind}-{_which}-36", engine="sby-bmc", expect="FAIL",
+          quick=False, kind=_kind, k=36, which=_which, mutate="q",
+          what=f"MUTANT: the {_which} relation checked against the wrong primes",
+          size="36-bit primes")(piece)
+
+
+# -- a miter between two reducers ----------------------------------------------------------------------
+def miter_barrett_montgomery(ctx, bits: int = 8, moduli=None) -> ProofResult:
+    """Miter: ``BarrettMul(a, b) == WordMontgomeryMul(a, b*R mod q)`` for all a, b < q and both
+    primes of the table (word Montgomery with 4-bit words, R = 2^(4*words)).
+
+    The Montgomery operand b*R mod q comes from a certificate (free b_m < q and k with
+    b*R == k*q + b_m), so the solver needs no divider; each unit's result is captured at its own
+    latency and the two are compared.  No specification of a*b mod q is involved: the two
+    generators check each other.  ``moduli`` builds the Montgomery unit for other primes (a
+    mutant).
+    """
+    if (skip := _skip_without_cores()) is not None:
+        return skip
+    from amaranth.hdl import Assert, Fragment
+
+    from ..common.sby import formal_module
+    qs = small_primes("montgomery", bits)
+    barrett = make_unit("barrett", bits, moduli=qs)
+    mont = make_unit("montgomery", bits, moduli=qs if moduli is None else moduli)
+    radix = mont.models[0].montgomery_radix
+    width = barrett.width
+    m, _ = formal_module()
+    m.submodules.barrett = Fragment.get(barrett, None)
+    m.submodules.mont = Fragment.get(mont, None)
+    last = max(barrett.latency, mont.latency)
+    t = Signal(range(last + 2), name="h_t")
+    with m.If(t <= last):
+        m.d.sync += t.eq(t + 1)
+    a, b, sel = (Signal(width, name="op_a"), Signal(width, name="op_b"),
+                 Signal(barrett.sel.shape(), name="op_sel"))
+    bm, k = Signal(width, name="cert_bm"), Signal(width + radix.bit_length(), name="cert_k")
+    m.d.comb += [a.eq(AnyConst(width)), b.eq(AnyConst(width)), sel.eq(AnyConst(sel.shape())),
+                 bm.eq(AnyConst(width)), k.eq(AnyConst(len(k)))]
+    q = _table(qs, sel, width)
+    m.d.comb += Assume((sel < len(qs)) & (a < q) & (b < q) & (bm < q))
+    m.d.comb += Assume(b * radix == k * q + bm, "certificate b_m = b*R mod q")
+    for unit, opb in ((barrett, b), (mont, bm)):
+        m.d.comb += [unit.a.eq(a), unit.b.eq(opb), unit.sel.eq(sel), unit.en.eq(1)]
+    results = []
+    for name, unit in (("barrett", barrett), ("mont", mont)):
+        reg = Signal(width, name=f"h_{name}_p")
+        with m.If(t == unit.latency):
+            m.d.sync += reg.eq(unit.p)
+        now = Signal(width, name=f"h_{name}_now")
+        m.d.comb += now.eq(Mux(t == unit.latency, unit.p, reg))
+        results.append(now)
+    with m.If(t == last):
+        m.d.comb += Assert(results[0] == results[1], "Barrett and Montgomery disagree")
+    run = run_harness(m, ctx.workdir, f"miter_{bits}", mode="bmc", depth=last + 1, timeout=ctx.timeout)
+    return _result(run, f"latencies {barrett.latency} / {mont.latency}, primes {list(qs)}")
+
+
+MITER_BITS = 7
+proof(GROUP, f"miter-barrett-montgomery-{MITER_BITS}", engine="sby-bmc", quick=False, bits=MITER_BITS,
+      what="miter: Barrett(a, b) == word Montgomery(a, b*R mod q) for all a, b < q, both primes",
+      size=f"{MITER_BITS}-bit primes (q = 1 mod 16), 4-bit words, two-prime table")(miter_barrett_montgomery)
+proof(GROUP, f"mutant-miter-barrett-montgomery-{MITER_BITS}", engine="sby-bmc", quick=False, expect="FAIL",
+      bits=MITER_BITS, moduli=small_primes("montgomery", MITER_BITS)[::-1],
+      what="MUTANT: the Montgomery side's prime table swapped", size=f"{MITER_BITS}-bit primes")(
+    miter_barrett_montgomery)
