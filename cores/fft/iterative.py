@@ -281,7 +281,7 @@ class IterativeFft(wiring.Component):
             m.d.comb += rp.en.eq(Mux(phase == UNLOAD, advance, 1))
         for lane in range(p):
             m.d.comb += self.o_stream.payload[lane].eq(Array(rp.data for rp in rps)[held_bank[lane]])
-        m.d.comb += self.o_stream.valid.eq(o_valid)
+        m.d.comb += self.o_stream.valid.eq(o_valid & (phase == UNLOAD))
 
         # -- compute: datapath ------------------------------------------------------------------
         # delay lines of (valid, bank, addr) of every member from issue to write (self.delay cycles)
