@@ -82,7 +82,6 @@ from amaranth.lib.wiring import In, Out
 from hhe_gen.cores.arith import Butterfly
 from hhe_gen.cores.arith.butterfly import OP_CODES
 from hhe_gen.cores.arith.constants import quiet_on_error
-from hhe_gen.models.ntt import ntt_tables
 from hhe_gen.params.errors import ParameterError
 
 from .plan import (check_lanes, check_moduli, check_n, k_plan, lane_lo_slot, rotl, schedule_starts,
@@ -101,17 +100,6 @@ def _bank_of(i, n_log: int, b: int):
     for lo in range(b, n_log, b):
         out = out ^ i[lo:min(lo + b, n_log)]
     return out
-
-
-def _rot_var(v, r, bits: int, left: bool):
-    """Rotate the ``bits``-bit signal v by the signal r (0 .. bits-1)."""
-    if bits == 1:
-        return v
-    opts = []
-    for rr in range(bits):
-        rr_eff = rr if left else (bits - rr) % bits
-        opts.append(Cat(*[v[(i - rr_eff) % bits] for i in range(bits)]))
-    return Array(opts)[r]
 
 
 class IterativeNtt(wiring.Component):

@@ -66,3 +66,12 @@ def test_n16():
     qs = ntt_primes(n, 36, 1)
     dut = IterativeNtt(n, 8, qs)
     _run(dut, qs, random.Random(16), corners=False)
+
+
+def test_single_port_n13():
+    """Single-port banks at N = 2^13, P = 8 (32 one-address banks)."""
+    n = 1 << 13
+    qs = ntt_primes(n, 32, 2)
+    dut = IterativeNtt(n, 8, qs, banking="single")
+    _run(dut, qs, random.Random(113), corners=False)
+    assert dut.transform_cycles(False) <= dut.bound * 1.02
