@@ -109,3 +109,19 @@ def test_bad_parameters():
         Encoder(16, 4, FMT, 20, [q])
     with pytest.raises(ParameterError, match="moduli"):
         Encoder(16, 1, FMT, 20, [q] * 129)
+
+
+@pytest.mark.slow
+def test_encoder_decoder_n2048():
+    n_ring, lanes = 2048, 4
+    qs = ntt_primes(n_ring, 54, 2)
+    enc = Encoder(n_ring, lanes, FMT, 50, qs)
+    slots = fixed_slots(n_ring // 2, FMT, 11)
+    r = run_stream(enc, slot_beats(slots, lanes, FMT), 2 * n_ring // lanes)
+    rows = enc.model(slots)
+    assert [x for b in r.outputs for x in b] == [x for row in rows for x in row]
+    assert r.out_cycles[-1] - r.in_cycles[0] + 1 == enc.cycles()
+    dec = Decoder(n_ring, lanes, FMT, 50, qs[0])
+    r = run_stream(dec, [rows[0][b * lanes:(b + 1) * lanes] for b in range(n_ring // lanes)], n_ring // 2 // lanes)
+    assert [unpack_complex(x, FMT) for b in r.outputs for x in b] == dec.model(rows[0])
+    assert r.out_cycles[-1] - r.in_cycles[0] + 1 == dec.cycles()
