@@ -49,7 +49,6 @@ Bad input makes the peer exit non-zero with a message on stderr; :meth:`LattigoP
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import hashlib
 import importlib.resources
@@ -65,6 +64,7 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from hhe_gen.params.errors import ParameterError
+from hhe_gen.filelock import locked
 
 __all__ = [
     "LATTIGO_VERSION", "MIN_GO_VERSION", "OPS", "GoMissing", "LattigoError", "LattigoPeer",
@@ -250,7 +250,7 @@ class LattigoPeer:
         if target.is_file():
             return target
         target.parent.mkdir(parents=True, exist_ok=True)
-        with _locked(target.parent / "build.lock"):
+        with locked(target.parent / "build.lock"):
             if target.is_file():
                 return target
             print(f"hhe-gen: building the Lattigo {LATTIGO_VERSION} peer with {self.go} "
@@ -364,22 +364,6 @@ class LattigoPeer:
 def default_peer() -> LattigoPeer:
     """One shared :class:`LattigoPeer` (raises :class:`GoMissing` without Go)."""
     return LattigoPeer()
-
-
-@contextlib.contextmanager
-def _locked(path: Path):
-    """An exclusive lock file (POSIX fcntl; no locking where fcntl is missing)."""
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - non-POSIX
-        yield
-        return
-    with open(path, "w") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def _drop_none(**fields: Any) -> dict:

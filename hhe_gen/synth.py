@@ -45,7 +45,6 @@ that is not a ``wiring.Component``; ``ToolMissing`` / ``ToolError`` come from
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import importlib.metadata
 import json
@@ -62,6 +61,7 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from hhe_gen.params.errors import ParameterError
+from hhe_gen.filelock import locked
 
 __all__ = [
     "FLOW_VERSION", "ECP5_DEVICES", "ECP5_PACKAGES", "XILINX_FAMILIES", "TimingHarness",
@@ -273,22 +273,6 @@ def _key(verilog_text: str, tools: dict, options: dict) -> str:
     return hashlib.sha256(blob.encode()).hexdigest()
 
 
-@contextlib.contextmanager
-def _locked(path: Path):
-    path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        import fcntl
-    except ImportError:  # not POSIX: at worst two processes run the same job
-        yield
-        return
-    with open(path, "a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
-
-
 def _say(message: str) -> None:
     print(f"[hhe-gen] {message}", file=sys.stderr, flush=True)
 
@@ -315,7 +299,7 @@ def _cached_run(kind: str, name: str, verilog_text: str, tools: dict, options: d
     """
     key = _key(verilog_text, tools, options)
     workdir = cache_root() / f"{kind}-{name}-{key[:20]}"
-    with _locked(cache_root() / "locks" / f"{key[:20]}.lock"):
+    with locked(cache_root() / "locks" / f"{key[:20]}.lock"):
         if cache and workdir.is_dir():
             try:
                 run = _stored_run(workdir)
