@@ -88,6 +88,8 @@ class RubatoCore(wiring.Component):
             self.lanes = check_lanes(lanes, p.n)
             if noise not in (True, False):
                 raise ParameterError("noise", noise, "True or False")
+            from hhe_gen.cores.keccak.permutation import check_rounds_per_cycle
+            check_rounds_per_cycle(xof_rounds_per_cycle)
             self.datapath = RubatoDatapath(p, lanes, multiplier=multiplier, mul_latency=mul_latency)
             self._rk_mul = make_multiplier(multiplier, p.q, mul_latency)
             from hhe_gen.cores.keccak import ShakeXof

@@ -1,0 +1,1 @@
+"""Formal harnesses of the Rubato core (``hhe-gen prove rubato``); see :mod:`.proofs`."""

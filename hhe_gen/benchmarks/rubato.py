@@ -1,0 +1,92 @@
+"""Benchmarks of the Rubato keystream core (``hhe-gen bench rubato``).
+
+Quick cases: cycles per keystream block for each parameter set and lane count, from the
+documented formula (:func:`hhe_gen.cores.rubato.cycles_per_block`) for a fixed block (nonce
+0x0123456789abcdef, counter 0: the rejection pattern comes from hashlib's SHAKE256), and - for
+the lane counts that simulate quickly - the same block simulated (cycles and keystream checked
+against the formula and the golden model).  The DNA-HHE reference (Par-128S/M/L: 1235 / 2087 /
+3036 cycles per block, 2 MACs) and the ratio to it are listed.  The ``-ecp5`` cases (not quick)
+synthesize and place the whole core (both XOFs, noise path, multipliers) for ECP5-85F:
+LUT4, FF, MULT18X18D, DP16KD and Fmax, and the resulting blocks per second.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import struct
+
+from . import bench_case
+
+DNA_HHE = {"Par-128S": 1235, "Par-128M": 2087, "Par-128L": 3036}
+NONCE, COUNTER = 0x0123456789ABCDEF, 0
+
+
+def _positions(p):
+    count = p.round_constant_count
+    words = 2 * count + 64
+    stream = hashlib.shake_256(NONCE.to_bytes(8, "little") + COUNTER.to_bytes(8, "little")).digest(4 * words)
+    mask = (1 << p.q_bits) - 1
+    return [i for i, w in enumerate(struct.unpack(f"<{words}I", stream)) if w & mask < p.q][:count]
+
+
+def _cycles(params, lanes, simulate):
+    name = params
+    import random
+
+    from hhe_gen.cores.rubato import RubatoCore
+    from hhe_gen.cores.rubato.simulate import simulate_blocks
+    from hhe_gen.models import rubato as model
+
+    core = RubatoCore(name, lanes, noise=False)
+    p = core.params
+    res = {"n": p.n, "rounds": p.rounds, "lanes": lanes, "depth": core.depth,
+           "cycles_per_block": core.cycles_per_block(_positions(p)),
+           "cycles_no_rejection": core.cycles_per_block(None),
+           "words_per_cycle": round(p.l / core.cycles_per_block(_positions(p)), 4),
+           "squarers": lanes, "mod_multipliers": lanes + 1}
+    if p.name in DNA_HHE:
+        res["dna_hhe_cycles"] = DNA_HHE[p.name]
+        res["ratio_to_dna_hhe"] = round(res["cycles_per_block"] / DNA_HHE[p.name], 3)
+    if simulate:
+        rng = random.Random(name)
+        key = [rng.randrange(p.q) for _ in range(p.n)]
+        run, = simulate_blocks(core, key, [(NONCE, COUNTER)])
+        assert run.outputs == model.keystream(p, key, NONCE, COUNTER), "keystream differs from the model"
+        assert run.cycles == res["cycles_per_block"], (run.cycles, res["cycles_per_block"])
+        res["simulated_cycles"] = run.cycles
+    return res
+
+
+def _register():
+    from hhe_gen.params.rubato import RUBATO_SETS
+    for name, p in RUBATO_SETS.items():
+        for lanes in sorted({1, 2, 4, p.v, 2 * p.v, p.n} & {d for d in range(1, p.n + 1) if p.n % d == 0}):
+            simulate = lanes in (2, p.v)
+            bench_case("rubato", f"{p.short_name.lower()}-l{lanes}", params=name, lanes=lanes,
+                       simulate=simulate)(_cycles)
+
+
+_register()
+
+
+@bench_case("rubato", "128s-l2-ecp5", quick=False, params="Par-128S", lanes=2, noise=True)
+@bench_case("rubato", "128s-l2-nonoise-ecp5", quick=False, params="Par-128S", lanes=2, noise=False)
+@bench_case("rubato", "128m-l2-ecp5", quick=False, params="Par-128M", lanes=2, noise=True)
+@bench_case("rubato", "128l-l2-ecp5", quick=False, params="Par-128L", lanes=2, noise=True)
+@bench_case("rubato", "128l-l8-ecp5", quick=False, params="Par-128L", lanes=8, noise=True)
+@bench_case("rubato", "128s-l16-ecp5", quick=False, params="Par-128S", lanes=16, noise=True)
+def rubato_synth(params, lanes, noise):
+    """ECP5-85F area and Fmax of the whole core; blocks/s and keystream words/s at that Fmax."""
+    from hhe_gen.cores.rubato import RubatoCore
+    from hhe_gen.synth import synth_ecp5
+
+    core = RubatoCore(params, lanes, noise=noise)
+    p = core.params
+    r = synth_ecp5(core, name=f"rubato_{p.short_name.lower()}_l{lanes}")
+    res = {k: r.get(k) for k in ("LUT4", "FF", "CCU2C", "MULT18X18D", "DP16KD", "fmax_mhz")}
+    cycles = core.cycles_per_block(_positions(p))
+    res["cycles_per_block"] = cycles
+    if r.get("fmax_mhz"):
+        res["blocks_per_s"] = round(r["fmax_mhz"] * 1e6 / cycles)
+        res["Mwords_per_s"] = round(r["fmax_mhz"] * p.l / cycles, 2)
+    return res
