@@ -6,11 +6,12 @@ Components
     iterative, memory-based negacyclic NTT / INTT: N = 2^3 .. 2^16, P butterfly lanes, a run-time
     selected prime of an RNS set, Lattigo's convention (:mod:`hhe_gen.models.ntt`), the memory
     plan of :mod:`hhe_gen.models.ntt_schedule` (dual-port banks) or :mod:`.single_port` (single-port
-    banks); streams in and out.
+    banks); twiddles from a banked ROM or formed on the fly; streams in and out.
 """
 
 from .iterative import BANKING, TWIDDLES, IterativeNtt
-from .plan import check_lanes, check_moduli, check_n, schedule_starts, twiddle_rom
+from .plan import check_lanes, check_moduli, check_n, otf_tables, schedule_starts, twiddle_rom
+from .single_port import single_port_schedule, single_port_starts
 
 __all__ = ["IterativeNtt", "TWIDDLES", "BANKING", "check_n", "check_lanes", "check_moduli",
-           "schedule_starts", "twiddle_rom"]
+           "schedule_starts", "twiddle_rom", "otf_tables", "single_port_schedule", "single_port_starts"]

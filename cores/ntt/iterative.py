@@ -22,8 +22,16 @@ Datapath
   position and, for k < B-1, each lane's twiddle offset).
 * One :class:`hhe_gen.cores.arith.Butterfly` per lane (op ct forward, gs inverse; ``en`` = 1 always:
   a fixed pipeline, no data-dependent timing).
-* Twiddles: P ROM banks per :func:`~.plan.twiddle_rom` (the index t of a cycle's lanes are one
-  aligned block, so each ROM bank serves at most one distinct index per cycle).
+* Twiddles, ``twiddles="rom"``: P ROM banks per :func:`~.plan.twiddle_rom` (2N words per prime;
+  the indices t of a cycle's lanes are one aligned block, so each ROM bank serves at most one
+  distinct index per cycle).  ``twiddles="otf"``: on the fly, each lane forms psi^e (e = brv(t), or
+  2N - brv(t) for the inverse) as hi[e >> h] * lo[e mod 2^h] with one more modular multiplier of
+  the butterfly's kind (its minimum latency X) from two small tables (:func:`~.plan.otf_tables`,
+  2^(n+1-h) + 2^h words per prime per lane, N = 2^13: 256 instead of 16384); the operands wait X
+  cycles in registers, so D grows by X.  Not the brief's "seed per stage and repeated
+  multiplication": in this schedule the twiddle index of a lane runs through bit-reversed
+  exponents and, in the low stages, changes every cycle, which a multiply-by-a-ratio loop of
+  latency X cannot follow; the two-table product has no loop.
 * N^-1: the Butterfly's GS sum has no multiplier, so the inverse does not fold N^-1 into its last
   butterflies; instead the load path sends every coefficient through the same butterflies with op
   ``mul`` and b = N^-1 (forward: b = 1) - in Z_q the two orders give the same residues, and the
@@ -41,14 +49,14 @@ next command.  Payloads are ``ArrayLayout(unsigned(qbits), P)`` (coefficient p o
 
 Latency (cycles at full rate: producer always valid, consumer always ready)
 --------------------------------------------------------------------------
-With L = the butterfly latency, D = the read-to-write depth (L + 2; single-port: the next odd
-number, one register after the butterflies when L is even), T = ``transform_cycles(inverse)``
+With L = the butterfly latency, D = the read-to-write depth (L + 2, + X with ``twiddles="otf"``;
+single-port: the next odd number, one register after the butterflies when needed), T = ``transform_cycles(inverse)``
 (dual-port: the total of ``stage_starts(ntt_schedule(N, P, inverse), D)``, bound (N/2) log2 N / P
 + D - 1 for N >= 2^10, P <= 32; single-port: :func:`~.single_port.single_port_starts`):
 
 * cycle 0: ``cmd`` accepted;
 * load: cycles 1 .. N/P take the input beats, then ``load_wait`` cycles while the last beats go
-  through the butterflies (L, + 1 with the output register, + 1 single-port): ``load_cycles`` =
+  through the butterflies (L, + X otf, + 1 with the output register, + 1 single-port): ``load_cycles`` =
   N/P + load_wait;
 * transform: T cycles from the first read to the cycle the unload may read, stage s starting
   ``starts[s]`` cycles after the first read (no other stall);
@@ -84,13 +92,13 @@ from hhe_gen.cores.arith.butterfly import OP_CODES
 from hhe_gen.cores.arith.constants import quiet_on_error
 from hhe_gen.params.errors import ParameterError
 
-from .plan import (check_lanes, check_moduli, check_n, k_plan, lane_lo_slot, rotl, schedule_starts,
-                   twiddle_rom)
+from .plan import (check_lanes, check_moduli, check_n, k_plan, lane_lo_slot, otf_tables, rotl,
+                   schedule_starts, twiddle_rom)
 from .single_port import single_port_starts, stage_order
 
 __all__ = ["IterativeNtt", "TWIDDLES", "BANKING"]
 
-TWIDDLES = ("rom",)
+TWIDDLES = ("rom", "otf")
 BANKING = ("dual", "single")
 
 
@@ -114,7 +122,8 @@ class IterativeNtt(wiring.Component):
                       (default), "montgomery", "special-barrett", "ntt-montgomery")
     latency : int or None   butterfly latency L (None: the Butterfly's default)
     target : str      "ecp5" | "xilinx" | "generic"
-    twiddles : str    "rom" (a ROM per prime, banked P ways)
+    twiddles : str    "rom" (a ROM per prime, banked P ways) or "otf" (two small tables and one
+                      modular multiplier per lane)
     banking : str     "dual" (2P banks, one read + one write port each) or "single" (4P banks,
                       one read-or-write address per cycle each; P <= N/4)
     **reducer : the reducer's own parameters (width, k, log_n, word_bits, karatsuba ...)
@@ -127,8 +136,8 @@ class IterativeNtt(wiring.Component):
     busy : Out(1)     a command is in progress
     done : Out(1)     one-cycle pulse with the last output beat's handshake
     n, n_log, lanes, coset_bits (B = log2 2P), bank_bits (B or B+1), banks (2P or 4P), moduli, qbits,
-    butterfly_latency (L), out_regs, depth (D), starts[inverse] (stage start cycles), factors (the
-    reducer's constant factor per prime), plus the cycle formulas ``beats``, ``load_wait``,
+    butterfly_latency (L), tw_latency (X, 0 for "rom"), out_regs, depth (D), starts[inverse] (stage
+    start cycles), factors (the reducer's constant factor per prime), plus the cycle formulas ``beats``, ``load_wait``,
     ``load_cycles``, ``transform_cycles(inverse)``, ``unload_cycles``, ``command_cycles(inverse)``,
     ``bound``.
     """
@@ -167,9 +176,15 @@ class IterativeNtt(wiring.Component):
         self.coset_bits = self.lanes_log + 1                    # B: a cycle serves 2^B indices
         self.bank_bits = self.coset_bits + single               # B' = B (dual) or B + 1 (single)
         self.banks = 1 << self.bank_bits
-        # single: an odd read-to-write depth (one register after the butterflies if L is even)
-        self.out_regs = int(single and self.butterfly_latency % 2 == 0)
-        self.depth = self.butterfly_latency + 2 + self.out_regs
+        # otf: one modular multiplier per lane forms each twiddle from two small tables; the operands
+        # wait for it (``tw_latency`` extra cycles between the read and the butterfly)
+        self._reducer = dict(reducer)
+        self.tw_latency = 0
+        if twiddles == "otf":
+            self.tw_latency = self._twiddle_multiplier().latency
+        # single: an odd read-to-write depth (one register after the butterflies if it is even)
+        self.out_regs = int(single and (self.butterfly_latency + self.tw_latency) % 2 == 0)
+        self.depth = self.butterfly_latency + 2 + self.tw_latency + self.out_regs
         self.starts, self._totals = {}, {}
         for inv in (False, True):
             if single:
@@ -187,6 +202,17 @@ class IterativeNtt(wiring.Component):
             "done": Out(1),
         })
 
+    def _twiddle_multiplier(self):
+        """The raw modular multiplier of one lane's twiddle (the butterfly's reducer, its minimum
+        latency)."""
+        from hhe_gen.cores.arith import modmul
+        kw = {k: v for k, v in self._reducer.items() if k != "width"}
+        if self.kind in ("special-barrett", "ntt-montgomery"):
+            kw.setdefault("log_n", self.n_log)
+        unit = modmul(self.kind, list(self.moduli), self.bfly_width, None, target=self.target, **kw)
+        unit._MustUse__silence = True
+        return unit
+
     # -- cycle formulas ------------------------------------------------------------------------------
     @property
     def beats(self) -> int:
@@ -201,7 +227,7 @@ class IterativeNtt(wiring.Component):
     def load_wait(self) -> int:
         """Cycles after the last input beat until the transform's first read: L (+1 for the output
         register, +1 for single-port banks, which read a word the cycle after its write)."""
-        return self.butterfly_latency + self.out_regs + (self.banking == "single")
+        return self.butterfly_latency + self.tw_latency + self.out_regs + (self.banking == "single")
 
     @property
     def load_cycles(self) -> int:
@@ -296,6 +322,7 @@ class IterativeNtt(wiring.Component):
             used = [Signal(name=f"{prefix}_used{b}") for b in range(nb)]
             t0 = Signal(n_log, name=f"{prefix}_t0")
             tw_bank = [Signal(range(P), name=f"{prefix}_twb{lane}") for lane in range(P)]
+            tw_idx = [Signal(n_log, name=f"{prefix}_twi{lane}") for lane in range(P)]
             bb = Signal(BB, name=f"{prefix}_bb")
             m.d.comb += bb.eq(_bank_of(base, n_log, BB))
             with m.Switch(k):
@@ -326,8 +353,10 @@ class IterativeNtt(wiring.Component):
                                          addr[b].eq((base | (j[:B] << kp.g0)) >> BB)]
                         m.d.comb += t0.eq((n >> (kk + 1)) + (base >> (kk + 1)))
                         for lane in range(P):
-                            m.d.comb += tw_bank[lane].eq((t0 + kp.tw_offset[lane]) & (P - 1) if P > 1 else 0)
+                            m.d.comb += [tw_idx[lane].eq(t0 + kp.tw_offset[lane]),
+                                         tw_bank[lane].eq((t0 + kp.tw_offset[lane]) & (P - 1) if P > 1 else 0)]
             return dict(k=k, base=base, kpos=kpos, addr=addr, slot=slot, used=used, t0=t0, tw_bank=tw_bank,
+                        tw_idx=tw_idx,
                         bb=bb)
 
         def delay(sig, cycles, name):
@@ -354,17 +383,41 @@ class IterativeNtt(wiring.Component):
         rdata = Array(rp.data for rp, _ in banks)
 
         factors = self.factors
-        rom = twiddle_rom(n, P, self.moduli, factors)
-        rom_rows = n // P
-        rom_ports = []
-        for lane in range(P):
-            mem = memory.Memory(shape=qw, depth=len(rom[lane]), init=rom[lane])
-            m.submodules[f"twiddle_rom{lane}"] = mem
-            rom_ports.append(mem.read_port())
-        rom_addr = Signal(range(len(rom[0])), name="rom_addr")
-        m.d.comb += rom_addr.eq((rd["t0"] >> lp) + (sel * 2 + inverse) * rom_rows)
-        for rp in rom_ports:
-            m.d.comb += [rp.addr.eq(rom_addr), rp.en.eq(1)]
+        X = self.tw_latency
+        if self.twiddles == "rom":
+            rom = twiddle_rom(n, P, self.moduli, factors)
+            rom_rows = n // P
+            rom_ports = []
+            for lane in range(P):
+                mem = memory.Memory(shape=qw, depth=len(rom[lane]), init=rom[lane])
+                m.submodules[f"twiddle_rom{lane}"] = mem
+                rom_ports.append(mem.read_port())
+            rom_addr = Signal(range(len(rom[0])), name="rom_addr")
+            m.d.comb += rom_addr.eq((rd["t0"] >> lp) + (sel * 2 + inverse) * rom_rows)
+            for rp in rom_ports:
+                m.d.comb += [rp.addr.eq(rom_addr), rp.en.eq(1)]
+        else:
+            # psi^e (e = brv(t), inverse 2N - brv(t)) = hi[e >> h] * lo[e mod 2^h] per lane
+            h = (n_log + 1) // 2
+            hi_t, lo_t = otf_tables(n, self.moduli, factors)
+            tw_lane = []
+            for lane in range(P):
+                e = Signal(n_log + 1, name=f"tw_e{lane}")
+                brv = Cat(*reversed([rd["tw_idx"][lane][i] for i in range(n_log)]))
+                m.d.comb += e.eq(Mux(inverse, (2 * n - brv)[:n_log + 1], brv))
+                ports = []
+                for tag, table, addr in (("hi", hi_t, e[h:]), ("lo", lo_t, e[:h])):
+                    mem = memory.Memory(shape=qw, depth=len(table), init=table)
+                    m.submodules[f"twiddle_{tag}{lane}"] = mem
+                    rp = mem.read_port()
+                    m.d.comb += [rp.addr.eq(addr + sel * (len(table) // nsel)), rp.en.eq(1)]
+                    ports.append(rp)
+                mul = self._twiddle_multiplier()
+                m.submodules[f"twiddle_mul{lane}"] = mul
+                m.d.comb += [mul.a.eq(ports[0].data), mul.b.eq(ports[1].data), mul.en.eq(1)]
+                if nsel > 1:
+                    m.d.comb += mul.sel.eq(sel)
+                tw_lane.append(mul.p[:qw])
 
         # ---- unload read side (handshake with a synchronous read: the port holds its data while
         # the consumer stalls)
@@ -390,8 +443,9 @@ class IterativeNtt(wiring.Component):
 
         # ---- stage 1: read data -> lanes
         bb1 = delay(rd["bb"], 1, "bb")
-        twb1 = [delay(s, 1, f"twb{lane}") for lane, s in enumerate(rd["tw_bank"])]
-        rom_data = Array(rp.data for rp in rom_ports)
+        if self.twiddles == "rom":
+            twb1 = [delay(s, 1, f"twb{lane}") for lane, s in enumerate(rd["tw_bank"])]
+            rom_data = Array(rp.data for rp in rom_ports)
         k1 = delay(rd["k"], 1, "k")
 
         def slot_bank(lane, hi):
@@ -418,8 +472,16 @@ class IterativeNtt(wiring.Component):
             m.d.sync += op2.eq(Mux(inverse, OP_CODES["gs"], OP_CODES["ct"]))
             for lane in range(P):
                 m.d.sync += [a2[lane].eq(rdata[slot_bank(lane, 0)]),
-                             b2[lane].eq(rdata[slot_bank(lane, 1)]),
-                             w2[lane].eq(rom_data[twb1[lane]])]
+                             b2[lane].eq(rdata[slot_bank(lane, 1)])]
+                if self.twiddles == "rom":
+                    m.d.sync += w2[lane].eq(rom_data[twb1[lane]])
+        if self.twiddles == "otf":     # operands wait X cycles for the twiddle multipliers
+            a2 = [delay(v, X, f"a2_{lane}") for lane, v in enumerate(a2)]
+            b2 = [delay(v, X, f"b2_{lane}") for lane, v in enumerate(b2)]
+            op2 = delay(op2, X, "op2")
+            w2 = [Signal(qw, name=f"w_otf{lane}") for lane in range(P)]
+            for lane in range(P):       # multiplier output (stage 1 + X) registered
+                m.d.sync += w2[lane].eq(tw_lane[lane])
         xs, ys = [], []
         for lane in range(P):
             bf = Butterfly(zq=self._zq, target=self.target, latency=self.butterfly_latency)
@@ -436,8 +498,8 @@ class IterativeNtt(wiring.Component):
         stage_d = delay(stage, D, "stage")
         cyc_d = delay(cyc, D, "cyc")
         wr = decode("wr", stage_d, cyc_d, inverse)
-        load_d = delay(load_take, L + 1 + E, "load")
-        beat_d = delay(beat, L + 1 + E, "lbeat")
+        load_d = delay(load_take, L + 1 + X + E, "load")
+        beat_d = delay(beat, L + 1 + X + E, "lbeat")
         l_idx = Signal(n_log + 1, name="l_idx")
         m.d.comb += l_idx.eq(beat_d << lp)
         l_bank = _bank_of(l_idx[:n_log], n_log, BB)

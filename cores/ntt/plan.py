@@ -19,7 +19,7 @@ from hhe_gen.params.errors import ParameterError
 from hhe_gen.params.primes import check_ntt_prime
 
 __all__ = ["check_n", "check_lanes", "check_moduli", "KPlan", "k_plan", "schedule_starts",
-           "twiddle_rom", "rotl", "rotr", "lane_lo_slot"]
+           "twiddle_rom", "otf_tables", "rotl", "rotr", "lane_lo_slot"]
 
 
 def check_n(n) -> int:
@@ -122,3 +122,19 @@ def twiddle_rom(n: int, lanes: int, moduli, factors) -> list[list[int]]:
             for i, w in enumerate(table):
                 banks[i % lanes][base + i // lanes] = w * f % q
     return banks
+
+
+def otf_tables(n: int, moduli, factors) -> tuple[list[int], list[int]]:
+    """The two small tables of ``twiddles="otf"``: a twiddle psi^e (e = brv(t) forward, 2N - brv(t)
+    inverse, so psi^-brv(t); e < 2N has n+1 bits) is hi[e >> h] * lo[e mod 2^h] (h = (n+1) // 2)
+    formed by one modular multiplication: hi[x] = psi^(x * 2^h) * f, lo[y] = psi^y * f (f = the
+    reducer's factor, so hi*lo*f^-1 = psi^e * f).  Prime ``sel``'s rows start at sel * len / count.
+    2^(n+1-h) + 2^h words per prime (N = 2^13: 128 + 128) instead of the ROM's 2N."""
+    n_log = n.bit_length() - 1
+    h = (n_log + 1) // 2
+    hi, lo = [], []
+    for q, f in zip(moduli, factors):
+        psi = ntt_tables(n, q).psi
+        hi += [pow(psi, x << h, q) * f % q for x in range(1 << (n_log + 1 - h))]
+        lo += [pow(psi, y, q) * f % q for y in range(1 << h)]
+    return hi, lo

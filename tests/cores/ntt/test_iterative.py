@@ -127,7 +127,7 @@ def test_reducer_kinds(kind, extra, lanes):
     (dict(lanes=True), "lanes"),
     (dict(moduli=[]), "moduli"), (dict(moduli=[97]), "moduli[0]"), (dict(moduli=[12289 * 4 + 1]), "moduli[0]"),
     (dict(moduli=["x"]), "moduli[0]"), (dict(moduli=None), "moduli"),
-    (dict(twiddles="otf"), "twiddles"), (dict(banking="quad"), "banking"),
+    (dict(twiddles="ram"), "twiddles"), (dict(banking="quad"), "banking"),
     (dict(kind="karatsuba"), "zq.kind"), (dict(latency=1), "latency"), (dict(target="asic"), "target"),
 ])
 def test_bad_parameters(kw, name):
@@ -214,3 +214,20 @@ def test_single_port_bad_lanes():
     with pytest.raises(ParameterError) as err:
         IterativeNtt(16, 8, ntt_primes(16, 20, 1), banking="single")
     assert err.value.name == "lanes"
+
+
+# -- twiddles on the fly ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("n,lanes,banking,kind", [
+    (8, 4, "dual", "barrett"), (32, 2, "dual", "barrett"), (64, 8, "single", "barrett"),
+    (64, 4, "dual", "ntt-montgomery"), pytest.param(256, 4, "dual", "barrett", marks=pytest.mark.slow),
+    pytest.param(256, 2, "single", "ntt-montgomery", marks=pytest.mark.slow),
+])
+def test_otf_twiddles(n, lanes, banking, kind):
+    """twiddles="otf": each lane multiplies two small-table entries; the operands wait for it
+    (depth L + 2 + the multiplier's latency); outputs and cycles as documented."""
+    qs = [p.q for p in abc_fhe_primes(n, 29)][:2] if kind == "ntt-montgomery" else ntt_primes(n, 24, 2)
+    dut = IterativeNtt(n, lanes, qs, kind=kind, twiddles="otf", banking=banking)
+    assert dut.tw_latency >= 1 and dut.depth == dut.butterfly_latency + 2 + dut.tw_latency + dut.out_regs
+    jobs = _jobs(n, qs, random.Random(n + lanes), corners=n <= 32)
+    _check(dut, jobs, simulate(dut, jobs), qs)
