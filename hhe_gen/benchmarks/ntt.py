@@ -7,7 +7,8 @@ Quick cases:
   their excess over and ratio to the butterfly bound (N/2) log2(N) / P, and the cycles of a whole
   command (load + transform + unload, ``command_cycles``), for the default 30-bit Barrett
   butterfly (L = 8, D = 10); up to N = 2^14 also the single-port banking's transform cycles
-  (D = 11) and ratio.
+  (D = 11) and ratio, and the transform cycles with twiddles on the fly (D = 10 + the twiddle
+  multiplier's latency).
 * ``sim-n<N>-p<P>``: a forward and an inverse transform simulated in Amaranth's simulator, their
   measured cycles next to the formulas (and the outputs checked against the model).
 
@@ -57,6 +58,9 @@ def ntt_cycles(log_n, lanes):
         sp._MustUse__silence = True
         cyc = max(sp.transform_cycles(False), sp.transform_cycles(True))
         res.update({"single_cycles": cyc, "single_ratio": round(cyc / core.bound, 4)})
+        otf = IterativeNtt(1 << log_n, lanes, core.moduli, twiddles="otf")
+        otf._MustUse__silence = True
+        res["otf_cycles"] = max(otf.transform_cycles(False), otf.transform_cycles(True))
     return res
 
 

@@ -75,3 +75,11 @@ def test_single_port_n13():
     dut = IterativeNtt(n, 8, qs, banking="single")
     _run(dut, qs, random.Random(113), corners=False)
     assert dut.transform_cycles(False) <= dut.bound * 1.02
+
+
+def test_otf_twiddles_n13():
+    """Twiddles on the fly at N = 2^13, P = 8, 32-bit primes."""
+    n = 1 << 13
+    qs = ntt_primes(n, 32, 2)
+    dut = IterativeNtt(n, 8, qs, twiddles="otf")
+    _run(dut, qs, random.Random(213), corners=False)
