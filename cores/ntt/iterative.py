@@ -45,7 +45,8 @@ Interface (streams, :mod:`amaranth.lib.stream`)
 forward transform, the model's bit-reversed order for the inverse), transforms, and gives N/P beats
 on ``o_stream`` (beat b = positions b*P .. b*P+P-1 of the model's output list), then accepts the
 next command.  Payloads are ``ArrayLayout(unsigned(qbits), P)`` (coefficient p of a beat in bits
-[p*qbits, (p+1)*qbits)); inputs must be < q of the selected prime.
+[p*qbits, (p+1)*qbits)); inputs must be < q of the selected prime and ``sel`` < len(moduli)
+(neither is checked in hardware).  ``busy`` is high from the command to the last output beat.
 
 Latency (cycles at full rate: producer always valid, consumer always ready)
 --------------------------------------------------------------------------
