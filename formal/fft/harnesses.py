@@ -3,16 +3,17 @@
 What is proven, at which size:
 
 * **Complex butterfly == its model** (:func:`butterfly_equivalence`): the real
-  :class:`hhe_gen.cores.arith.Butterfly` generator with a complex field of W bits (W = 8, 9, 10;
-  F = W-3; each rounding mode), op ct (the FFT's) and op gs (the IFFT's halving butterfly), for
-  every operand triple (a, b, w) of W-bit complex numbers, against an independent Amaranth
-  expression of :func:`hhe_gen.models.fft.butterfly_ct_fixed` / ``butterfly_gs_fixed`` (exact
-  four-multiplier complex product, the model's round_shift written as quotient/remainder, wrap to
-  W bits) - both outputs x and y at once.  The bit-level proof uses the product in
-  complex_mul_3mult's form; its equality with the 4-multiplier product for all integers is a
-  separate z3 proof (:func:`z3_three_mult`, instant); the direct 4-multiplier spec is a slow proof.  BMC, operands in the first cycle, one checked step
-  (:func:`~hhe_gen.formal.common.contract.pipeline_contract` with ``issue="first"``), and the
-  contract with arbitrary other inputs in every other cycle (``issue="any"``, depth 2L + 3).
+  :class:`hhe_gen.cores.arith.Butterfly` generator with a complex field of W = 8 bits (F = 5; each
+  rounding mode), op ct (the FFT's) and op gs (the IFFT's halving butterfly), for every operand
+  pair (a, b) of 8-bit complex numbers and each twiddle the n = 8 transform uses (a constant per
+  run: with a free twiddle the bit-level check did not finish in 10 minutes - multiplier
+  identities are hard for SAT), against an independent Amaranth expression of
+  :func:`hhe_gen.models.fft.butterfly_ct_fixed` / ``butterfly_gs_fixed`` (the complex product in
+  complex_mul_3mult's form - equal to the exact 4-multiplier product for all integers by the z3
+  proof :func:`z3_three_mult` - the model's round_shift written as quotient/remainder, wrap to W
+  bits), both outputs x and y at once.  BMC, operands in the first cycle, one checked step
+  (:func:`~hhe_gen.formal.common.contract.pipeline_contract` with ``issue="first"``); about a
+  minute per twiddle (slow set).  FixedPointFormat has no widths below 8.
 * **Stream rules of IterativeFft** (:func:`fft_stream`): inputs free under the stream rules
   (assumed), output ``valid`` held and ``payload`` stable until taken (asserted), at most n/P
   beats in flight, no output without an item in flight, and the in-flight counter asserted equal
