@@ -30,7 +30,10 @@ SEQUENCE = ("ARK", "MIX_COLUMNS", "MIX_ROWS", "FEISTEL")
 
 
 def small_params(q: int = 31):
-    """Par-80S (v = 4, n = 16) with the modulus replaced by the small prime ``q``."""
+    """Par-80S (v = 4, n = 16) with the modulus replaced by the small prime ``q``; q > n = 16,
+    since the initial state (1, ..., n) must be canonical residues (true for the real sets)."""
+    if q <= 16:
+        raise ValueError(f"q = {q}: the harness needs a prime q > n = 16")
     return dataclasses.replace(rubato_params("Par-80S"), name=f"test-q{q}", q=q, q_bits=q.bit_length())
 
 
