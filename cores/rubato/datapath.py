@@ -14,7 +14,7 @@ from .lanes import mod_add, reduce_small, sum_bound, weighted_sum
 __all__ = ["Layer", "RubatoDatapath", "check_lanes", "check_params", "make_multiplier", "quiet",
            "MULTIPLIERS"]
 
-MULTIPLIERS = ("barrett", "butterfly")
+MULTIPLIERS = ("barrett",)
 
 
 class Layer(enum.Enum, shape=2):
@@ -54,9 +54,9 @@ def check_lanes(lanes, n: int) -> int:
 def make_multiplier(kind: str, q: int, latency=None):
     """A raw pipelined a*b mod q unit (ports a, b, en, p; attribute ``latency``).
 
-    ``"barrett"``: :func:`hhe_gen.cores.arith.modmul` ("barrett"); ``"butterfly"``: the
-    multi-field :class:`hhe_gen.cores.arith.Butterfly` is not wired here (see the module notes of
-    :mod:`hhe_gen.cores.rubato`), so only "barrett" is accepted.
+    ``"barrett"``: :func:`hhe_gen.cores.arith.modmul` ("barrett"), the only kind (the multi-field
+    :class:`hhe_gen.cores.arith.Butterfly` is not wired here: see the design notes of
+    :mod:`hhe_gen.cores.rubato`).
     """
     from hhe_gen.cores.arith import modmul
 

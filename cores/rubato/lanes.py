@@ -8,7 +8,7 @@ reduced by a quotient estimate from the bits above ``q_bits`` and a few conditio
 
 from __future__ import annotations
 
-from amaranth.hdl import Mux, unsigned
+from amaranth.hdl import Mux
 
 __all__ = ["const_times", "weighted_sum", "sum_bound", "reduce_corrections", "reduce_small",
            "mod_add"]
