@@ -20,7 +20,11 @@ k = 54) primes; these take long (N = 2^12, P = 2, 32 bits: about 8 minutes of wa
 Measured (Yosys 0.70 + nextpnr-ecp5, LFE5U-85F, seed 1): N = 2^12, P = 2, 32-bit: 4315 LUT4,
 3617 FF, 22 MULT18X18D, 38 DP16KD, 77.2 MHz (critical path inside the Butterfly's multiplier at
 its default latency 8), 12297 cycles = 159 us per NTT; xc7: 3085 LUT, 1607 FF, 22 DSP48E1,
-30 RAMB18 + 4 RAMB36.
+30 RAMB18 + 4 RAMB36.  N = 2^13, P = 2, the three DNA-HHE 54-bit primes: 9154 LUT4, 6712 FF,
+24 MULT18X18D, 168 DP16KD (the twiddle ROM, 3 x 2 x 8192 x 54 bits, is most of them: see
+``twiddles="otf"``), 60.8 MHz (again the butterfly's 54-bit multiplier at latency 8, 16.5 ns),
+26633 cycles = 438 us per NTT (Yosys 28 min + nextpnr 12 min on the loaded 2-core machine;
+the xc7 run was not finished).
 """
 
 from __future__ import annotations
