@@ -7,7 +7,7 @@
     hhe-gen ckks encrypt [--params P] --keys keys.json --in slots.json [--mode pk|sk] [--seed S] -o ct.json
     hhe-gen ckks decrypt [--params P] --keys keys.json --in ct.json -o slots.json
     hhe-gen generate ntt --n N --lanes P [--bits W --count C | --primes q,...] [--reducer KIND]
-                         [--banking dual|single] [--twiddles rom] [--arch iterative] -o DIR
+                         [--banking dual|single] [--twiddles rom|otf] [--arch iterative] -o DIR
     hhe-gen bench [GROUP...] [--quick] [--json FILE]
     hhe-gen prove [GROUP...] [--quick] [--json FILE] [--workdir DIR] [--timeout S] [--only NAME...]
     hhe-gen demo
@@ -288,7 +288,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--primes", help="explicit primes, comma-separated (instead of --bits/--count)")
     p.add_argument("--reducer", default="barrett", help="barrett | montgomery | special-barrett | ntt-montgomery")
     p.add_argument("--banking", default="dual", help="dual | single")
-    p.add_argument("--twiddles", default="rom", help="rom")
+    p.add_argument("--twiddles", default="rom", help="rom | otf (two small tables per prime and lane)")
     p.add_argument("--arch", default="iterative", help="iterative")
     p.add_argument("--latency", type=int, help="butterfly latency (default: the butterfly's)")
     p.add_argument("--target", default="ecp5", help="ecp5 | xilinx | generic (DSP tile size)")

@@ -1,7 +1,7 @@
 """``hhe-gen generate``: a core's Verilog, JSON manifest and golden-model test vectors.
 
     hhe-gen generate ntt --n N --lanes P [--bits W --count C | --primes q1,q2,...]
-                         [--reducer KIND] [--banking dual|single] [--twiddles rom]
+                         [--reducer KIND] [--banking dual|single] [--twiddles rom|otf]
                          [--arch iterative] [--latency L] [--target ecp5|xilinx|generic]
                          [--vectors K] [--seed S] [--name NAME] -o DIR
 
@@ -46,6 +46,17 @@ def _ntt_reducer_params(reducer: str, bits: int, n: int) -> dict:
     if reducer == "special-barrett":
         return {"k": bits}
     return {"width": max(16, bits)}
+
+
+def _twiddle_memory(core) -> dict:
+    """What the core stores for its twiddles (per prime; ``word_bits`` wide words)."""
+    if core.twiddles == "otf":
+        h = (core.n_log + 1) // 2
+        per_prime = (1 << (core.n_log + 1 - h)) + (1 << h)
+        return {"kind": "otf", "words_per_prime": per_prime, "copies": core.lanes,
+                "detail": "per lane: psi^e = hi[e >> h] * lo[e mod 2^h], h = (log2 N + 1) // 2"}
+    return {"kind": "rom", "words_per_prime": 2 * core.n, "banks": core.lanes,
+            "detail": "psi_brv (forward) and psi_inv_brv (inverse), banked P ways by index mod P"}
 
 
 def generate_ntt(n: int, lanes: int, out_dir, *, bits: int | None = None, count: int = 1,
@@ -114,8 +125,7 @@ def generate_ntt(n: int, lanes: int, out_dir, *, bits: int | None = None, count:
             "stage_starts_inverse": list(core.starts[True]),
         },
         "memories": {"data_banks": core.banks, "words_per_bank": n // core.banks, "word_bits": core.qbits,
-                     "twiddle_rom": f"{lanes} banks per prime ({len(core.moduli)} primes), "
-                                    f"{n} entries per prime in total"},
+                     "twiddles": _twiddle_memory(core)},
     }
     vec = None
     if vectors:

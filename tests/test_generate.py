@@ -87,3 +87,14 @@ def test_generate_cli(tmp_path, capsys):
 def test_ntt_primes_for_too_many():
     with pytest.raises(ParameterError, match="count"):
         ntt_primes_for("special-barrett", 1 << 13, 20, 60)
+
+
+def test_generate_ntt_twiddle_memory(tmp_path):
+    """The manifest's twiddle storage equals what the core's tables hold."""
+    from hhe_gen.cores.ntt import otf_tables
+    otf = generate_ntt(256, 4, tmp_path, bits=20, vectors=0, twiddles="otf")["manifest"]
+    q = otf["primes"][0]["q"]
+    hi, lo = otf_tables(256, [q], [1])
+    assert otf["memories"]["twiddles"]["words_per_prime"] == len(hi) + len(lo)
+    rom = generate_ntt(256, 4, tmp_path, bits=20, vectors=0)["manifest"]
+    assert rom["memories"]["twiddles"]["words_per_prime"] == 2 * 256
