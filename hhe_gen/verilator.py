@@ -31,12 +31,12 @@ its ~10^4 cycles per transform in milliseconds.
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import hashlib
 import os
 import subprocess
 from pathlib import Path
+
+from hhe_gen.filelock import locked
 
 __all__ = ["ports", "driver_source", "build", "run", "cache_root", "VerilatorModel"]
 
@@ -179,17 +179,6 @@ int main(int argc, char **argv) {
 """
 
 
-@contextlib.contextmanager
-def _locked(path: Path):
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w") as fh:
-        fcntl.flock(fh, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
-
-
 class VerilatorModel:
     """A built simulation: ``binary`` (Path), ``ports``, ``cached`` (True if no build was needed).
     ``run(script)`` executes a driver script (str or list of lines) and returns its output lines."""
@@ -216,7 +205,7 @@ def build(component, name: str = "top", *, cache_dir: Path | None = None, timeou
     key = hashlib.sha256("\0".join([text, driver, " ".join(_FLAGS), " ".join(tool.argv)]).encode()).hexdigest()[:20]
     folder = Path(cache_dir or cache_root()) / f"{name}-{key}"
     binary = folder / "obj_dir" / f"V{name}_sim"
-    with _locked(folder.parent / f".{name}-{key}.lock"):
+    with locked(folder.parent / f".{name}-{key}.lock"):
         if binary.exists():
             return VerilatorModel(binary, port_list, True)
         folder.mkdir(parents=True, exist_ok=True)
