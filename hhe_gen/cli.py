@@ -2,7 +2,7 @@
 
     hhe-gen params [PRESET] [--json]
     hhe-gen primes --n N --bits B --count C [--form ntt|dna-hhe|abc-fhe] [--json]
-    hhe-gen kat rubato FILE... [--verbose]
+    hhe-gen kat rubato FILE... [--on model|rtl] [--trace] [--lanes L] [--verbose]
     hhe-gen ckks keygen  [--params P] [--seed S] -o keys.json
     hhe-gen ckks encrypt [--params P] --keys keys.json --in slots.json [--mode pk|sk] [--seed S] -o ct.json
     hhe-gen ckks decrypt [--params P] --keys keys.json --in ct.json -o slots.json
@@ -62,9 +62,10 @@ def _seed(text: str | None) -> int:
         raise ParameterError("--seed", text, "an integer 0 .. 2^256 - 1 (decimal or 0x hex)") from None
 
 
-def _check_on(on: str):
-    if on != "model":
-        raise ParameterError("--on", on, "'model' (the RTL path arrives with the hardware cores)")
+def _check_on(on: str, allowed=("model",)):
+    if on not in allowed:
+        raise ParameterError("--on", on, " or ".join(repr(a) for a in allowed)
+                             + ("" if "rtl" in allowed else " (the RTL path arrives with the hardware cores)"))
 
 
 # -- commands --------------------------------------------------------------------------------------
@@ -120,8 +121,14 @@ def cmd_kat(args):
     from .report import console
     if args.cipher != "rubato":
         raise ParameterError("cipher", args.cipher, "'rubato'")
-    _check_on(args.on)
-    report = check_rubato_kat_files(args.files)
+    _check_on(args.on, ("model", "rtl"))
+    if args.on == "rtl":
+        from .kat_rtl import check_rubato_kat_files_rtl
+        report = check_rubato_kat_files_rtl(args.files, trace=args.trace, lanes=2 if args.lanes is None else args.lanes)
+    else:
+        if args.trace or args.lanes is not None:
+            raise ParameterError("--trace/--lanes", "given", "only with --on rtl (the model always checks every layer)")
+        report = check_rubato_kat_files(args.files)
     if args.verbose or report.mismatches:
         for m in report.mismatches[:50]:
             console.print(f"mismatch: {m}")
@@ -262,7 +269,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("kat", help="check known-answer-test files against the model")
     p.add_argument("cipher", choices=["rubato"])
     p.add_argument("files", nargs="+")
-    p.add_argument("--on", default="model", help="model (rtl arrives with the Rubato core)")
+    p.add_argument("--on", default="model", help="model | rtl (the Rubato core in simulation)")
+    p.add_argument("--trace", action="store_true", help="rtl: compare every layer's state too")
+    p.add_argument("--lanes", type=int, help="rtl: lanes of the Rubato core (default 2)")
     p.add_argument("--verbose", action="store_true")
     p.set_defaults(func=cmd_kat)
 

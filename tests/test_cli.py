@@ -67,6 +67,23 @@ def test_kat_rubato_reports_a_corrupted_file(tmp_path, capsys):
     assert "mismatches" in out and not out.strip().endswith(" 0 mismatches")
 
 
+def test_kat_rubato_on_rtl(tmp_path, capsys):
+    """The simulated Rubato core on one public file (SHAKE256 vectors; the AES ones are skipped),
+    then a corrupted keystream that the RTL path must report."""
+    src = next(f for f in _kat_files() if f.name == "rubato_80s.json")
+    assert main(["kat", "rubato", "--on", "rtl", str(src)]) == 0
+    out = capsys.readouterr().out
+    assert out.strip().splitlines()[-1] == "10 vectors checked, 0 mismatches" and "skipped" in out
+    data = json.loads(src.read_text())
+    data["vectors"] = data["vectors"][:2]
+    data["vectors"][1]["final_keystream"][3] ^= 4
+    bad = tmp_path / src.name
+    bad.write_text(json.dumps(data))
+    assert main(["kat", "rubato", "--on", "rtl", str(bad)]) == 1
+    assert "final_keystream" in capsys.readouterr().out
+    assert main(["kat", "rubato", "--trace", str(src)]) == 2
+
+
 def test_ckks_files_round_trip(tmp_path, capsys):
     keys, slots, ct, out = (tmp_path / n for n in ("keys.json", "slots.json", "ct.json", "out.json"))
     assert main(["ckks", "keygen", "--params", "toy", "--seed", "7", "-o", str(keys)]) == 0
