@@ -33,8 +33,9 @@ What is proven, at which size (every harness below says it again):
 * **Pieces of the full-width reducers** (:func:`piece`, table ``PIECES``), at 36 / 54 / 64-bit
   primes of the real forms (N = 2^13), on the real full-width units, each relation between the
   unit's own internal values (probes) for every operand pair: the constant-time corrections of
-  both Barrett kinds (r0 < 3q, proven by z3, gives r = r0 mod q), ABC-FHE's shift-add QInv
-  (m*q = t_lo mod R) and its carry-save m*q network (d = x - m*q exactly), both signs.  The
+  both Barrett kinds (r0 < 3q, proven by z3, gives r = r0 mod q) at 36/54/64 bits, ABC-FHE's
+  shift-add QInv (m*q = t_lo mod R) and its carry-save m*q network (d = x - m*q exactly), both
+  signs, at 36 bits (at 54 bits the QInv relation ran over 1200 s).  The
   pieces that go through the wide constant products (the DNA-HHE quotient and remainder) did
   not finish in 400 s at 36 bits and are covered by the z3 proofs of the algorithm plus
   simulation.
@@ -613,7 +614,7 @@ PIECES = [
 
 for _kind, _which, _what in PIECES:
     for _k, _quick in ((36, True), (54, False), (64, False)):
-        if _kind == "ntt-montgomery" and _k == 64:
+        if _kind == "ntt-montgomery" and _k > 36:      # 54 bits: QInv ran > 1200 s under load
             continue
         _neg = (False, True) if _kind == "ntt-montgomery" else (False,)
         for _n in _neg:
