@@ -132,6 +132,7 @@ def test_demo_runs_on_the_model(tmp_path, monkeypatch, capsys):
     assert main(["demo", "--no-lattigo"]) == 0
     report = json.loads((tmp_path / "out" / "demo.json").read_text())
     assert report["model_decrypt"]["mean_bits"] >= 30 and report["rubato"]["max_abs_error"] < 2**-10
+    assert report["rubato_rtl"]["equal_to_model"] and report["rubato_rtl"]["lanes"] == 2
     assert "demo OK" in capsys.readouterr().out
 
 
