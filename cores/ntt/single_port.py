@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from hhe_gen.models.ntt_schedule import NttSchedule, Slot, _deposit, _group_bits
+from hhe_gen.models.ntt_schedule import NttSchedule, Slot, _deposit, _group_bits, run_schedule
 from hhe_gen.params.errors import ParameterError
 
 __all__ = ["StageOrder", "stage_order", "single_port_schedule", "single_port_starts", "order_cycle", "run_banked"]
@@ -140,31 +140,7 @@ def single_port_starts(n: int, lanes: int, inverse: bool, depth: int) -> tuple[t
 
 
 def run_banked(schedule: NttSchedule, a, q: int) -> list[int]:
-    """Execute a schedule on 2^bank_bits banks with the model's butterflies (like
-    :func:`~hhe_gen.models.ntt_schedule.run_schedule`, which assumes 2P banks); checks that a
-    cycle's accesses hit distinct banks."""
-    from hhe_gen.models.ntt import ntt_tables
-    n = 1 << schedule.n_log
-    t = ntt_tables(n, q)
-    banks = [[None] * (n >> schedule.bank_bits) for _ in range(1 << schedule.bank_bits)]
-    for i, x in enumerate(a):
-        banks[schedule.bank(i)][schedule.addr(i)] = x
-    last = schedule.n_log - 1
-    for s, stage in enumerate(schedule.stages):
-        for cycle in stage:
-            used = [schedule.bank(i) for sl in cycle for i in (sl.lo, sl.hi)]
-            if len(set(used)) != len(used):
-                raise AssertionError(f"bank conflict at stage {s}: banks {used}")
-            for sl in cycle:
-                u = banks[schedule.bank(sl.lo)][schedule.addr(sl.lo)]
-                v = banks[schedule.bank(sl.hi)][schedule.addr(sl.hi)]
-                if not schedule.inverse:
-                    wv = v * t.psi_brv[sl.tw] % q
-                    x, y = (u + wv) % q, (u - wv) % q
-                elif s == last:
-                    x, y = (u + v) * t.n_inv % q, (u - v) * t.last_inv % q
-                else:
-                    x, y = (u + v) % q, (u - v) * t.psi_inv_brv[sl.tw] % q
-                banks[schedule.bank(sl.lo)][schedule.addr(sl.lo)] = x
-                banks[schedule.bank(sl.hi)][schedule.addr(sl.hi)] = y
-    return [banks[schedule.bank(i)][schedule.addr(i)] for i in range(n)]
+    """Execute a single-port schedule (4P banks) with the model's butterflies, checking that each
+    cycle's accesses hit distinct banks: :func:`hhe_gen.models.ntt_schedule.run_schedule`, which
+    sizes the memory by the schedule's ``bank_bits``."""
+    return run_schedule(schedule, a, q)

@@ -120,11 +120,13 @@ def ntt_schedule(n: int, lanes: int, inverse: bool = False) -> NttSchedule:
 def run_schedule(schedule: NttSchedule, a, q: int) -> list[int]:
     """Execute the schedule on banked memory with the model's butterflies (a check that the plan
     computes exactly :func:`~hhe_gen.models.ntt.ntt` / ``intt``): reads and writes go through
-    (bank, addr), and every cycle's accesses must hit distinct banks."""
+    (bank, addr), and every cycle's accesses must hit distinct banks.  The memory has
+    2^bank_bits banks (2P for this module's plan; schedules with more banks, like the single-port
+    plan of ``hhe_gen.cores.ntt.single_port``, run here too)."""
     from .ntt import ntt_tables
     n = 1 << schedule.n_log
     t = ntt_tables(n, q)
-    banks = [[0] * (n >> schedule.bank_bits) for _ in range(2 * schedule.lanes)]
+    banks = [[0] * (n >> schedule.bank_bits) for _ in range(1 << schedule.bank_bits)]
     for i, x in enumerate(a):
         banks[schedule.bank(i)][schedule.addr(i)] = x
     last_stage = schedule.n_log - 1
