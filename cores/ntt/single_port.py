@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from hhe_gen.models.ntt_schedule import NttSchedule, Slot, _deposit, _group_bits, run_schedule
+from hhe_gen.models.ntt_schedule import NttSchedule, _group_bits, run_schedule, stage_cycles
 from hhe_gen.params.errors import ParameterError
 
 __all__ = ["StageOrder", "stage_order", "single_port_schedule", "single_port_starts", "order_cycle", "run_banked"]
@@ -88,18 +88,8 @@ def single_port_schedule(n: int, lanes: int, inverse: bool = False) -> NttSchedu
     for s in range(n_log):
         k = s if inverse else n_log - 1 - s
         so = stage_order(k, n_log, lanes)
-        group = _group_bits(k, b)
-        others = [g for g in range(n_log) if g not in group]
-        lane_bits = [g for g in group if g != k]
-        cycles = []
-        for cc in range(n // (2 * lanes)):
-            base = _deposit(order_cycle(so, cc), others)
-            slots = []
-            for lane in range(lanes):
-                lo = base | _deposit(lane, lane_bits)
-                slots.append(Slot(lane, lo, lo | (1 << k), (n >> (k + 1)) + (lo >> (k + 1))))
-            cycles.append(tuple(slots))
-        stages.append(tuple(cycles))
+        cycles, group = stage_cycles(n, lanes, k, b, order=lambda cc, so=so: order_cycle(so, cc))
+        stages.append(cycles)
         bits.append((k, group))
     return NttSchedule(n_log, lanes, b + 1, inverse, tuple(stages), tuple(bits))
 

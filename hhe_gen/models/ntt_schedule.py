@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 from ..params.errors import ParameterError
 
-__all__ = ["Slot", "NttSchedule", "ntt_schedule", "run_schedule", "stage_starts"]
+__all__ = ["Slot", "NttSchedule", "ntt_schedule", "run_schedule", "stage_starts", "stage_cycles"]
 
 
 @dataclass(frozen=True)
@@ -101,20 +101,31 @@ def ntt_schedule(n: int, lanes: int, inverse: bool = False) -> NttSchedule:
     stages, bits = [], []
     for s in range(n_log):
         k = s if inverse else n_log - 1 - s
-        group = _group_bits(k, b)
-        others = [g for g in range(n_log) if g not in group]
-        lane_bits = [g for g in group if g != k]
-        cycles = []
-        for c in range(n // (2 * lanes)):
-            base = _deposit(c, others)
-            slots = []
-            for lane in range(lanes):
-                lo = base | _deposit(lane, lane_bits)
-                slots.append(Slot(lane, lo, lo | (1 << k), (n >> (k + 1)) + (lo >> (k + 1))))
-            cycles.append(tuple(slots))
-        stages.append(tuple(cycles))
+        cycles, group = stage_cycles(n, lanes, k, b)
+        stages.append(cycles)
         bits.append((k, group))
     return NttSchedule(n_log, lanes, b, inverse, tuple(stages), tuple(bits))
+
+
+def stage_cycles(n: int, lanes: int, k: int, b: int, order=None) -> tuple[tuple, tuple[int, ...]]:
+    """The cycles of the stage on butterfly bit ``k`` (coset bits ``b``), and its group G.
+
+    Cycle c serves the coset numbered ``order(c)`` (default: c): its bits are deposited in the
+    positions outside G, the lane number in G minus {k}.  Another order (a permutation of the
+    cycle numbers, e.g. the single-port plan's) gives the same pairs in other cycles."""
+    n_log = n.bit_length() - 1
+    group = _group_bits(k, b)
+    others = [g for g in range(n_log) if g not in group]
+    lane_bits = [g for g in group if g != k]
+    cycles = []
+    for c in range(n // (2 * lanes)):
+        base = _deposit(c if order is None else order(c), others)
+        slots = []
+        for lane in range(lanes):
+            lo = base | _deposit(lane, lane_bits)
+            slots.append(Slot(lane, lo, lo | (1 << k), (n >> (k + 1)) + (lo >> (k + 1))))
+        cycles.append(tuple(slots))
+    return tuple(cycles), group
 
 
 def run_schedule(schedule: NttSchedule, a, q: int) -> list[int]:
