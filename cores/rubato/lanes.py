@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from amaranth.hdl import Mux
 
+from hhe_gen.cores.sampler._common import balanced_sum
+
 __all__ = ["const_times", "weighted_sum", "sum_bound", "reduce_corrections", "reduce_small",
            "mod_add"]
 
@@ -27,13 +29,7 @@ def const_times(x, c: int):
 
 def weighted_sum(taps, coefficients):
     """``sum_k c_k * taps[k]`` as shift-and-add terms (an adder tree)."""
-    terms = [const_times(t, c) for t, c in zip(taps, coefficients) if c]
-    while len(terms) > 1:
-        nxt = [terms[i] + terms[i + 1] for i in range(0, len(terms) - 1, 2)]
-        if len(terms) % 2:
-            nxt.append(terms[-1])
-        terms = nxt
-    return terms[0]
+    return balanced_sum(const_times(t, c) for t, c in zip(taps, coefficients) if c)
 
 
 def sum_bound(coefficients, q: int) -> int:

@@ -40,7 +40,12 @@ def check_int(name: str, value, lo: int, hi: int | None = None, what: str = "") 
 
 def popcount(bits) -> object:
     """Sum of the bits of a list of 1-bit values (an adder tree)."""
-    terms = list(bits)
+    return balanced_sum(bits)
+
+
+def balanced_sum(values) -> object:
+    """Sum of a list of values as a balanced tree of two-input adders (0 for an empty list)."""
+    terms = list(values)
     if not terms:
         return 0
     while len(terms) > 1:
