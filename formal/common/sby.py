@@ -29,7 +29,7 @@ from pathlib import Path
 from amaranth.hdl import ClockDomain, Fragment, Module, Signal
 
 __all__ = ["formal_module", "find_signal", "write_sby", "run_harness", "HarnessRun", "MODES",
-           "sby_template"]
+           "sby_template", "tasks_result"]
 
 MODES = ("prove", "bmc", "cover")
 
@@ -205,3 +205,24 @@ def _clock_ports(harness):
     if clk is None:
         raise ValueError("pass ports=[clock] (the harness was not built by formal_module)")
     return [clk]
+
+
+def tasks_result(results: dict, sby_file):
+    """One :class:`hhe_gen.prove.ProofResult` for the ``.sby`` tasks of one harness run.
+
+    ``results`` maps task name -> result (``.passed``, ``.status``, ``.log``, ``.workdir``), as a
+    family's ``prove(name, workdir, tasks=...)`` returns them; ``sby_file`` is the ``.sby`` that ran
+    (its ``prove: depth N`` line gives the reported depth).  PASS needs every task to pass; the
+    first task that did not gives the status and the tail of its log."""
+    import re
+
+    from hhe_gen.prove import ProofResult
+
+    found = re.search(r"^prove: depth (\d+)$", Path(sby_file).read_text(), re.M)
+    depth = int(found.group(1)) if found else None
+    for task, res in results.items():
+        if not res.passed:
+            tail = "\n".join(res.log.splitlines()[-6:])
+            return ProofResult(res.status, depth=depth, checks=len(results),
+                               detail=f"{task}: {res.status}\n{tail}", workdir=str(res.workdir))
+    return ProofResult("PASS", depth=depth, checks=len(results), detail=" + ".join(results))

@@ -9,9 +9,8 @@ the others are the further configurations (``hhe-gen prove keccak`` runs them al
 
 from __future__ import annotations
 
-import re
-
-from hhe_gen.prove import ProofResult, proof
+from hhe_gen.formal.common.sby import tasks_result
+from hhe_gen.prove import proof
 
 from . import TASKS, mutants
 
@@ -22,14 +21,7 @@ def _run(ctx, name, tasks, **params):
     from . import prove
 
     results = prove(name, ctx.workdir, tasks=tasks, timeout=ctx.timeout, **params)
-    found = re.search(r"^prove: depth (\d+)$", (ctx.workdir / f"{name}.sby").read_text(), re.M)
-    depth = int(found.group(1)) if found else None
-    for task, res in results.items():
-        if not res.passed:
-            tail = "\n".join(res.log.splitlines()[-6:])
-            return ProofResult(res.status, depth=depth, checks=len(results),
-                               detail=f"{task}: {res.status}\n{tail}", workdir=str(res.workdir))
-    return ProofResult("PASS", depth=depth, checks=len(results), detail=" + ".join(results))
+    return tasks_result(results, ctx.workdir / f"{name}.sby")
 
 
 def _register(name, harness_name, what, size, *, quick=True, expect="PASS", **params):

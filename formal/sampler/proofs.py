@@ -9,7 +9,8 @@ are the further sizes (``hhe-gen prove sampler`` runs them all).
 
 from __future__ import annotations
 
-from hhe_gen.prove import ProofResult, proof
+from hhe_gen.formal.common.sby import tasks_result
+from hhe_gen.prove import proof
 
 from hhe_gen.cores.sampler.bytes import choose_structure
 
@@ -22,19 +23,10 @@ _RUBATO_128ML = (523776498, 1392759815, 1888801005, 2083648537, 2147483647, 2146
 
 
 def _run(ctx, name, tasks=("prove", "cover"), **params):
-    import re
-
     from . import prove
 
     results = prove(name, ctx.workdir, tasks=tasks, timeout=ctx.timeout, **params)
-    found = re.search(r"^prove: depth (\d+)$", (ctx.workdir / f"{name}.sby").read_text(), re.M)
-    depth = int(found.group(1)) if found else None
-    for task, res in results.items():
-        if not res.passed:
-            tail = "\n".join(res.log.splitlines()[-6:])
-            return ProofResult(res.status, depth=depth, checks=len(results),
-                               detail=f"{task}: {res.status}\n{tail}", workdir=str(res.workdir))
-    return ProofResult("PASS", depth=depth, checks=len(results), detail=" + ".join(results))
+    return tasks_result(results, ctx.workdir / f"{name}.sby")
 
 
 def _register(name, harness_name, what, size, *, quick=True, expect="PASS", **params):
