@@ -77,7 +77,7 @@ so Z_t and the complex product cost no DSP at all beyond the Z_q reducer's (``ti
     fields          zq     zt    cx    zq+zt    zq+cx    zt+cx    zq+zt+cx
     ecp5 shared     12     9     9     12       12       12       12
     ecp5 separate   12     9     9     21       21       18       30
-    xilinx shared   11     9     9     12       15       12       15
+    xilinx shared   11     9     9     12       11       12       12
     xilinx separate 11     9     9     20       20       18       29
 
 (computed with the reducers' delay estimates of the time of writing: the default plan depends
@@ -113,7 +113,7 @@ from .butterfly_share import FieldPipe, ShareUnit, Stager, TileBank, count_slots
 from .constants import check_int, check_target, quiet_on_error
 from .factory import KINDS, modmul
 from .modadd import ModAdd, ModSub
-from .pipeline import DELAY, Pipe, Segment, Timed, add_delay, schedule
+from .pipeline import DELAY, Pipe, Segment, Timed, add_delay, schedule, stage_delays
 
 __all__ = ["Butterfly", "ButterflyStream", "OP_CODES", "pack_complex", "unpack_complex"]
 
@@ -122,6 +122,16 @@ OP_CODES = {name: i for i, name in enumerate(OPS)}
 
 #: estimated delay in front of a field multiplier: routing, the op decode and the operand select
 IO_IN = DELAY["io"] + 2 * DELAY["mux"]
+
+
+def _pre_tail_delay(width: int, add_latency: int = 1) -> float:
+    """Estimated logic after the last register of the Z_q / Z_t pre-subtractor (its ``gs``
+    operand ``d`` feeds the multiplier's operand select): the sharing plan charges it, with
+    :data:`IO_IN`, in front of a modular field's multiplier, so an unregistered start of the
+    multiplier is only chosen when that path fits (otherwise the operands get a register first)."""
+    sub = ModSub((3,), width, latency=add_latency)
+    sub._MustUse__silence = True
+    return stage_delays(sub.segments, sub.counts, io_delay=0.0)[-1]
 
 
 def _modular_config(name, cfg):
@@ -262,7 +272,7 @@ class Butterfly(wiring.Component):
                 probe = modmul(kind, moduli, width, None, target=self.target, **kw)
                 probe._MustUse__silence = True
                 units.append(ShareUnit(f, f, list(probe.segments), tuple(probe.mul_plans), probe.min_latency, M,
-                                       io_in=IO_IN))
+                                       io_in=_pre_tail_delay(probe.width) + IO_IN))
         if self.cx:
             for name in ComplexProducts.NAMES:
                 units.append(ShareUnit("complex", name, self.cx.segments[name], (self.cx.plans[name],), 1,

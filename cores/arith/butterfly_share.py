@@ -92,8 +92,9 @@ class ShareUnit:
     end : int               stage (counted from the start of the multiplier section) at which its
                             result is needed: options are D + l <= end, l >= min_latency (a unit
                             that finishes early has its result delayed)
-    io_in : float           estimated delay in front of its first segment (routing and the
-                            operand-select multiplexers), charged when it starts unregistered
+    io_in : float           estimated delay in front of its first segment (routing, the
+                            operand-select multiplexers and the pre-adder's tail), charged when
+                            it starts at stage 0 (a later start has registered operands)
     """
     field: str
     name: str
@@ -136,7 +137,10 @@ class Option:
             prof.setdefault(stage, []).extend(tiles)
         for v in prof.values():
             v.sort(reverse=True)
-        return Option(start, latency, tuple(counts), prof, max_stage_delay(unit.segments, counts, io_in=unit.io_in))
+        # a late start (start > 0) gets its operands from the stager's registers: only routing
+        # is in front of its first segment then, not the operand selection (io_in)
+        io_in = unit.io_in if start == 0 else DELAY["io"]
+        return Option(start, latency, tuple(counts), prof, max_stage_delay(unit.segments, counts, io_in=io_in))
 
 
 def count_slots(units, choice) -> int:
