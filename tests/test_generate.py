@@ -65,15 +65,17 @@ def test_generate_ntt_special_primes(tmp_path):
 
 
 @pytest.mark.parametrize("kw, name", [
-    (dict(arch="sdf"), "arch"), (dict(reducer="nope"), "reducer"), (dict(vectors=-1), "vectors"),
+    (dict(arch="r22sdf"), "arch"), (dict(arch="sdf", direction="up"), "direction"),
+    (dict(arch="mdc", lanes=1), "lanes"), (dict(reducer="nope"), "reducer"), (dict(vectors=-1), "vectors"),
     (dict(bits=None), "bits"), (dict(name="1bad"), "name"), (dict(count=0), "count"),
     (dict(primes=[]), "primes"),
 ])
 def test_generate_ntt_bad_parameters(tmp_path, kw, name):
-    args = dict(bits=20, count=1)
+    args = dict(bits=20, count=1, lanes=2)
     args.update(kw)
+    lanes = args.pop("lanes")
     with pytest.raises(ParameterError, match=name):
-        generate_ntt(16, 2, tmp_path, **args)
+        generate_ntt(16, lanes, tmp_path, **args)
 
 
 def test_generate_cli(tmp_path, capsys):
@@ -98,3 +100,55 @@ def test_generate_ntt_twiddle_memory(tmp_path):
     assert otf["memories"]["twiddles"]["words_per_prime"] == len(hi) + len(lo)
     rom = generate_ntt(256, 4, tmp_path, bits=20, vectors=0)["manifest"]
     assert rom["memories"]["twiddles"]["words_per_prime"] == 2 * 256
+
+
+@pytest.mark.parametrize("arch", ["sdf", "mdc"])
+def test_generate_pipelined(tmp_path, arch):
+    """--arch sdf / mdc: two modules (forward, inverse) with manifests and vectors; the vectors are
+    the negacyclic transform (checked by evaluation at the odd powers of an independently found
+    root), and the simulated cores emit exactly the vectors' output streams."""
+    from hhe_gen.cores.ntt import PipelinedNtt
+    from hhe_gen.cores.ntt.pipelined_simulate import simulate_pipelined
+    res = generate_ntt(16, 2, tmp_path, bits=20, count=2, arch=arch, vectors=1, seed=3)
+    assert set(res["paths"]) == {"verilog", "manifest", "vectors", "verilog_inverse", "manifest_inverse",
+                                 "vectors_inverse"}
+    for inv, tag in ((False, "fwd"), (True, "inv")):
+        stem = f"ntt_{arch}_n16_p2_{tag}"
+        man = json.loads((tmp_path / f"{stem}.json").read_text())
+        text = (tmp_path / f"{stem}.v").read_text()
+        assert re.search(rf"^module {stem}\(", text, re.M)
+        assert {p["name"] for p in man["ports"]} >= {"i_stream__payload", "i_stream__valid", "i_stream__ready",
+                                                       "o_stream__payload", "o_stream__valid", "o_stream__ready"}
+        assert man["arch"] == arch and man["direction"] == ("inverse" if inv else "forward")
+        qs = [p["q"] for p in man["primes"]]
+        core = PipelinedNtt(16, 2, qs, arch=arch, inverse=inv)
+        assert man["cycles"]["latency"] == core.latency and man["cycles"]["cycles_per_polynomial"] == 8
+        assert man["memories"]["delay_words"] == core.delay_words
+        vec = json.loads((tmp_path / f"{stem}_vectors.json").read_text())
+        assert len(vec["cases"]) == 2
+        for case in vec["cases"]:
+            q = qs[case["sel"]]
+            if inv:
+                psi = _psi(16, q)
+                evals = sorted(evaluate_at(case["output"], pow(psi, 2 * j + 1, q), q) for j in range(16))
+                assert sorted(case["input"]) == evals
+            else:
+                psi = _psi(16, q)
+                evals = sorted(evaluate_at(case["input"], pow(psi, 2 * j + 1, q), q) for j in range(16))
+                assert sorted(case["output"]) == evals
+        out = simulate_pipelined(core, [(c["input"], c["sel"]) for c in vec["cases"]])
+        for case, r in zip(vec["cases"], out):
+            assert r.output == case["output"]
+            assert [r.output[j] for j in core.output_positions()] == case["output_stream"]
+
+
+def test_generate_pipelined_one_direction(tmp_path):
+    res = generate_ntt(32, 4, tmp_path, bits=20, arch="sdf", direction="inverse", vectors=0)
+    assert res["paths"]["verilog"].endswith("ntt_sdf_n32_p4.v") and "verilog_inverse" not in res["paths"]
+    assert res["manifest"]["direction"] == "inverse" and res["manifest"]["output_positions"] == "identity"
+
+
+def test_generate_cli_pipelined(tmp_path):
+    assert cli.main(["generate", "ntt", "--n", "16", "--lanes", "2", "--bits", "20", "--vectors", "0",
+                     "--arch", "mdc", "-o", str(tmp_path)]) == 0
+    assert (tmp_path / "ntt_mdc_n16_p2_fwd.v").exists() and (tmp_path / "ntt_mdc_n16_p2_inv.v").exists()
