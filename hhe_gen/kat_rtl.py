@@ -13,7 +13,9 @@ The ``alternative_xof_vectors`` (AES-128-CTR) are recorded as skipped: the core 
 only (SPEC.md section 5 makes SHAKE256 the reference XOF).
 
 CLI wiring wanted (hhe_gen/cli.py is not this module's): ``hhe-gen kat rubato --on rtl
-[--trace] [--lanes L] FILE...`` -> ``check_rubato_kat_files_rtl(files, trace=..., lanes=...)``.
+[--trace] [--lanes L] [--multiplier barrett|butterfly] FILE...`` ->
+``check_rubato_kat_files_rtl(files, trace=..., lanes=..., multiplier=...)`` (the
+``--multiplier`` option is not wired in the CLI yet).
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ def _centre(x: int, q: int) -> int:
 
 
 def check_rubato_kat_file_rtl(path, *, trace: bool = False, lanes: int = 2,
-                              vectors: Iterable[int] | None = None) -> KatReport:
+                              vectors: Iterable[int] | None = None, multiplier: str = "barrett") -> KatReport:
     """Check one KAT file on the RTL (see the module docstring).
 
     Parameters
@@ -44,6 +46,7 @@ def check_rubato_kat_file_rtl(path, *, trace: bool = False, lanes: int = 2,
     trace : compare every layer's state too
     lanes : the core's lanes (a divisor of n)
     vectors : indices of the vectors to run (default: all)
+    multiplier : the core's multipliers, "barrett" or "butterfly" (:class:`RubatoCore`)
     """
     from hhe_gen.cores.rubato import RubatoCore
     from hhe_gen.cores.rubato.simulate import simulate_blocks
@@ -60,7 +63,7 @@ def check_rubato_kat_file_rtl(path, *, trace: bool = False, lanes: int = 2,
     except (OSError, ValueError, ParameterError) as exc:
         bad(None, "file", f"cannot use KAT file: {exc}")
         return report
-    core = RubatoCore(p, lanes)
+    core = RubatoCore(p, lanes, multiplier=multiplier)
     selected = list(range(len(data.get("vectors", [])))) if vectors is None else list(vectors)
     blocks, meta = [], []
     for j in selected:
@@ -112,10 +115,11 @@ def check_rubato_kat_file_rtl(path, *, trace: bool = False, lanes: int = 2,
     return report
 
 
-def check_rubato_kat_files_rtl(paths: Iterable, trace: bool = False, lanes: int = 2) -> KatReport:
+def check_rubato_kat_files_rtl(paths: Iterable, trace: bool = False, lanes: int = 2,
+                               multiplier: str = "barrett") -> KatReport:
     """Check several KAT files on the RTL (see :func:`check_rubato_kat_file_rtl`); one merged
     :class:`hhe_gen.kat.KatReport`."""
     report = KatReport()
     for path in paths:
-        report.merge(check_rubato_kat_file_rtl(path, trace=trace, lanes=lanes))
+        report.merge(check_rubato_kat_file_rtl(path, trace=trace, lanes=lanes, multiplier=multiplier))
     return report

@@ -3,6 +3,8 @@
 =================================  =====================================================
 :class:`RubatoCore`                key + (nonce, counter) -> l keystream words (+ noise)
 :class:`RubatoDatapath`            the n-word state and its four layers, ``lanes`` wide
+:class:`RoundKeySchedule`          XOF words -> round constants -> key[i]*rc -> round-key banks
+:mod:`.multiplier`                 Barrett modmul or the multi-field Butterfly's Z_t mode
 :mod:`.schedule`                   the layer sequence and the exact cycle formula
 :mod:`.lanes`                      shift-and-add Z_q helpers (linear layers, small reduction)
 :mod:`.simulate`                   driving the core in Amaranth's simulator (tests, KAT on RTL)
@@ -41,6 +43,7 @@ Design notes
 
 from .core import RubatoCore, command_layout
 from .datapath import Layer, RubatoDatapath
+from .round_keys import RoundKeySchedule
 from .schedule import cycles_per_block, phases
 
-__all__ = ["RubatoCore", "RubatoDatapath", "Layer", "command_layout", "cycles_per_block", "phases"]
+__all__ = ["RubatoCore", "RubatoDatapath", "RoundKeySchedule", "Layer", "command_layout", "cycles_per_block", "phases"]

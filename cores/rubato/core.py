@@ -5,12 +5,12 @@ from __future__ import annotations
 from amaranth.hdl import Module, Mux, ResetInserter, Signal, signed
 from amaranth.lib import data, enum, stream, wiring
 from amaranth.lib.fifo import SyncFIFOBuffered
-from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
 from hhe_gen.params.errors import ParameterError
 
-from .datapath import Layer, RubatoDatapath, check_lanes, check_params, make_multiplier, quiet
+from .datapath import Layer, RubatoDatapath, check_lanes, check_params, quiet
+from .round_keys import RoundKeySchedule
 from .schedule import ARK, FEISTEL, MC, MR, cycles_per_block, phases
 
 __all__ = ["RubatoCore", "command_layout"]
@@ -38,8 +38,8 @@ class RubatoCore(wiring.Component):
     """One Rubato keystream block per command, bit-exact with :func:`hhe_gen.models.rubato.keystream`.
 
     Inside: SHAKE256 of ``nonce LE64 || counter LE64`` (:class:`~hhe_gen.cores.keccak.ShakeXof`,
-    4-byte beats) -> :class:`~hhe_gen.cores.sampler.RubatoRoundConstants` -> one modular
-    multiplier ``rk = key[i] * rc`` -> a round-key memory (``lanes`` banks); the layers run on
+    4-byte beats) -> :class:`~.round_keys.RoundKeySchedule` (RubatoRoundConstants -> one modular
+    multiplier ``rk = key[i] * rc`` -> a round-key memory of ``lanes`` banks); the layers run on
     :class:`~.datapath.RubatoDatapath` (``lanes`` words per cycle: ARK, MixColumns, MixRows by
     shift-and-add, Feistel with one squarer per lane), in the reference loop's order
     (:func:`~.schedule.phases`), then the first l words leave on ``o_stream``.  With ``noise``, a
@@ -54,7 +54,9 @@ class RubatoCore(wiring.Component):
                            n = fully parallel)
     noise : bool           build the noise path (the ``seed_*`` ports and the command's
                            ``noise`` flag)
-    multiplier : str       "barrett" (cores/arith modmul)
+    multiplier : str       "barrett" (cores/arith modmul) or "butterfly" (the multi-field
+                           Butterfly's Z_t mode: op "mac" in the Feistel, "mul" for the round
+                           keys); see :mod:`.multiplier`
     mul_latency : int or None  latency of every modular multiplier (None: the minimum, 3)
     xof_rounds_per_cycle : int  Keccak rounds per cycle of both XOFs (1, 2, 3, 4, 6, 8, 12, 24)
 
@@ -91,12 +93,12 @@ class RubatoCore(wiring.Component):
             from hhe_gen.cores.keccak.permutation import check_rounds_per_cycle
             check_rounds_per_cycle(xof_rounds_per_cycle)
             self.datapath = RubatoDatapath(p, lanes, multiplier=multiplier, mul_latency=mul_latency)
-            self._rk_mul = make_multiplier(multiplier, p.q, mul_latency)
+            self.round_keys = RoundKeySchedule(p, lanes, multiplier=multiplier, mul_latency=mul_latency,
+                                               in_bytes=BEAT_BYTES)
             from hhe_gen.cores.keccak import ShakeXof
-            from hhe_gen.cores.sampler import RubatoNoise, RubatoRoundConstants, SeedMessage
+            from hhe_gen.cores.sampler import RubatoNoise, SeedMessage
             self._rc_msg = SeedMessage(BEAT_BYTES)
             self._rc_xof = ShakeXof(256, beat_bytes=BEAT_BYTES, rounds_per_cycle=xof_rounds_per_cycle)
-            self._rc = RubatoRoundConstants(p, in_bytes=BEAT_BYTES)
             if noise:
                 self._nz_msg = SeedMessage(BEAT_BYTES)
                 self._nz_xof = ShakeXof(256, beat_bytes=BEAT_BYTES, rounds_per_cycle=xof_rounds_per_cycle)
@@ -106,7 +108,7 @@ class RubatoCore(wiring.Component):
             raise
         self.noise = noise
         self.xof_rounds_per_cycle = xof_rounds_per_cycle
-        self.mul_latency = self._rk_mul.latency
+        self.mul_latency = self.round_keys.mul_latency
         self.depth = self.datapath.depth
         self.phases = phases(p.rounds)
         members = {"key_we": In(1), "key_addr": In(range(p.n)), "key_data": In(p.q_bits),
@@ -116,8 +118,8 @@ class RubatoCore(wiring.Component):
             members.update({"seed_we": In(1), "seed_addr": In(range(2)), "seed_data": In(32)})
         super().__init__(members)
         self.commit_phase = Signal(range(len(self.phases)))
-        self.rk_count = Signal(range(p.round_constant_count + 1))
-        self.xof_words = Signal(16)
+        self.rk_count = self.round_keys.rk_count
+        self.xof_words = self.round_keys.xof_words
 
     def cycles_per_block(self, accepted_positions=None) -> int:
         """:func:`~.schedule.cycles_per_block` for this core (see there)."""
@@ -139,7 +141,6 @@ class RubatoCore(wiring.Component):
         from hhe_gen.cores.sampler import MessageKind
         m.submodules.rc_msg = rc_msg = self._rc_msg
         m.submodules.rc_xof = rc_xof = self._rc_xof
-        m.submodules.rc = rc = self._rc
         all_ready = rc_msg.i_stream.ready & (state == _State.IDLE)
         if self.noise:
             m.submodules.nz_msg = nz_msg = self._nz_msg
@@ -163,7 +164,8 @@ class RubatoCore(wiring.Component):
                          xof.restart.eq(start), smp.clear.eq(start)]
             wiring.connect(m, xof.o_stream, smp.i_stream)
 
-        feed(rc_msg, rc_xof, rc, MessageKind.RUBATO_RC)
+        m.submodules.round_keys = rks = self.round_keys
+        feed(rc_msg, rc_xof, rks, MessageKind.RUBATO_RC)
         if self.noise:
             feed(nz_msg, nz_xof, nz, MessageKind.RUBATO_NOISE)
             m.d.comb += [nz_msg.seed_we.eq(self.seed_we), nz_msg.seed_addr.eq(self.seed_addr),
@@ -180,72 +182,23 @@ class RubatoCore(wiring.Component):
             with m.Elif(nz.o_stream.valid & nz.o_stream.ready):
                 m.d.sync += nz_count.eq(nz_count + 1)
 
-        # -- round keys: rk[j][i] = key[i] * rc[j][i] into `lanes` banks ------------------------
-        m.submodules.key = key_mem = Memory(shape=w, depth=n, init=[])
-        key_w = key_mem.write_port()
-        key_r = key_mem.read_port()
-        m.d.comb += [key_w.en.eq(self.key_we), key_w.addr.eq(self.key_addr), key_w.data.eq(self.key_data)]
-        rc_count = Signal(range(total + 1))
-        key_index = Signal(range(n))
-        bank = Signal(range(max(2, L)))
-        addr = Signal(range((p.rounds + 1) * S))
-        take = rc.o_stream.valid & rc.o_stream.ready
-        m.d.comb += [rc.o_stream.ready.eq((rc_count < total) & ~start), key_r.addr.eq(key_index)]
-        with m.If(start):
-            m.d.sync += [rc_count.eq(0), key_index.eq(0), bank.eq(0), addr.eq(0), self.xof_words.eq(0)]
-        with m.Else():
-            # candidate words the rejection filter took up to (not after) the last constant:
-            # the model's rc_xof_words_read (the filter may take more while it looks for a
-            # value nobody will take; those are not counted)
-            candidate = rc._filter.i_stream
-            counting = (rc_count < total) & ~(take & (rc_count == total - 1))
-            with m.If(candidate.valid & candidate.ready & counting):
-                m.d.sync += self.xof_words.eq(self.xof_words + 1)
-            with m.If(take):
-                m.d.sync += [rc_count.eq(rc_count + 1),
-                             key_index.eq(Mux(key_index == n - 1, 0, key_index + 1))]
-                if L > 1:
-                    m.d.sync += bank.eq(Mux(bank == L - 1, 0, bank + 1))
-                    with m.If(bank == L - 1):
-                        m.d.sync += addr.eq(addr + 1)
-                else:
-                    m.d.sync += addr.eq(addr + 1)
-        rc_1, valid_1 = Signal(w), Signal()
-        bank_1, addr_1 = Signal.like(bank), Signal.like(addr)
-        m.d.sync += [rc_1.eq(rc.o_stream.payload), valid_1.eq(take & ~start), bank_1.eq(bank),
-                     addr_1.eq(addr)]
-        m.submodules.rk_mul = mul = self._rk_mul
-        m.d.comb += [mul.a.eq(key_r.data), mul.b.eq(rc_1), mul.en.eq(1)]
-        wv, wb, wa = valid_1, bank_1, addr_1
-        for k in range(self.mul_latency):
-            nv, nb, na = Signal(name=f"rkv{k}"), Signal.like(bank, name=f"rkb{k}"), Signal.like(addr, name=f"rka{k}")
-            m.d.sync += [nv.eq(wv & ~start), nb.eq(wb), na.eq(wa)]
-            wv, wb, wa = nv, nb, na
-        with m.If(start):
-            m.d.sync += self.rk_count.eq(0)
-        with m.Elif(wv):
-            m.d.sync += self.rk_count.eq(self.rk_count + 1)
-        rk_read_addr = Signal.like(addr)
-        for a in range(L):
-            mem = Memory(shape=w, depth=(p.rounds + 1) * S, init=[])
-            m.submodules[f"rk_bank{a}"] = mem
-            wp, rp = mem.write_port(), mem.read_port()
-            m.d.comb += [wp.en.eq(wv & (wb == a)), wp.addr.eq(wa), wp.data.eq(mul.p[:w]),
-                         rp.addr.eq(rk_read_addr), dp.rk[a].eq(rp.data)]
+        # -- round keys ---------------------------------------------------------------------------
+        m.d.comb += [rks.key_we.eq(self.key_we), rks.key_addr.eq(self.key_addr), rks.key_data.eq(self.key_data)]
+        m.d.comb += [dp.rk[a].eq(rks.rk[a]) for a in range(L)]
 
         # -- the phase sequence ---------------------------------------------------------------
         ph = Signal(range(len(self.phases)))
-        rk_base = Signal.like(addr)
+        rk_base = Signal.like(rks.rk_addr)
         cur_layer = Signal(Layer)
         needed = Signal(range(total + 1))
-        base = Signal.like(addr)
+        base = Signal.like(rks.rk_addr)
         with m.Switch(ph):
             for i, phase in enumerate(self.phases):
                 with m.Case(i):
                     m.d.comb += cur_layer.eq(_LAYER[phase.kind])
                     if phase.kind == ARK:
                         m.d.comb += [needed.eq((phase.round_key + 1) * n), base.eq(phase.round_key * S)]
-        m.d.comb += [dp.layer.eq(cur_layer), rk_read_addr.eq(rk_base + dp.step)]
+        m.d.comb += [dp.layer.eq(cur_layer), rks.rk_addr.eq(rk_base + dp.step)]
         go = Signal()
         m.d.comb += [go.eq((state == _State.RUN) & (self.rk_count >= needed)),
                      dp.go.eq(go), dp.init.eq(start)]

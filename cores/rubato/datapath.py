@@ -10,12 +10,10 @@ from hhe_gen.params.errors import ParameterError
 from hhe_gen.params.rubato import RubatoParams, rubato_params
 
 from .lanes import mod_add, reduce_small, sum_bound, weighted_sum
+from .multiplier import MULTIPLIERS, make_multiplier
 
 __all__ = ["Layer", "RubatoDatapath", "check_lanes", "check_params", "make_multiplier", "quiet",
            "MULTIPLIERS"]
-
-MULTIPLIERS = ("barrett",)
-
 
 class Layer(enum.Enum, shape=2):
     """The layer a phase of :class:`RubatoDatapath` computes."""
@@ -51,20 +49,6 @@ def check_lanes(lanes, n: int) -> int:
     return lanes
 
 
-def make_multiplier(kind: str, q: int, latency=None):
-    """A raw pipelined a*b mod q unit (ports a, b, en, p; attribute ``latency``).
-
-    ``"barrett"``: :func:`hhe_gen.cores.arith.modmul` ("barrett"), the only kind (the multi-field
-    :class:`hhe_gen.cores.arith.Butterfly` is not wired here: see the design notes of
-    :mod:`hhe_gen.cores.rubato`).
-    """
-    from hhe_gen.cores.arith import modmul
-
-    if kind != "barrett":
-        raise ParameterError("multiplier", kind, "'barrett' (cores/arith modmul)")
-    return modmul("barrett", [q], max(16, q.bit_length()), latency)
-
-
 class RubatoDatapath(wiring.Component):
     """The n-word Rubato state with ARK, MixColumns, MixRows and Feistel, ``lanes`` words a cycle.
 
@@ -78,7 +62,10 @@ class RubatoDatapath(wiring.Component):
     ----------
     params : RubatoParams or set name
     lanes : int                 L, a divisor of n (n = fully parallel)
-    multiplier : str            "barrett" (the Feistel squarers, one per lane)
+    multiplier : str            the Feistel squarers, one per lane: "barrett" (cores/arith
+                                ``modmul``, then a modular addition here) or "butterfly" (the
+                                multi-field Butterfly's Z_t field in op "mac": x[i] + x[i-1]^2 in
+                                the unit; word 0 squares 0)
     mul_latency : int or None   the squarers' latency (None = minimum)
 
     Members
@@ -107,7 +94,7 @@ class RubatoDatapath(wiring.Component):
             p = self.params = check_params(params)
             self.lanes = check_lanes(lanes, p.n)
             self.mul_kind = multiplier
-            self._muls = [make_multiplier(multiplier, p.q, mul_latency) for _ in range(self.lanes)]
+            self._muls = [make_multiplier(multiplier, p.q, mul_latency, mac=True) for _ in range(self.lanes)]
         except ParameterError:
             quiet(self)
             raise
@@ -199,13 +186,21 @@ class RubatoDatapath(wiring.Component):
 
             # Feistel: y = x[i] + x[i-1]^2, y[0] = x[0]
             prev = x[(a - 1) % n]
-            m.d.comb += [mul.a.eq(prev), mul.b.eq(prev), mul.en.eq(1)]
-            first = Signal(name=f"first{a}")
-            m.d.comb += first.eq((step == 0) if a == 0 else 0)
-            self_m = delay(x[a], self.mul_latency, f"fself{a}")
-            first_m = delay(first, self.mul_latency, f"ffirst{a}")
             fei = Signal(w, name=f"feistel{a}")
-            m.d.sync += fei.eq(Mux(first_m, self_m, mod_add(self_m, mul.p[:w], q)))
+            if self.mul_kind == "butterfly":
+                # x[i] + x[i-1]^2 as the unit's c + a*b; word 0: x[0] + 0^2
+                first = Signal(name=f"first{a}")
+                m.d.comb += first.eq((step == 0) if a == 0 else 0)
+                square_in = Mux(first, 0, prev) if a == 0 else prev
+                m.d.comb += [mul.a.eq(square_in), mul.b.eq(square_in), mul.c.eq(x[a]), mul.en.eq(1)]
+                m.d.sync += fei.eq(mul.p[:w])
+            else:
+                m.d.comb += [mul.a.eq(prev), mul.b.eq(prev), mul.en.eq(1)]
+                first = Signal(name=f"first{a}")
+                m.d.comb += first.eq((step == 0) if a == 0 else 0)
+                self_m = delay(x[a], self.mul_latency, f"fself{a}")
+                first_m = delay(first, self.mul_latency, f"ffirst{a}")
+                m.d.sync += fei.eq(Mux(first_m, self_m, mod_add(self_m, mul.p[:w], q)))
 
             lin_d, ark_d = delay(lin, D - 2, f"lin{a}"), delay(ark, D - 2, f"ark{a}")
             fei_d = delay(fei, D - self.mul_latency - 1, f"fei{a}")

@@ -6,6 +6,12 @@
   ``datapath-q31-l4-ark-mc`` (quick) stops after MixColumns, ``-linear`` after MixRows.
 * ``mutant-datapath-*`` (``expect="FAIL"``): the same harness with a wrong specification for one
   layer must be refuted (the harness can fail).
+* ``round-keys-q<q>-l<L>[-butterfly]``: round-constant intake never uses a rejected word - the
+  core's round-key path (:class:`~hhe_gen.cores.rubato.round_keys.RoundKeySchedule`) with free
+  XOF words: every round key written is key[i] * (the i-th accepted word, masked) mod q, in
+  order, and no rejected word reaches the multiplier (:mod:`.round_keys`; k-induction, depth
+  10, plus covers to depth 60: a block's 48 round keys all written).  ``mutant-round-keys-*``:
+  a filter that lets words q .. q'-1 through is refuted.
 """
 
 from __future__ import annotations
@@ -64,3 +70,38 @@ for _layer, _quick in (("ARK", True), ("MIX_COLUMNS", True), ("MIX_ROWS", False)
     proof(GROUP, f"mutant-datapath-{_layer.lower().replace('_', '')}",
           what=f"a wrong {_layer} specification is refuted", size="v=4, n=16, q=31, lanes=4",
           engine="sby-bmc", quick=_quick, expect="FAIL")(_make_mutant())
+
+
+def round_keys(ctx, q: int, lanes: int, multiplier: str = "barrett", mutant=None, cover=True):
+    from .round_keys import RoundKeyHarness
+
+    name = f"round_keys_q{q}_l{lanes}_{multiplier}" + (f"_{mutant}" if mutant else "")
+    make = lambda: RoundKeyHarness(q, lanes, multiplier, mutant).build()  # noqa: E731
+    runs = [run_harness(make(), ctx.workdir, name, mode="prove", depth=ROUND_KEYS_K, timeout=ctx.timeout)]
+    if cover and runs[0].passed:
+        runs.append(run_harness(make(), ctx.workdir, name, mode="cover", depth=ROUND_KEYS_COVER,
+                                timeout=ctx.timeout))
+    return _result(runs, f"k-induction depth {ROUND_KEYS_K} + covers to depth {ROUND_KEYS_COVER}")
+
+
+ROUND_KEYS_K, ROUND_KEYS_COVER = 10, 60
+_RK_WHAT = ("round-constant intake never uses a rejected word: with free XOF words, every round key "
+            "written is key[J mod n] * (the J-th accepted candidate, masked) mod q, written in order "
+            "to bank J mod L, address J div L; no word >= q enters the multiplier; covers")
+for _q, _lanes, _mult, _quick in [(17, 2, "barrett", True), (31, 4, "butterfly", True), (17, 1, "barrett", False),
+                                  (17, 16, "barrett", False), (31, 2, "butterfly", False),
+                                  (127, 8, "barrett", False)]:
+    def _make_rk(q=_q, lanes=_lanes, mult=_mult):
+        def fn(ctx):
+            return round_keys(ctx, q, lanes, mult)
+        return fn
+    proof(GROUP, f"round-keys-q{_q}-l{_lanes}" + ("-butterfly" if _mult == "butterfly" else ""), what=_RK_WHAT,
+          size=f"Par-80S n=16, r=2 (48 constants), q={_q} (32-bit candidates masked to {_q.bit_length()} "
+               f"bits), lanes={_lanes}, {_mult} multiplier",
+          engine="sby-prove", quick=_quick)(_make_rk())
+
+
+@proof(GROUP, "mutant-round-keys-loose-filter", what="a filter that passes masked words q .. q'-1 is refuted",
+       size="q=17 (filter for 19), lanes=2", engine="sby-prove", expect="FAIL")
+def _mutant_round_keys(ctx):
+    return round_keys(ctx, 17, 2, mutant="loose-filter", cover=False)

@@ -49,6 +49,18 @@ def test_lanes(name, lanes):
     _run_and_check(core, key, [(rng.getrandbits(64), rng.getrandbits(64), 0)])
 
 
+@pytest.mark.parametrize("name,lanes,mul_latency", [("Par-128S", 2, None), ("Par-80M", 3, 5), ("Par-80L", 8, None)])
+def test_butterfly_multiplier(name, lanes, mul_latency):
+    """The multi-field Butterfly's Z_t mode (op "mac" in the Feistel, "mul" for the round keys):
+    the same keystream and states as the model, and the formula's cycles."""
+    p = rubato_params(name)
+    rng = random.Random(f"bf{name}{lanes}")
+    key = [rng.randrange(p.q) for _ in range(p.n)]
+    core = RubatoCore(p, lanes, multiplier="butterfly", mul_latency=mul_latency)
+    assert core.mul_latency == (3 if mul_latency is None else mul_latency)
+    _run_and_check(core, key, [(rng.getrandbits(64), rng.getrandbits(64), 1), (0, 0, 0)], seed=rng.getrandbits(64))
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("name,lanes", [("Par-128L", 1), ("Par-128L", 8), ("Par-128L", 64),
                                         ("Par-128M", 36), ("Par-80L", 4), ("Par-128S", 8)])

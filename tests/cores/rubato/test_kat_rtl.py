@@ -21,6 +21,13 @@ def test_two_vectors_with_trace():
     assert len(report.skipped) == 2        # the AES-128-CTR vectors
 
 
+def test_two_vectors_with_trace_butterfly():
+    """The same with the multi-field Butterfly's Z_t mode as the multipliers."""
+    report = check_rubato_kat_file_rtl(Path(KAT_DIR) / "rubato_80m.json", trace=True, vectors=[3, 7],
+                                       multiplier="butterfly")
+    assert report.ok and report.vectors_checked == 2, report.mismatches[:3]
+
+
 def test_corrupted_file_is_caught(tmp_path):
     data = json.loads((Path(KAT_DIR) / "rubato_80s.json").read_text())
     vec = data["vectors"][0]
@@ -43,7 +50,8 @@ def test_unreadable_file(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("multiplier", ["barrett", "butterfly"])
 @pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
-def test_every_vector_every_layer(path):
-    report = check_rubato_kat_files_rtl([path], trace=True, lanes=2)
+def test_every_vector_every_layer(path, multiplier):
+    report = check_rubato_kat_files_rtl([path], trace=True, lanes=2, multiplier=multiplier)
     assert report.ok and report.vectors_checked == 10, report.mismatches[:3]
