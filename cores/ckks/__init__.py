@@ -1,6 +1,6 @@
 """CKKS client cores (installed as ``hhe_gen.cores.ckks``): the encoder (slots -> special IFFT ->
-x Delta -> residues per prime) and the decoder (residues of one prime -> centred / Delta ->
-special FFT -> slots), bit-exact with :mod:`hhe_gen.models.ckks_fixed` (which equals
+x Delta -> residues per prime) and the decoder (residues of L = 1 .. 8 coprime moduli -> streaming
+CRT (:class:`CrtCentre`), centred / Delta -> special FFT -> slots), bit-exact with :mod:`hhe_gen.models.ckks_fixed` (which equals
 :mod:`hhe_gen.models.ckks`'s fixed-point encode/decode).
 
 Precision (``hhe-gen bench fft``; measured with the model, which the cores equal bit for bit):
@@ -44,7 +44,8 @@ N       W/F     A mean/max   B mean/max   E mean/max
   ``rounding="half-even"`` when the worst slot matters (one more adder per rounding in hardware).
 """
 
+from .crt import CrtCentre
 from .decoder import Decoder
 from .encoder import Encoder
 
-__all__ = ["Encoder", "Decoder"]
+__all__ = ["Encoder", "Decoder", "CrtCentre"]

@@ -1,39 +1,42 @@
-"""CKKS decoder: residues mod one prime -> centred -> / Delta (fixed point) -> special FFT -> slots.
+"""CKKS decoder: residues mod L coprime moduli -> CRT, centred -> / Delta (fixed point) -> special
+FFT -> slots.
 
 Golden model: :func:`hhe_gen.models.ckks_fixed.decode_fixed` (equal to
-:func:`hhe_gen.models.ckks.decode` with ``fmt`` of a one-prime plaintext, tests/cores/ckks), bit
-for bit.
+:func:`hhe_gen.models.ckks.decode` with ``fmt``, tests/cores/ckks), bit for bit.
 
 Datapath::
 
-    i_stream (P residues/beat, coefficients m_0 .. m_{N-1} in natural order) -> per lane:
-      c = r - q if r > floor(q/2) else r                         (centred)
+    i_stream (P coefficients/beat, m_0 .. m_{N-1} in natural order; a lane carries all L residues
+              of its coefficient, r_0 | r_1 << qbits | ...) ->
+      CrtCentre: c in (-Q/2, Q/2], c = r_i mod q_i          (L = 1: c = r - q if r > floor(q/2)
+                                                             else r, combinational; L >= 2: a
+                                                             6-stage pipeline, see crt.py)
       v = scale_down(c) = c << (F - log_scale), or (c + 2^(s-1) - [c<0]) >> s, s = log_scale - F
           (round half away from zero), saturated to [min_int, max_int]
     -> register -> SpecialFft(split_load): the first N/2 coefficients are the real parts of
        w_0 .. w_{n-1}, the next N/2 their imaginary parts -> o_stream (P slots/beat, packed)
 
-One prime only: the CRT over several primes (a wide multiply-accumulate by the CRT weights and a
-reduction mod Q) is not built; a fresh or rescaled plaintext decodes from q_0 alone while
-|m| < q_0/2 (give the decoder the first prime's row).
+The CRT's width grows with L: Q has sum(bit lengths) bits; its last stage multiplies each
+y_i < q_i by the constant Q/q_i and adds L such products.
 
 Parameters
 ----------
 n_ring, lanes, fmt, log_scale : as :class:`.encoder.Encoder`
-modulus : int           the prime q (odd, < 2^64); 2^(W-1-F+log_scale) < q
+moduli : int or list    1 .. 8 odd pairwise coprime moduli (< 2^64); 2^(W-1-F+log_scale) < Q
 target, bf_latency      passed to the FFT's butterflies
 
 Members
 -------
-i_stream : In(stream.Signature(ArrayLayout(qbits, P)))      residues in [0, q)
+i_stream : In(stream.Signature(ArrayLayout(L*qbits, P)))   residues r_i in [0, q_i), packed per lane
 o_stream : Out(stream.Signature(ArrayLayout(2W, P)))        slots ``re | im << W``
-fft : the :class:`~hhe_gen.cores.fft.SpecialFft`
+crt : the :class:`~.crt.CrtCentre`;  fft : the :class:`~hhe_gen.cores.fft.SpecialFft`
 
 Latency
 -------
-One input register before the FFT (which takes 2n/P = N/P beats with split_load): with the last
-residue beat accepted in cycle c, the first slot beat is taken in cycle c + fft.compute_cycles + 3;
-:meth:`cycles` = fft.cycles() + 1 (first input beat to last output beat, inclusive, full rate).
+The CRT (crt.latency = 0 for L = 1, 6 for L >= 2), one register before the FFT (which takes
+2n/P = N/P beats with split_load): with the last residue beat accepted in cycle c, the first slot
+beat is taken in cycle c + crt.latency + fft.compute_cycles + 3; :meth:`cycles` = fft.cycles() +
+1 + crt.latency (first input beat to last output beat, inclusive, full rate).
 """
 
 from __future__ import annotations
@@ -44,9 +47,9 @@ from amaranth.lib.wiring import In, Out
 
 from hhe_gen.cores.arith.constants import quiet_on_error
 from hhe_gen.models import ckks_fixed
-from hhe_gen.params.errors import ParameterError
 
 from ..fft import SpecialFft
+from .crt import CrtCentre
 
 __all__ = ["Decoder"]
 
@@ -66,42 +69,51 @@ class Decoder(wiring.Component):
     __doc__ = __doc__
 
     @quiet_on_error
-    def __init__(self, n_ring, lanes, fmt, log_scale, modulus, *, target="ecp5", bf_latency=None):
-        if isinstance(modulus, bool) or not isinstance(modulus, int):
-            raise ParameterError("modulus", modulus, "one odd prime 3 .. 2^64 - 1 (CRT over several primes is "
-                                 "not implemented: pass the first prime)")
-        (self.q,) = ckks_fixed.check_codec_params(n_ring, fmt, log_scale, (modulus,))
+    def __init__(self, n_ring, lanes, fmt, log_scale, moduli, *, target="ecp5", bf_latency=None):
+        self.moduli = ckks_fixed.check_decoder_params(n_ring, fmt, log_scale, moduli)
         self.n_ring, self.n, self.lanes, self.fmt, self.log_scale = n_ring, n_ring // 2, lanes, fmt, log_scale
         self.fft = SpecialFft(self.n, lanes, fmt, split_load=True, target=target, bf_latency=bf_latency)
-        self.qbits = self.q.bit_length()
+        self.crt = CrtCentre(self.moduli, lanes)
+        self.qbits = self.crt.qbits
         super().__init__({
-            "i_stream": In(stream.Signature(data.ArrayLayout(unsigned(self.qbits), lanes))),
+            "i_stream": In(stream.Signature(data.ArrayLayout(unsigned(len(self.moduli) * self.qbits), lanes))),
             "o_stream": Out(stream.Signature(data.ArrayLayout(unsigned(2 * fmt.width), lanes))),
         })
 
     def cycles(self) -> int:
-        return self.fft.cycles() + 1
+        return self.fft.cycles() + 1 + self.crt.latency
 
-    def model(self, row):
-        """Fixed-point slots of N residues mod q."""
-        return ckks_fixed.decode_fixed(row, self.q, self.fmt, self.log_scale)
+    def model(self, rows):
+        """Fixed-point slots of L rows of N residues (row i mod moduli[i]; with one modulus a single
+        row is accepted too)."""
+        if rows and isinstance(rows[0], int):
+            rows = [rows]
+        return ckks_fixed.decode_fixed(rows, list(self.moduli), self.fmt, self.log_scale)
+
+    def pack(self, rows) -> list[list[int]]:
+        """Input beats (P packed lanes each) of L residue rows."""
+        if rows and isinstance(rows[0], int):
+            rows = [rows]
+        p, qb = self.lanes, self.qbits
+        return [[sum(row[b * p + lane] << (i * qb) for i, row in enumerate(rows)) for lane in range(p)]
+                for b in range(self.n_ring // p)]
 
     def elaborate(self, platform):
         m = Module()
         m.submodules.fft = fft = self.fft
-        fmt, p, w, q = self.fmt, self.lanes, self.fmt.width, self.q
+        m.submodules.crt = crt = self.crt
+        fmt, p, w = self.fmt, self.lanes, self.fmt.width
         m.d.comb += [self.o_stream.payload.eq(fft.o_stream.payload), self.o_stream.valid.eq(fft.o_stream.valid),
                      fft.o_stream.ready.eq(self.o_stream.ready)]
         r_valid = Signal()
         r_data = Signal(data.ArrayLayout(unsigned(2 * w), p))
         take = Signal()
-        m.d.comb += [self.i_stream.ready.eq(~r_valid | fft.i_stream.ready),
-                     take.eq(self.i_stream.valid & self.i_stream.ready),
+        wiring.connect(m, wiring.flipped(self.i_stream), crt.i_stream)
+        m.d.comb += [crt.o_stream.ready.eq(~r_valid | fft.i_stream.ready),
+                     take.eq(crt.o_stream.valid & crt.o_stream.ready),
                      fft.i_stream.valid.eq(r_valid), fft.i_stream.payload.eq(r_data)]
         for lane in range(p):
-            r = self.i_stream.payload[lane]
-            c = Signal(signed(self.qbits + 1), name=f"c{lane}")
-            m.d.comb += c.eq(Mux(r > q // 2, r - q, r))
+            c = crt.o_stream.payload[lane]
             v = Signal(signed(w), name=f"v{lane}")
             m.d.comb += v.eq(scale_down_hw(c, fmt, self.log_scale))
             with m.If(take):

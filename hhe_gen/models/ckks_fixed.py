@@ -9,10 +9,13 @@ Encoder (full packing, n = N/2 slots, Delta = 2^log_scale)::
                 = (v + 2^(r-1) - [v < 0]) >> r,  r = F - log_scale         otherwise
     row_i = [m mod q_i]  (|m| < q_i: one conditional add of q_i)
 
-Decoder (one prime q; the CRT over several primes is not implemented in hardware: a fresh
-plaintext decodes from its first prime alone as long as |m| < q_0/2)::
+Decoder (L = 1 .. 8 pairwise coprime moduli q_i, Q = prod q_i; a fresh plaintext also decodes from
+its first prime alone as long as |m| < q_0/2)::
 
-    c = r - q if r > floor(q/2) else r                     (centred, as crt_centered with one prime)
+    c = crt_centre(r_0 .. r_{L-1}):                        (the hardware's CRT, cores/ckks/crt.py)
+        y_i = r_i * ((Q/q_i)^-1 mod q_i) mod q_i
+        x   = sum_i y_i * (Q/q_i)  mod Q                    (sum < L*Q: L-1 conditional subtractions)
+        c   = x - Q if x > floor(Q/2) else x               (centred into (-Q/2, Q/2])
     scale_down(c) = round(c * 2^F / 2^log_scale), half away from zero, saturated to fmt
     w_k = (scale_down(c_k), scale_down(c_{k+n}))  -> special_fft_fixed -> slots (fmt)
 
@@ -30,6 +33,9 @@ Parameter rules (:func:`check_codec_params`, ParameterError naming the parameter
   |m| <= 2^(W-1-F) * Delta, is below each prime, so one conditional add reduces it; a larger
   scale needs more than the fixed point's integer range and is refused, "scale too large");
 * primes odd, 3 .. 2^64.
+
+The decoder (:func:`check_decoder_params`) takes 1 .. 8 pairwise coprime odd moduli and needs
+2^(W-1-F+log_scale) < Q (the product) instead of below every prime.
 """
 
 from __future__ import annotations
@@ -39,12 +45,17 @@ import math
 from ..params.errors import ParameterError
 from . import fft as fftm
 
-__all__ = ["check_codec_params", "scale_up", "scale_down", "centre", "encode_fixed", "decode_fixed",
+MAX_DECODER_PRIMES = 8
+
+__all__ = ["check_codec_params", "check_decoder_params", "scale_up", "scale_down", "centre", "crt_constants",
+           "crt_centre", "encode_fixed", "decode_fixed",
            "encode_slots", "decode_slots", "precision_bits"]
 
 
-def check_codec_params(n_ring: int, fmt: fftm.FixedPointFormat, log_scale: int, moduli) -> tuple[int, ...]:
-    """Validate (see the module docstring); returns the moduli as a tuple."""
+def check_codec_params(n_ring: int, fmt: fftm.FixedPointFormat, log_scale: int, moduli,
+                       *, bound=None) -> tuple[int, ...]:
+    """Validate (see the module docstring); returns the moduli as a tuple.  ``bound``: the number
+    2^(W-1-F+log_scale) must stay below (default: the smallest prime; the decoder passes Q)."""
     if isinstance(n_ring, bool) or not isinstance(n_ring, int) or n_ring < 16 or n_ring > 1 << 16 \
             or n_ring & (n_ring - 1):
         raise ParameterError("N", n_ring, "a power of two 2^4 .. 2^16")
@@ -67,11 +78,31 @@ def check_codec_params(n_ring: int, fmt: fftm.FixedPointFormat, log_scale: int, 
     if isinstance(log_scale, bool) or not isinstance(log_scale, int) or not 1 <= log_scale <= 62:
         raise ParameterError("log_scale", log_scale, "an integer 1 .. 62 (Delta = 2^log_scale)")
     top = fmt.width - 1 - fmt.frac_bits + log_scale
-    q_min = min(moduli)
+    q_min = min(moduli) if bound is None else bound(moduli)
+    what = "the smallest prime" if bound is None else "the product Q of the moduli"
     if not 1 << top < q_min:                     # q_min odd: 2^(bits-1) < q_min < 2^bits
         raise ParameterError("log_scale", log_scale,
-                             f"1 .. {q_min.bit_length() - 1 - (fmt.width - 1 - fmt.frac_bits)} "
-                             f"(2^(W-1-F+log_scale) below the smallest prime, here 2^{top} >= {q_min})")
+                             f"1 .. {min(62, q_min.bit_length() - 1 - (fmt.width - 1 - fmt.frac_bits))} "
+                             f"(2^(W-1-F+log_scale) below {what}, here 2^{top} >= {q_min})")
+    return moduli
+
+
+def check_decoder_params(n_ring: int, fmt: fftm.FixedPointFormat, log_scale: int, moduli) -> tuple[int, ...]:
+    """:func:`check_codec_params` for the decoder: 1 .. 8 pairwise coprime odd moduli, and
+    2^(W-1-F+log_scale) < Q = their product.  Returns the moduli as a tuple."""
+    if isinstance(moduli, int) and not isinstance(moduli, bool):
+        moduli = (moduli,)
+    try:
+        count = len(moduli)
+    except TypeError:
+        raise ParameterError("moduli", moduli, "a prime or a list of 1 .. 8 odd pairwise coprime moduli") from None
+    if not 1 <= count <= MAX_DECODER_PRIMES:
+        raise ParameterError("moduli", f"<{count} moduli>", f"1 .. {MAX_DECODER_PRIMES} moduli")
+    moduli = check_codec_params(n_ring, fmt, log_scale, moduli, bound=math.prod)
+    for i, a in enumerate(moduli):
+        for b in moduli[:i]:
+            if math.gcd(a, b) != 1:
+                raise ParameterError("moduli", moduli, f"pairwise coprime moduli ({a} and {b} are not)")
     return moduli
 
 
@@ -100,6 +131,26 @@ def centre(r: int, q: int) -> int:
     return r - q if r > q // 2 else r
 
 
+def crt_constants(moduli) -> tuple[int, list[int], list[int]]:
+    """(Q, [(Q/q_i)^-1 mod q_i], [Q/q_i]): the constants of :func:`crt_centre`."""
+    big_q = math.prod(moduli)
+    cofactors = [big_q // q for q in moduli]
+    return big_q, [pow(m % q, -1, q) for m, q in zip(cofactors, moduli)], cofactors
+
+
+def crt_centre(residues, moduli) -> int:
+    """The integer in (-Q/2, Q/2] congruent to residues[i] mod moduli[i] (the hardware's steps:
+    y_i = r_i * inv_i mod q_i, x = sum y_i * Q/q_i < L*Q reduced by conditional subtractions of Q,
+    centred by one more).  With one modulus it is :func:`centre`."""
+    big_q, invs, cofactors = crt_constants(moduli)
+    x = sum((r * inv % q) * m for r, inv, q, m in zip(residues, invs, moduli, cofactors))
+    for k in range(len(moduli) - 1, 0, -1):        # constant time in hardware: compare with k*Q
+        if x >= k * big_q:
+            x -= k * big_q
+            break
+    return x - big_q if x > big_q // 2 else x
+
+
 def encode_fixed(slots, fmt: fftm.FixedPointFormat, log_scale: int, moduli) -> list[list[int]]:
     """n = N/2 fixed-point slots ((re, im) pairs in fmt) -> one row of N residues per prime."""
     n = len(slots)
@@ -109,14 +160,23 @@ def encode_fixed(slots, fmt: fftm.FixedPointFormat, log_scale: int, moduli) -> l
     return [[c % q for c in m] for q in moduli]
 
 
-def decode_fixed(row, q: int, fmt: fftm.FixedPointFormat, log_scale: int) -> list[tuple[int, int]]:
-    """N residues mod q -> n = N/2 fixed-point slots."""
-    n_ring = len(row)
-    check_codec_params(n_ring, fmt, log_scale, (q,))
-    if any(isinstance(r, bool) or not isinstance(r, int) or not 0 <= r < q for r in row):
-        raise ParameterError("row", "<residues>", f"integers 0 .. q - 1 = {q - 1}")
+def decode_fixed(rows, moduli, fmt: fftm.FixedPointFormat, log_scale: int) -> list[tuple[int, int]]:
+    """N residues mod each modulus -> n = N/2 fixed-point slots.
+
+    ``moduli`` an int q: ``rows`` is one row of N residues mod q; a list of L moduli: ``rows`` is
+    L rows (row i mod moduli[i]), combined by :func:`crt_centre`."""
+    if isinstance(moduli, int) and not isinstance(moduli, bool):
+        moduli, rows = (moduli,), [rows]
+    moduli = check_decoder_params(len(rows[0]) if rows else 0, fmt, log_scale, moduli)
+    rows = [list(r) for r in rows]
+    n_ring = len(rows[0])
+    if len(rows) != len(moduli) or any(len(r) != n_ring for r in rows):
+        raise ParameterError("rows", f"<{len(rows)} rows>", f"{len(moduli)} rows of N = {n_ring} residues")
+    for row, q in zip(rows, moduli):
+        if any(isinstance(r, bool) or not isinstance(r, int) or not 0 <= r < q for r in row):
+            raise ParameterError("row", "<residues>", f"integers 0 .. q - 1 = {q - 1}")
     n = n_ring // 2
-    c = [scale_down(centre(r, q), fmt, log_scale) for r in row]
+    c = [scale_down(crt_centre(res, moduli), fmt, log_scale) for res in zip(*rows)]
     return fftm.special_fft_fixed(list(zip(c[:n], c[n:])), fmt)
 
 
@@ -125,9 +185,9 @@ def encode_slots(slots, fmt, log_scale, moduli) -> list[list[int]]:
     return encode_fixed([fftm.quantize_complex(z, fmt) for z in slots], fmt, log_scale, moduli)
 
 
-def decode_slots(row, q, fmt, log_scale) -> list[complex]:
+def decode_slots(rows, moduli, fmt, log_scale) -> list[complex]:
     """:func:`decode_fixed` -> complex slots."""
-    return [fftm.dequantize_complex(p, fmt) for p in decode_fixed(row, q, fmt, log_scale)]
+    return [fftm.dequantize_complex(p, fmt) for p in decode_fixed(rows, moduli, fmt, log_scale)]
 
 
 def precision_bits(expected, got) -> tuple[float, float]:

@@ -1,7 +1,7 @@
 """The CKKS encoder / decoder cores against hhe_gen.models.ckks_fixed, bit for bit (which
 test_codec_model.py ties to hhe_gen.models.ckks): N = 16, 32, 64, 256, several P, one to three
-primes, Delta below / equal to / above 2^F, random and corner inputs (saturating decoder inputs,
-wrapping IFFT inputs), random valid gaps and back-pressure, exact cycle counts."""
+primes (the decoder one to four, through its CRT), Delta below / equal to / above 2^F, random and
+corner inputs (saturating decoder inputs, wrapping IFFT inputs), random valid gaps and back-pressure, exact cycle counts."""
 
 import cmath
 import math
@@ -61,33 +61,54 @@ def test_encoder(n_ring, lanes, bits, count, log_scale, fmt):
         assert r.out_cycles[:per] == list(range(r.out_cycles[0], r.out_cycles[0] + per))
 
 
-DEC_CASES = [  # N, P, prime bits, log_scale, fmt
-    (16, 1, 40, 20, FMT),
-    (32, 2, 50, 30, FMT),
-    (64, 4, 36, 30, fftm.FixedPointFormat(24, 20, "half-even")),
-    (64, 2, 30, 26, FMT),
-    (256, 4, 54, 50, FMT),
+DEC_CASES = [  # N, P, prime bits, primes, log_scale, fmt
+    (16, 1, 40, 1, 20, FMT),
+    (32, 2, 50, 1, 30, FMT),
+    (64, 4, 36, 1, 30, fftm.FixedPointFormat(24, 20, "half-even")),
+    (64, 2, 30, 1, 26, FMT),
+    (256, 4, 54, 1, 50, FMT),
+    (16, 1, 20, 2, 30, FMT),                  # CRT: |m| up to 2^33 > q_0 = 2^20
+    (32, 2, 30, 3, 50, FMT),
+    (64, 4, 61, 4, 60, FMT),
+    (256, 2, 30, 2, 45, fftm.FixedPointFormat(24, 20, "half-even")),
 ]
 
 
-@pytest.mark.parametrize("n_ring,lanes,bits,log_scale,fmt", DEC_CASES)
-def test_decoder(n_ring, lanes, bits, log_scale, fmt):
-    q = ntt_primes(n_ring, bits, 1)[0]
-    dec = Decoder(n_ring, lanes, fmt, log_scale, q)
-    enc_rows = ckks_fixed.encode_fixed(fixed_slots(n_ring // 2, fmt, 3), fmt, log_scale, [q])[0]
-    rng = random.Random(n_ring)
-    corners = [0, 1, q - 1, q // 2, q // 2 + 1, q // 2 - 1]
-    wild = [rng.choice(corners) if rng.random() < 0.3 else rng.randrange(q) for _ in range(n_ring)]
-    rows = [enc_rows, wild]
-    inputs = [row[b * lanes:(b + 1) * lanes] for row in rows for b in range(n_ring // lanes)]
+def decoder_rows(moduli, n_ring, fmt, log_scale, seed):
+    """Residue rows of an encoded vector, of random integers around the saturation bound
+    2^(W-1-F+log_scale), and of random / corner residues (which mostly saturate)."""
+    w = fftm.special_ifft_fixed(fixed_slots(n_ring // 2, fmt, seed), fmt)          # the encoder's m
+    m_enc = [ckks_fixed.scale_up(z[0], fmt, log_scale) for z in w] + [ckks_fixed.scale_up(z[1], fmt, log_scale)
+                                                                        for z in w]
+    rng = random.Random(seed)
+    top = fmt.width - 1 - fmt.frac_bits + log_scale
+    big_q = 1
+    for q in moduli:
+        big_q *= q
+    bound = min(1 << (top + 1), big_q // 2)
+    near = [rng.randint(-bound, bound) for _ in range(n_ring)]
+    rows = [[x % q for q in moduli] for x in m_enc] , [[x % q for q in moduli] for x in near]
+    corners = [0, 1, big_q - 1, big_q // 2, big_q // 2 + 1, big_q // 2 - 1]
+    wild = [[(rng.choice(corners) if rng.random() < 0.3 else rng.randrange(big_q)) % q for q in moduli]
+            for _ in range(n_ring)]
+    return [[list(col) for col in zip(*v)] for v in (*rows, wild)]
+
+
+@pytest.mark.parametrize("n_ring,lanes,bits,count,log_scale,fmt", DEC_CASES)
+def test_decoder(n_ring, lanes, bits, count, log_scale, fmt):
+    qs = ntt_primes(n_ring, bits, count)
+    dec = Decoder(n_ring, lanes, fmt, log_scale, qs if count > 1 else qs[0])
+    vectors = decoder_rows(qs, n_ring, fmt, log_scale, n_ring + count)
+    inputs = [beat for rows in vectors for beat in dec.pack(rows)]
     per = n_ring // 2 // lanes
-    r = run_stream(dec, inputs, 2 * per, gaps=None if n_ring > 64 else n_ring + 1)
+    r = run_stream(dec, inputs, len(vectors) * per, gaps=None if n_ring > 64 else n_ring + 1)
     got = [unpack_complex(x, fmt) for b in r.outputs for x in b]
-    for i, row in enumerate(rows):
-        assert got[i * n_ring // 2:(i + 1) * n_ring // 2] == dec.model(row)
+    for i, rows in enumerate(vectors):
+        assert got[i * n_ring // 2:(i + 1) * n_ring // 2] == dec.model(rows)
+    assert dec.crt.latency == (0 if count == 1 else 6)
     if n_ring > 64:
         nb = n_ring // lanes
-        assert r.out_cycles[0] == r.in_cycles[nb - 1] + dec.fft.compute_cycles + 3
+        assert r.out_cycles[0] == r.in_cycles[nb - 1] + dec.crt.latency + dec.fft.compute_cycles + 3
         assert r.out_cycles[per - 1] - r.in_cycles[0] + 1 == dec.cycles()
 
 
@@ -103,8 +124,15 @@ def test_bad_parameters():
         Encoder(1 << 10, 1, FMT, 52, [q])
     with pytest.raises(ParameterError, match="log_scale"):
         Decoder(1 << 10, 1, FMT, 0, q)
-    with pytest.raises(ParameterError, match="modulus"):
+    with pytest.raises(ParameterError, match="moduli"):          # not coprime
         Decoder(1 << 10, 1, FMT, 20, [q, q])
+    with pytest.raises(ParameterError, match="moduli"):
+        Decoder(1 << 10, 1, FMT, 20, ntt_primes(1 << 10, 40, 9))
+    with pytest.raises(ParameterError, match="moduli"):
+        Decoder(1 << 10, 1, FMT, 20, [])
+    with pytest.raises(ParameterError, match="log_scale"):       # 2^(2+45) >= Q = two 20-bit primes
+        Decoder(1 << 10, 1, FMT, 45, ntt_primes(1 << 10, 20, 2))
+    assert len(ckks_fixed.check_decoder_params(1 << 10, FMT, 37, ntt_primes(1 << 10, 20, 2))) == 2
     with pytest.raises(ParameterError, match="lanes"):
         Encoder(16, 4, FMT, 20, [q])
     with pytest.raises(ParameterError, match="moduli"):
@@ -121,7 +149,8 @@ def test_encoder_decoder_n2048():
     rows = enc.model(slots)
     assert [x for b in r.outputs for x in b] == [x for row in rows for x in row]
     assert r.out_cycles[-1] - r.in_cycles[0] + 1 == enc.cycles()
-    dec = Decoder(n_ring, lanes, FMT, 50, qs[0])
-    r = run_stream(dec, [rows[0][b * lanes:(b + 1) * lanes] for b in range(n_ring // lanes)], n_ring // 2 // lanes)
-    assert [unpack_complex(x, FMT) for b in r.outputs for x in b] == dec.model(rows[0])
-    assert r.out_cycles[-1] - r.in_cycles[0] + 1 == dec.cycles()
+    for moduli, got_rows in ((qs[0], rows[0]), (qs, rows)):
+        dec = Decoder(n_ring, lanes, FMT, 50, moduli)
+        r = run_stream(dec, dec.pack(got_rows), n_ring // 2 // lanes)
+        assert [unpack_complex(x, FMT) for b in r.outputs for x in b] == dec.model(got_rows)
+        assert r.out_cycles[-1] - r.in_cycles[0] + 1 == dec.cycles()

@@ -100,3 +100,74 @@ def test_bad_parameters():
         cf.check_codec_params(1 << 10, fmt, 20, [4])
     with pytest.raises(ParameterError, match="row"):
         cf.decode_fixed([q] * 16, q, fmt, 20)
+
+
+def _brute_crt(residues, moduli):
+    """The unique x in (-Q/2, Q/2] with x = r_i mod q_i, by stepping through x = r_0 + q_0 * k
+    (independent of any CRT formula; small moduli only)."""
+    big_q = math.prod(moduli)
+    step, x = moduli[-1], residues[-1]             # the largest modulus steps
+    while any(x % q != r for q, r in zip(moduli, residues)):
+        x += step
+    return x - big_q if x > big_q // 2 else x
+
+
+@pytest.mark.parametrize("moduli", [(97,), (97, 101), (3, 5, 7), (17, 19, 23, 257), (15, 7, 11, 13, 17)])
+def test_crt_centre_exhaustive_small(moduli):
+    rng = random.Random(sum(moduli))
+    big_q = math.prod(moduli)
+    xs = list(range(-40, 41)) + [big_q // 2, -(big_q // 2), big_q // 2 - 1] + \
+        [rng.randrange(-(big_q // 2), big_q // 2 + 1) for _ in range(100)]
+    for x in xs:
+        res = [x % q for q in moduli]
+        assert cf.crt_centre(res, moduli) == _brute_crt(res, moduli) == x
+
+
+@pytest.mark.parametrize("count,bits", [(1, 61), (2, 30), (3, 54), (4, 61), (8, 40)])
+def test_crt_centre_big(count, bits):
+    """Against hhe_gen.models.ckks.crt_centered and the defining congruences."""
+    moduli = ntt_primes(1 << 10, bits, count)
+    big_q = math.prod(moduli)
+    rng = random.Random(count)
+    cols = [[rng.randrange(q) for q in moduli] for _ in range(300)]
+    cols += [[q - 1 for q in moduli], [0] * count, [(big_q // 2) % q for q in moduli],
+             [(big_q // 2 + 1) % q for q in moduli]]
+    got = [cf.crt_centre(c, moduli) for c in cols]
+    assert got == ckks.crt_centered([list(r) for r in zip(*cols)], moduli)
+    assert all(-big_q < 2 * x <= big_q and all(x % q == r for q, r in zip(moduli, c)) for x, c in zip(got, cols))
+
+
+@pytest.mark.parametrize("log_n,bits,count,log_scale,fmt", [
+    (4, 20, 2, 30, fftm.FixedPointFormat(29, 26)),
+    (6, 30, 3, 45, fftm.FixedPointFormat(32, 29, "half-even")),
+    (8, 36, 2, 50, fftm.FixedPointFormat(29, 26)),
+])
+def test_decode_several_primes_equals_ckks_model(log_n, bits, count, log_scale, fmt):
+    """decode_fixed over L primes = hhe_gen.models.ckks.decode (big-integer CRT, float scaling) of
+    a plaintext whose coefficients exceed the first prime (|m| < 2^53: exact floats)."""
+    p = params(log_n, bits, count, log_scale)
+    rng = random.Random(log_n)
+    top = fmt.width - 1 - fmt.frac_bits + log_scale
+    assert 1 << top > p.moduli[0]
+    for bound in (1 << (top - 2), 1 << (top + 1)):          # inside the format / saturating
+        m = [rng.randint(-bound, bound) for _ in range(p.n)]
+        rows = [[x % q for x in m] for q in p.moduli]
+        want = ckks.decode(p, ckks.Plaintext(rows, 1 << log_scale), fmt=fmt)
+        assert cf.decode_slots(rows, list(p.moduli), fmt, log_scale) == want
+        assert max(abs(x) for x in m) > p.moduli[0] // 2      # the first prime alone would not do
+
+
+def test_decoder_parameters():
+    fmt = fftm.FixedPointFormat(29, 26)
+    qs = ntt_primes(1 << 10, 20, 3)
+    assert cf.check_decoder_params(1 << 10, fmt, 55, qs) == tuple(qs)      # 2^57 < Q (60 bits)
+    with pytest.raises(ParameterError, match="log_scale"):
+        cf.check_decoder_params(1 << 10, fmt, 58, qs)
+    with pytest.raises(ParameterError, match="moduli"):
+        cf.check_decoder_params(1 << 10, fmt, 20, [qs[0], qs[0]])
+    with pytest.raises(ParameterError, match="moduli"):
+        cf.check_decoder_params(1 << 10, fmt, 20, [15, 21])
+    with pytest.raises(ParameterError, match="moduli"):
+        cf.check_decoder_params(1 << 10, fmt, 20, ntt_primes(1 << 10, 40, 9))
+    with pytest.raises(ParameterError, match="rows"):
+        cf.decode_fixed([[0] * 16], qs[:2], fmt, 20)
