@@ -1,4 +1,4 @@
-"""Benchmarks of the iterative NTT core (``hhe-gen bench ntt``).
+"""Benchmarks of the NTT cores (``hhe-gen bench ntt``): the iterative core and the pipelined SDF / MDC.
 
 Quick cases:
 
@@ -25,6 +25,21 @@ its default latency 8), 12297 cycles = 159 us per NTT; xc7: 3085 LUT, 1607 FF, 2
 ``twiddles="otf"``), 60.8 MHz (again the butterfly's 54-bit multiplier at latency 8, 16.5 ns),
 26633 cycles = 438 us per NTT (Yosys 28 min + nextpnr 12 min on the loaded 2-core machine;
 the xc7 run was not finished).
+
+Pipelined (:class:`~hhe_gen.cores.ntt.PipelinedNtt`), quick:
+
+* ``pipe-<arch>-n<log N>-p<P>``: N = 2^10 .. 2^16, SDF P = 1 .. 32, MDC P = 2 .. 32 (30-bit
+  Barrett, L = 8): cycles per polynomial (N/P, the initiation interval), latency of the forward
+  and the inverse core (first input beat -> first output beat), butterflies, delay-line words
+  (and how many of them in memory) and twiddle ROM words (per direction) - from the formulas.
+* ``pipe-sim-<arch>-n<N>-p<P>``: forward and inverse simulated in Amaranth (three polynomials
+  back to back, different primes), measured latency and output spacing next to the formulas.
+
+Not quick (``pipe-synth-<arch>-n12-54b``): N = 2^12, the three 54-bit DNA-HHE primes
+(special-prime Barrett, k = 54), forward core, SDF P = 1 (4096 cycles per polynomial) and MDC
+P = 2 (2048): ECP5-85F area / Fmax and Xilinx 7-series area (Proteus, the published reference:
+SDF 4096 / MDC 2048 cycles per polynomial at N = 2^12; its MDC uses 384 MULT18X18D and does not
+fit an ECP5-85F).
 """
 
 from __future__ import annotations
@@ -123,3 +138,75 @@ for _log_n in (12, 13):
         for _bits in (32, 54):
             bench_case("ntt", f"synth-n{_log_n}-p{_p}-{_bits}b", quick=False, log_n=_log_n, lanes=_p,
                        bits=_bits)(ntt_synth)
+
+
+# -- pipelined SDF / MDC --------------------------------------------------------------------------------
+def _pipelined(n, lanes, arch, inverse, bits=30, count=1, target="ecp5"):
+    from hhe_gen.cores.ntt import PipelinedNtt
+    qs = _primes(n, bits, count)
+    extra = {"kind": "special-barrett", "k": 54} if bits == 54 else {}
+    core = PipelinedNtt(n, lanes, qs, arch=arch, inverse=inverse, target=target, **extra)
+    core._MustUse__silence = True
+    return core
+
+
+def pipelined_cycles(arch, log_n, lanes):
+    fwd = _pipelined(1 << log_n, lanes, arch, False)
+    inv = _pipelined(1 << log_n, lanes, arch, True)
+    return {"cycles_per_poly": fwd.cycles_per_polynomial, "latency_fwd": fwd.latency, "latency_inv": inv.latency,
+            "butterflies": fwd.butterflies, "delay_words": fwd.delay_words,
+            "delay_words_in_memory": fwd.memory_delay_words, "twiddle_words": fwd.twiddle_words,
+            "butterfly_latency": fwd.butterfly_latency}
+
+
+for _log_n in range(10, 17):
+    for _p in LANES:
+        for _arch in ("sdf", "mdc"):
+            if _arch == "mdc" and _p == 1:
+                continue
+            bench_case("ntt", f"pipe-{_arch}-n{_log_n}-p{_p}", arch=_arch, log_n=_log_n, lanes=_p)(pipelined_cycles)
+
+
+def pipelined_sim(arch, n, lanes):
+    import random
+
+    from hhe_gen.cores.ntt.pipelined_simulate import simulate_pipelined
+    from hhe_gen.models.ntt import intt, ntt
+    res = {}
+    for tag, inverse in (("fwd", False), ("inv", True)):
+        core = _pipelined(n, lanes, arch, inverse, count=2)
+        rng = random.Random(n + lanes)
+        polys = [([rng.randrange(core.moduli[i % 2]) for _ in range(n)], i % 2) for i in range(3)]
+        out = simulate_pipelined(core, polys)
+        for (poly, sel), r in zip(polys, out):
+            q = core.moduli[sel]
+            assert r.output == (intt(poly, q) if inverse else ntt(poly, q)), "output differs from the model"
+        res[f"{tag}_latency_measured"] = out[0].first_out - out[0].first_in
+        res[f"{tag}_latency_formula"] = core.latency
+        res[f"{tag}_spacing_measured"] = sorted({b.first_out - a.first_out for a, b in zip(out, out[1:])})
+        res[f"{tag}_cycles_per_poly"] = core.cycles_per_polynomial
+    return res
+
+
+for _arch, _n, _p in (("sdf", 64, 1), ("sdf", 64, 4), ("mdc", 64, 2), ("mdc", 64, 8)):
+    bench_case("ntt", f"pipe-sim-{_arch}-n{_n}-p{_p}", arch=_arch, n=_n, lanes=_p)(pipelined_sim)
+
+
+def pipelined_synth(arch, log_n, lanes, bits):
+    from hhe_gen.synth import synth_ecp5, synth_xilinx
+    n = 1 << log_n
+    core = _pipelined(n, lanes, arch, False, bits, 3)
+    res = {"cycles_per_poly": core.cycles_per_polynomial, "latency": core.latency,
+           "butterflies": core.butterflies, "delay_words": core.delay_words}
+    ecp5 = synth_ecp5(core, name=f"ntt_{arch}")
+    res.update({k: ecp5.get(k) for k in ("LUT4", "FF", "MULT18X18D", "DP16KD", "fmax_mhz")})
+    if ecp5.get("fmax_mhz"):
+        res["us_per_poly"] = round(res["cycles_per_poly"] / ecp5["fmax_mhz"], 2)
+    xc7 = synth_xilinx(_pipelined(n, lanes, arch, False, bits, 3, target="xilinx"), name=f"ntt_{arch}")
+    res.update({f"xc7_{k}": xc7.get(k) for k in ("LUT", "FF", "DSP48E1", "RAMB18", "RAMB36")})
+    return res
+
+
+for _arch, _p in (("sdf", 1), ("mdc", 2)):
+    bench_case("ntt", f"pipe-synth-{_arch}-n12-54b", quick=False, arch=_arch, log_n=12, lanes=_p,
+               bits=54)(pipelined_synth)

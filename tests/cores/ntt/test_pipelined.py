@@ -199,3 +199,20 @@ def test_bad_parameters(kw, name):
     with pytest.raises(ParameterError) as err:
         PipelinedNtt(**args)
     assert err.value.name == name
+
+
+def test_bench_cases():
+    """hhe-gen bench ntt: the pipelined cases are registered; the cycle case reports N/P and the
+    documented latency (recomputed here from the structure)."""
+    from hhe_gen.benchmarks import cases
+    from hhe_gen.benchmarks.ntt import pipelined_cycles
+    names = {c.name for c in cases(["ntt"])}
+    quick = {c.name for c in cases(["ntt"], quick=True)}
+    assert {"pipe-sdf-n12-p1", "pipe-mdc-n16-p32", "pipe-sim-mdc-n64-p2"} <= quick
+    assert {"pipe-synth-sdf-n12-54b", "pipe-synth-mdc-n12-54b"} <= names - quick
+    res = pipelined_cycles("sdf", 12, 1)
+    L = res["butterfly_latency"]
+    assert res["cycles_per_poly"] == 4096 and res["latency_fwd"] == 1 + 4095 + 12 * (L + 1)
+    assert res["butterflies"] == 12
+    mdc = pipelined_cycles("mdc", 12, 2)
+    assert mdc["cycles_per_poly"] == 2048 and mdc["butterflies"] == 12
