@@ -13,7 +13,7 @@ from .datapath import Layer, RubatoDatapath, check_lanes, check_params, quiet
 from .round_keys import RoundKeySchedule
 from .schedule import ARK, FEISTEL, MC, MR, cycles_per_block, phases
 
-__all__ = ["RubatoCore", "command_layout"]
+__all__ = ["RubatoCore", "CoreState", "command_layout"]
 
 _LAYER = {ARK: Layer.ARK, MC: Layer.MIX_COLUMNS, MR: Layer.MIX_ROWS, FEISTEL: Layer.FEISTEL}
 BEAT_BYTES = 4
@@ -27,7 +27,9 @@ def command_layout(noise: bool) -> data.StructLayout:
     return data.StructLayout(fields)
 
 
-class _State(enum.Enum, shape=2):
+class CoreState(enum.Enum, shape=2):
+    """The core's control state: waiting for a command, running the phases, waiting for the
+    last commit, sending the words."""
     IDLE = 0
     RUN = 1
     DRAIN = 2
@@ -72,7 +74,8 @@ class RubatoCore(wiring.Component):
 
     Observation (not ports; tests and :mod:`hhe_gen.kat_rtl`): ``datapath`` (its ``state`` /
     ``next_state`` / ``commit``), ``commit_phase`` (index into :func:`~.schedule.phases` of the
-    phase committing), ``rk_count`` (round keys written), ``xof_words`` (candidate words the
+    phase committing), ``state`` (``CoreState``: IDLE, RUN, DRAIN, OUT), ``out_count`` (words
+    loaded into the output register in this block), ``rk_count`` (round keys written), ``xof_words`` (candidate words the
     rejection filter took up to the last round constant: the KAT field ``rc_xof_words_read``).
 
     Timing (no cycle depends on the key, the state or the noise; an always-ready consumer):
@@ -120,6 +123,8 @@ class RubatoCore(wiring.Component):
         self.commit_phase = Signal(range(len(self.phases)))
         self.rk_count = self.round_keys.rk_count
         self.xof_words = self.round_keys.xof_words
+        self.state = Signal(CoreState)
+        self.out_count = Signal(range(p.l))
 
     def cycles_per_block(self, accepted_positions=None) -> int:
         """:func:`~.schedule.cycles_per_block` for this core (see there)."""
@@ -134,14 +139,14 @@ class RubatoCore(wiring.Component):
         S = n // L
         total = p.round_constant_count
         m.submodules.datapath = dp = self.datapath
-        state = Signal(_State)
+        state = self.state
         cmd = Signal(command_layout(self.noise))
 
         # -- command and XOF messages ------------------------------------------------------------
         from hhe_gen.cores.sampler import MessageKind
         m.submodules.rc_msg = rc_msg = self._rc_msg
         m.submodules.rc_xof = rc_xof = self._rc_xof
-        all_ready = rc_msg.i_stream.ready & (state == _State.IDLE)
+        all_ready = rc_msg.i_stream.ready & (state == CoreState.IDLE)
         if self.noise:
             m.submodules.nz_msg = nz_msg = self._nz_msg
             m.submodules.nz_xof = nz_xof = self._nz_xof
@@ -200,20 +205,20 @@ class RubatoCore(wiring.Component):
                         m.d.comb += [needed.eq((phase.round_key + 1) * n), base.eq(phase.round_key * S)]
         m.d.comb += [dp.layer.eq(cur_layer), rks.rk_addr.eq(rk_base + dp.step)]
         go = Signal()
-        m.d.comb += [go.eq((state == _State.RUN) & (self.rk_count >= needed)),
+        m.d.comb += [go.eq((state == CoreState.RUN) & (self.rk_count >= needed)),
                      dp.go.eq(go), dp.init.eq(start)]
         with m.If(go & dp.ready):
             m.d.sync += [ph.eq(ph + 1), rk_base.eq(base), self.commit_phase.eq(ph)]
             with m.If(ph == len(self.phases) - 1):
-                m.d.sync += state.eq(_State.DRAIN)
+                m.d.sync += state.eq(CoreState.DRAIN)
         with m.If(start):
-            m.d.sync += [state.eq(_State.RUN), ph.eq(0)]
-        with m.If((state == _State.DRAIN) & dp.commit):
-            m.d.sync += state.eq(_State.OUT)
+            m.d.sync += [state.eq(CoreState.RUN), ph.eq(0)]
+        with m.If((state == CoreState.DRAIN) & dp.commit):
+            m.d.sync += state.eq(CoreState.OUT)
 
         # -- output -----------------------------------------------------------------------------
         sub = Signal(range(max(2, L)))
-        out_count = Signal(range(p.l))
+        out_count = self.out_count
         o_valid, o_data = Signal(), Signal(w)
         m.d.comb += [self.o_stream.valid.eq(o_valid), self.o_stream.payload.eq(o_data)]
         word = Signal(w)
@@ -221,7 +226,7 @@ class RubatoCore(wiring.Component):
             for a in range(L):
                 with m.Case(a):
                     m.d.comb += word.eq(dp.head[a])
-        can_load = (state == _State.OUT) & (~o_valid | self.o_stream.ready)
+        can_load = (state == CoreState.OUT) & (~o_valid | self.o_stream.ready)
         value = Signal(w)
         if self.noise:
             use_noise = cmd.noise
@@ -244,5 +249,5 @@ class RubatoCore(wiring.Component):
             else:
                 m.d.comb += dp.rotate.eq(1)
             with m.If(out_count == p.l - 1):
-                m.d.sync += [state.eq(_State.IDLE), out_count.eq(0), sub.eq(0)]
+                m.d.sync += [state.eq(CoreState.IDLE), out_count.eq(0), sub.eq(0)]
         return m

@@ -12,6 +12,11 @@
   order, and no rejected word reaches the multiplier (:mod:`.round_keys`; k-induction, depth
   10, plus covers to depth 60: a block's 48 round keys all written).  ``mutant-round-keys-*``:
   a filter that lets words q .. q'-1 through is refuted.
+* ``core-streams-q31-l16``: the whole core (XOF, round keys, datapath, output) at q = 31, noise
+  off: ``o_stream`` obeys the stream rules, words and commands balance (l words per accepted
+  command, none without one, a command only once the previous block's words are out but the
+  last), ready only when idle (:mod:`.core`; k-induction depth 3).  ``core-block-cover-q31-l16``
+  (slow): BMC cover of a whole block (the last word taken) at the block's cycle count + 20.
 """
 
 from __future__ import annotations
@@ -105,3 +110,29 @@ for _q, _lanes, _mult, _quick in [(17, 2, "barrett", True), (31, 4, "butterfly",
        size="q=17 (filter for 19), lanes=2", engine="sby-prove", expect="FAIL")
 def _mutant_round_keys(ctx):
     return round_keys(ctx, 17, 2, mutant="loose-filter", cover=False)
+
+
+def core_streams(ctx, q: int, lanes: int, cover: bool):
+    from .core import CoreStreamHarness
+
+    harness = CoreStreamHarness(q, lanes)
+    name = f"core_q{q}_l{lanes}"
+    if cover:
+        depth = harness.cover_depth()
+        run = run_harness(harness.build(), ctx.workdir, name, mode="cover", depth=depth, timeout=ctx.timeout)
+        return _result([run], f"cover depth {depth} (one block: {harness.dut.cycles_per_block()} cycles "
+                               "without rejections)")
+    run = run_harness(harness.build(covers=False), ctx.workdir, name, mode="prove", depth=CORE_K,
+                      timeout=ctx.timeout)
+    return _result([run], f"k-induction depth {CORE_K}")
+
+
+CORE_K = 3
+proof(GROUP, "core-streams-q31-l16",
+      what="RubatoCore: o_stream stream rules; l words per accepted command, none without one; a "
+           "command taken only when idle and at most the previous block's last word is waiting",
+      size="Par-80S n=16 r=2 l=12 at q=31, lanes=16, noise off, real SHAKE256 XOF", engine="sby-prove",
+      quick=True)(lambda ctx: core_streams(ctx, 31, 16, cover=False))
+proof(GROUP, "core-block-cover-q31-l16", what="RubatoCore: a whole block completes (its last word is taken)",
+      size="Par-80S n=16 r=2 l=12 at q=31, lanes=16, noise off, real SHAKE256 XOF", engine="sby-cover",
+      quick=False)(lambda ctx: core_streams(ctx, 31, 16, cover=True))
