@@ -134,6 +134,15 @@ def _pre_tail_delay(width: int, add_latency: int = 1) -> float:
     return stage_delays(sub.segments, sub.counts, io_delay=0.0)[-1]
 
 
+def _post_head_delay(width: int, add_latency: int = 1) -> float:
+    """Estimated logic in front of the first register of the Z_q / Z_t post-adders (fed by the
+    multiplier's result, plus the result select and routing): charged after a modular field's
+    multiplier that ends unregistered at the end of the multiplier section."""
+    add = ModAdd((3,), width, latency=add_latency)
+    add._MustUse__silence = True
+    return stage_delays(add.segments, add.counts, io_delay=0.0)[0] + DELAY["io"] + DELAY["mux"]
+
+
 def _modular_config(name, cfg):
     if not isinstance(cfg, dict) or "moduli" not in cfg:
         raise ParameterError(name, cfg, "a dict with 'moduli' (and optionally kind, width and the "
@@ -272,7 +281,8 @@ class Butterfly(wiring.Component):
                 probe = modmul(kind, moduli, width, None, target=self.target, **kw)
                 probe._MustUse__silence = True
                 units.append(ShareUnit(f, f, list(probe.segments), tuple(probe.mul_plans), probe.min_latency, M,
-                                       io_in=_pre_tail_delay(probe.width) + IO_IN))
+                                       io_in=_pre_tail_delay(probe.width, self.add_latency) + IO_IN,
+                                       io_out=_post_head_delay(probe.width, self.add_latency)))
         if self.cx:
             for name in ComplexProducts.NAMES:
                 units.append(ShareUnit("complex", name, self.cx.segments[name], (self.cx.plans[name],), 1,

@@ -95,6 +95,8 @@ class ShareUnit:
     io_in : float           estimated delay in front of its first segment (routing, the
                             operand-select multiplexers and the pre-adder's tail), charged when
                             it starts at stage 0 (a later start has registered operands)
+    io_out : float          estimated delay after its last segment when it ends at ``end``
+                            (the post-adder's head); an earlier end has its result registered
     """
     field: str
     name: str
@@ -103,6 +105,7 @@ class ShareUnit:
     min_latency: int
     end: int
     io_in: float = DELAY["io"]
+    io_out: float = DELAY["io"]
     options: list = dc_field(default_factory=list)
 
     def __post_init__(self):
@@ -140,7 +143,9 @@ class Option:
         # a late start (start > 0) gets its operands from the stager's registers: only routing
         # is in front of its first segment then, not the operand selection (io_in)
         io_in = unit.io_in if start == 0 else DELAY["io"]
-        return Option(start, latency, tuple(counts), prof, max_stage_delay(unit.segments, counts, io_in=io_in))
+        io_out = unit.io_out if start + latency == unit.end else DELAY["io"]
+        return Option(start, latency, tuple(counts), prof,
+                      max_stage_delay(unit.segments, counts, io=io_out, io_in=io_in))
 
 
 def count_slots(units, choice) -> int:
