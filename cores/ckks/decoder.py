@@ -35,7 +35,8 @@ Latency
 -------
 The CRT (crt.latency = 0 for L = 1, 6 for L >= 2), one register before the FFT (which takes
 2n/P = N/P beats with split_load): with the last residue beat accepted in cycle c, the first slot
-beat is taken in cycle c + crt.latency + fft.compute_cycles + 3; :meth:`cycles` = fft.cycles() +
+beat is taken in cycle c + crt.latency + fft.first_output_delay + 1 (= c + crt.latency +
+fft.compute_cycles + 4); :meth:`cycles` = fft.cycles() +
 1 + crt.latency (first input beat to last output beat, inclusive, full rate).
 """
 
@@ -106,12 +107,13 @@ class Decoder(wiring.Component):
         m.d.comb += [self.o_stream.payload.eq(fft.o_stream.payload), self.o_stream.valid.eq(fft.o_stream.valid),
                      fft.o_stream.ready.eq(self.o_stream.ready)]
         r_valid = Signal()
-        r_data = Signal(data.ArrayLayout(unsigned(2 * w), p))
+        r_data = [Signal(2 * w, name=f"fft_in{lane}") for lane in range(p)]       # plain registers (see encoder)
         take = Signal()
         wiring.connect(m, wiring.flipped(self.i_stream), crt.i_stream)
         m.d.comb += [crt.o_stream.ready.eq(~r_valid | fft.i_stream.ready),
                      take.eq(crt.o_stream.valid & crt.o_stream.ready),
-                     fft.i_stream.valid.eq(r_valid), fft.i_stream.payload.eq(r_data)]
+                     fft.i_stream.valid.eq(r_valid)]
+        m.d.comb += [fft.i_stream.payload[lane].eq(r_data[lane]) for lane in range(p)]
         for lane in range(p):
             c = crt.o_stream.payload[lane]
             v = Signal(signed(w), name=f"v{lane}")

@@ -37,7 +37,7 @@ ifft : the :class:`~hhe_gen.cores.fft.SpecialIfft`
 Latency
 -------
 One output register after the IFFT: with the last slot beat accepted in cycle c, the first residue
-beat is taken in cycle c + ifft.compute_cycles + 3, then one beat per cycle (L*N/P of them);
+beat is taken in cycle c + ifft.first_output_delay + 1 (= c + ifft.compute_cycles + 4), then one beat per cycle (L*N/P of them);
 :meth:`cycles` = ifft.cycles() + 1 (first input beat to last output beat, inclusive, full rate).
 """
 
@@ -104,11 +104,14 @@ class Encoder(wiring.Component):
         prime = passno[1:] if len(self.moduli) > 1 else Const(0, 1)
         qs = Array(Const(q, self.qbits) for q in self.moduli)
         o_valid = Signal()
-        o_data = Signal(data.ArrayLayout(unsigned(self.qbits), p))
+        # one plain register per lane: a layout-typed register (whose lanes Amaranth also names
+        # "o_data[0]", ...) made Yosys 0.70's ABC9 reintegration assert in synth_ecp5
+        o_data = [Signal(self.qbits, name=f"o_lane{lane}") for lane in range(p)]
         take = Signal()
         m.d.comb += [ifft.o_stream.ready.eq(~o_valid | self.o_stream.ready),
                      take.eq(ifft.o_stream.valid & ifft.o_stream.ready),
-                     self.o_stream.valid.eq(o_valid), self.o_stream.payload.eq(o_data)]
+                     self.o_stream.valid.eq(o_valid)]
+        m.d.comb += [self.o_stream.payload[lane].eq(o_data[lane]) for lane in range(p)]
         q = Signal(self.qbits)
         m.d.comb += q.eq(qs[prime] if len(self.moduli) > 1 else self.moduli[0])
         for lane in range(p):

@@ -16,18 +16,19 @@ Cycles (29/26, default Butterfly latency 5, read-to-write delay 7; measured in s
 :meth:`IterativeFft.cycles`, which the tests assert exactly; larger n from the plan)::
 
     n      P   compute   (n/2P) log2 n + 7   load + unload   cycles() (one transform, I/O incl.)
-    128    2      231          231               128                360
-    128    4      119          119                64                184
-    512    1     2311         2311              1024               3336
-    512    8      295          295               128                424
-    4096   2    12295        12295              4096              16392
-    4096   4     6151         6151              2048               8200
-    32768  8    30727        30727              8192              38920
+    128    2      231          231               128                361
+    128    4      119          119                64                185
+    512    1     2311         2311              1024               3337
+    512    8      295          295               128                425
+    4096   2    12295        12295              4096              16393
+    4096   4     6151         6151              2048               8201
+    32768  8    30727        30727              8192              38921
 
 The compute part meets the target (n/2P) log2(n) + pipeline depth exactly for n >= 2^7 (small n
 stall on the read-after-write dependencies: n = 8, P = 2 takes 23 cycles against 13).  Load and
 unload are not overlapped with the computation (one set of banks): a ping-pong second set would
-hide them at twice the memory.
+hide them at twice the memory.  cycles() includes the output register after the lane multiplexer
+(``output_register=True``, one cycle).
 """
 
 from .iterative import IterativeFft, SpecialFft, SpecialIfft

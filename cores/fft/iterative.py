@@ -13,7 +13,8 @@ Datapath (one transform at a time)::
                Butterfly (cores/arith, complex field, op ct/gs, ``bf_latency``) ->
                write crossbar -> write (t + delay), delay = bf_latency + 2;
                lane l's twiddle from its own ROM (read at t, registered at t+1)
-    o_stream (P values/beat) <-- banks, read ``passes`` times in stream order
+    o_stream (P values/beat) <-- [output register] <-- lane multiplexer <-- banks, read ``passes``
+                                 times in stream order
 
 Phases: LOAD (n/P beats accepted, ``i_stream.ready`` = 1; with ``split_load`` 2n/P beats: real
 parts of the n values first, then the imaginary parts), COMPUTE (fixed length), UNLOAD
@@ -34,6 +35,9 @@ split_load : bool       load real parts, then imaginary parts (the CKKS decoder'
                         half being loaded is used
 target : str            the Butterfly's DSP target ("ecp5" | "xilinx" | "generic")
 bf_latency : int|None   the Butterfly's latency (default: its default, 5 for a complex-only unit)
+output_register : bool  True (default): a register after the read-data lane multiplexer (the
+                        bank -> mux -> port path was the ECP5 critical path, 79 MHz); one cycle
+                        more latency, the same throughput
 
 Members
 -------
@@ -48,12 +52,14 @@ Latency (cycles, full-rate producer and consumer)
   after the last load beat; plan.compute_cycles = the stage_starts total, the cycle of the last
   write; = (n/2P) log2(n) + delay within 5% for n >= 2^7), then
 * unload: the UNLOAD phase starts the cycle after, its first read gives the first output beat one
-  cycle later; ``unload_beats`` = passes * n/P beats at one per cycle.
+  cycle later (R = ``output_register`` = 1: one more, through the output register);
+  ``unload_beats`` = passes * n/P beats at one per cycle.
 
 So with the last input beat accepted in cycle c, the first output beat is taken in cycle
-c + compute_cycles + 2 and the last in cycle c + compute_cycles + 1 + unload_beats; the next
-transform's first input beat can be accepted in the cycle after the last output beat.
-:meth:`cycles` gives the whole count: load_beats + compute_cycles + 1 + unload_beats.
+c + compute_cycles + 2 + R (:attr:`first_output_delay`) and the last in cycle
+c + compute_cycles + 1 + R + unload_beats; the next transform's first input beat can be accepted in
+the cycle after the last output beat.  :meth:`cycles` gives the whole count:
+load_beats + compute_cycles + 1 + R + unload_beats.
 """
 
 from __future__ import annotations
@@ -91,7 +97,7 @@ class IterativeFft(wiring.Component):
 
     @quiet_on_error
     def __init__(self, n, lanes, fmt, inverse=True, *, passes=1, split_load=False, target="ecp5",
-                 bf_latency=None):
+                 bf_latency=None, output_register=True):
         check_slots(n, "n")
         check_lanes(lanes, n)
         if not isinstance(fmt, fftm.FixedPointFormat):
@@ -100,6 +106,9 @@ class IterativeFft(wiring.Component):
             raise ParameterError("passes", passes, "an integer 1 .. 256")
         if not isinstance(split_load, bool):
             raise ParameterError("split_load", split_load, "True or False")
+        if not isinstance(output_register, bool):
+            raise ParameterError("output_register", output_register, "True or False")
+        self.output_register = output_register
         self.fmt, self.passes, self.split_load = fmt, passes, split_load
         self.bf_kw = dict(complex=fmt, target=target)
         if bf_latency is not None:
@@ -122,7 +131,12 @@ class IterativeFft(wiring.Component):
     def cycles(self) -> int:
         """Cycles of one transform at full rate, first input beat to last output beat inclusive; also
         the period of back-to-back transforms (the next input beat is taken the cycle after)."""
-        return self.load_beats + self.compute_cycles + self.unload_beats + 1
+        return self.load_beats + self.compute_cycles + self.unload_beats + 1 + self.output_register
+
+    @property
+    def first_output_delay(self) -> int:
+        """Cycles from the last input beat to the first output beat (full rate)."""
+        return self.compute_cycles + 2 + self.output_register
 
     def model(self, values):
         """The golden model on a list of n (re, im) pairs."""
@@ -250,8 +264,13 @@ class IterativeFft(wiring.Component):
             m.d.comb += rp.addr.eq(tw_off[sel0] + (cyc & tw_mask[sel0]))
 
         # -- unload: issue ----------------------------------------------------------------------
+        # o_valid: the read ports hold beat o_pos; with output_register a second stage (r_valid,
+        # out_reg) holds the lane-multiplexed beat; both advance together (global enable)
+        r_valid = Signal()
+        out_reg = [Signal(cw, name=f"out_reg{lane}") for lane in range(p)]
         advance = Signal()
-        m.d.comb += advance.eq(~o_valid | self.o_stream.ready)
+        last_valid = r_valid if self.output_register else o_valid
+        m.d.comb += advance.eq(~last_valid | self.o_stream.ready)
         ubeat = out_beat[:beat_bits]
         unload_src = []
         for lane in range(p):
@@ -269,7 +288,12 @@ class IterativeFft(wiring.Component):
             with m.If(out_beat < self.unload_beats):
                 m.d.sync += [out_beat.eq(out_beat + 1), o_valid.eq(1), o_pos.eq(ubeat)]
             with m.Else():
-                m.d.sync += [o_valid.eq(0), phase.eq(LOAD)]
+                m.d.sync += o_valid.eq(0)
+                if self.output_register:
+                    with m.If(~o_valid):                  # the last beat is leaving out_reg
+                        m.d.sync += phase.eq(LOAD)
+                else:
+                    m.d.sync += phase.eq(LOAD)
 
         # read ports: compute (always enabled) or unload (enabled by advance)
         for k in range(nb):
@@ -279,9 +303,16 @@ class IterativeFft(wiring.Component):
             if aw:
                 m.d.comb += rp.addr.eq(Mux(phase == UNLOAD, u_addr, c_addr))
             m.d.comb += rp.en.eq(Mux(phase == UNLOAD, advance, 1))
-        for lane in range(p):
-            m.d.comb += self.o_stream.payload[lane].eq(Array(rp.data for rp in rps)[held_bank[lane]])
-        m.d.comb += self.o_stream.valid.eq(o_valid & (phase == UNLOAD))
+        lane_data = [Array(rp.data for rp in rps)[held_bank[lane]] for lane in range(p)]
+        if self.output_register:
+            with m.If((phase == UNLOAD) & advance):
+                m.d.sync += r_valid.eq(o_valid)
+                m.d.sync += [out_reg[lane].eq(lane_data[lane]) for lane in range(p)]
+            m.d.comb += self.o_stream.valid.eq(r_valid)
+            m.d.comb += [self.o_stream.payload[lane].eq(out_reg[lane]) for lane in range(p)]
+        else:
+            m.d.comb += self.o_stream.valid.eq(o_valid & (phase == UNLOAD))
+            m.d.comb += [self.o_stream.payload[lane].eq(lane_data[lane]) for lane in range(p)]
 
         # -- compute: datapath ------------------------------------------------------------------
         # delay lines of (valid, bank, addr) of every member from issue to write (self.delay cycles)

@@ -18,7 +18,7 @@ What is proven, at which size:
   (assumed), output ``valid`` held and ``payload`` stable until taken (asserted), at most n/P
   beats in flight, no output without an item in flight, and the in-flight counter asserted equal
   to the core's own bookkeeping (beats taken in LOAD, + n/P in COMPUTE, + n/P minus the beats
-  read plus the one on the port in UNLOAD) so k-induction closes; at n = 8 slots, P = 1 and 2, W = 8.
+  read plus the ones held on the read ports and in the output register in UNLOAD) so k-induction closes; at n = 8 slots, P = 1 and 2, W = 8.
   Covers: an output transfer, back-pressure, a full core, a transfer after back-pressure.
 * **Constant time** (:func:`fft_timing`): two copies of the core fed different data with the same
   handshakes have identical ``i_stream.ready`` / ``o_stream.valid`` in every cycle (k-induction;
@@ -196,9 +196,12 @@ def fft_occupancy(dut, path=(), seen=None):
         in_beat = find_signal(frag, "in_beat", path=path)
         out_beat = find_signal(frag, "out_beat", path=path)
         o_valid = find_signal(frag, "o_valid", path=path)
+        held = o_valid.as_unsigned()
+        if dut.output_register:                    # the beat in the output register
+            held = held + find_signal(frag, "r_valid", path=path).as_unsigned()
         # in_beat is 0 outside LOAD in every reachable state; counting it in every phase states that
         return Value.cast(in_beat + (phase == 1).as_unsigned() * beats
-                          + (phase == 2).as_unsigned() * (beats - out_beat + o_valid))[:16]
+                          + (phase == 2).as_unsigned() * (beats - out_beat + held))[:16]
     return occ
 
 
@@ -207,6 +210,7 @@ class GlitchingOutput(wiring.Component):
 
     def __init__(self, core):
         self.core, self.n, self.lanes = core, core.n, core.lanes
+        self.output_register = core.output_register
         self.cycles = core.cycles
         super().__init__({"i_stream": In(core.i_stream.signature.flip()),
                           "o_stream": Out(core.o_stream.signature)})
@@ -237,6 +241,10 @@ def fft_stream(ctx, n: int, lanes: int, inverse: bool, mode: str = "prove", dept
                        Assert((sig("phase") == 0) | (sig("in_beat") == 0), "in_beat is 0 outside LOAD"),
                        Assert(sig("out_beat") <= core.unload_beats, "out_beat in range"),
                        Assert((sig("phase") == 2) | ~sig("o_valid"), "o_valid only in UNLOAD")]
+    if core.output_register:
+        harness.d.comb += [Assert((sig("phase") == 2) | ~sig("r_valid"), "r_valid only in UNLOAD"),
+                           Assert((sig("out_beat") != 0) | ~sig("o_valid"), "o_valid after a read"),
+                           Assert((sig("out_beat") > 1) | ~sig("r_valid"), "r_valid after two reads")]
     if depth is None:
         depth = dut.cycles() + 4 if mode in ("cover", "bmc") else 6
     run = run_harness(harness, ctx.workdir, f"fft_stream_{mode}", mode=mode, depth=depth, timeout=ctx.timeout)
@@ -258,7 +266,7 @@ def fft_timing(ctx, n: int, lanes: int, inverse: bool, depth: int = 4) -> ProofR
     m.d.comb += [Assert(a.i_stream.ready == b.i_stream.ready, "i_stream.ready differs"),
                  Assert(a.o_stream.valid == b.o_stream.valid, "o_stream.valid differs")]
     # tie the control state of the copies (the induction hypothesis needs it stated)
-    for name in ("phase", "in_beat", "t", "stage", "cyc", "out_beat", "o_valid"):
+    for name in ("phase", "in_beat", "t", "stage", "cyc", "out_beat", "o_valid", "r_valid"):
         m.d.comb += Assert(find_signal(fa, name) == find_signal(fb, name), f"{name} differs")
     m.d.comb += Cover(a.o_stream.valid & ready)
     run = run_harness(m, ctx.workdir, "fft_timing", mode="prove", depth=depth, timeout=ctx.timeout)

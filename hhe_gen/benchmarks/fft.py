@@ -86,6 +86,72 @@ def _precision_cases():
 
 _precision_cases()
 
+SWEEP_LOG_NS = (10, 11, 12, 13, 14, 15, 16)
+SWEEP_WIDTHS = (24, 26, 28, 29, 30, 32, 33, 34, 36, 38, 40)
+
+
+def precision_sweep(log_ns=SWEEP_LOG_NS, widths=SWEEP_WIDTHS, gaps=(3, 2)) -> list[dict]:
+    """:func:`precision` ("disc", seed 1) for every N = 2^log_n, width W and F = W - gap."""
+    rows = []
+    for log_n in log_ns:
+        for w in widths:
+            for gap in gaps:
+                rows.append({"log_n": log_n, "width": w, "frac_bits": w - gap, **precision(log_n, w, w - gap)})
+    return rows
+
+
+def plot_precision(rows, path) -> str:
+    """Mean bits (paths E and A) against the width W, one line per N (F = W - 2 solid, W - 3
+    dashed), with the 24-bit and 20-bit targets (PNG, Agg backend)."""
+    from pathlib import Path
+
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, axes = plt.subplots(1, 2, figsize=(13, 5), squeeze=False)
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    log_ns = sorted({r["log_n"] for r in rows})
+    for ax, path_name in zip(axes[0], "EA"):
+        for i, log_n in enumerate(log_ns):
+            for gap, style in ((2, "-"), (3, "--")):
+                sel = sorted((r for r in rows if r["log_n"] == log_n and r["width"] - r["frac_bits"] == gap),
+                             key=lambda r: r["width"])
+                if sel:
+                    ax.plot([r["width"] for r in sel], [r[f"{path_name}_mean_bits"] for r in sel], style,
+                            marker="o", markersize=3, color=colours[i % len(colours)],
+                            label=f"N = 2^{log_n}" + (f", F = W-{gap}" if gap == 3 else ""))
+        for target in (20, 24):
+            ax.axhline(target, linestyle=":", color="grey", linewidth=1)
+        ax.set_xlabel("width W (bits)")
+        ax.set_ylabel("mean precision (bits)")
+        ax.set_title({"E": "E: hardware encode -> hardware decode", "A": "A: hardware encode -> Lattigo decode"}
+                     [path_name])
+        ax.grid(True, alpha=0.3)
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="center right", fontsize=7)
+    fig.subplots_adjust(right=0.85)
+    fig.suptitle("CKKS fixed-point encode/decode precision (Delta = 2^50, unit-disc slots; solid F = W-2, "
+                 "dashed F = W-3)")
+    out = Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out, dpi=120)
+    plt.close(fig)
+    return str(out)
+
+
+@bench_case("fft", "precision-plot", quick=False, path="bench-results/fft-precision.png")
+def precision_plot(path):
+    """The precision sweep (:data:`SWEEP_LOG_NS` x :data:`SWEEP_WIDTHS`, F = W - 2 and W - 3) as a
+    plot, with the narrowest W keeping >= 24 mean bits (E) per N."""
+    rows = precision_sweep()
+    narrowest = {}
+    for log_n in SWEEP_LOG_NS:
+        ok = [r for r in rows if r["log_n"] == log_n and r["E_mean_bits"] >= 24]
+        best = min(ok, key=lambda r: (r["width"], -r["frac_bits"])) if ok else None
+        narrowest[f"n{log_n}"] = f"{best['width']}/{best['frac_bits']}" if best else None
+    return {"plot": plot_precision(rows, path), "points": len(rows), "narrowest_24_bits": narrowest,
+            "rows": rows}
+
 
 @bench_case("fft", "cycles-ifft-n128-p2", n=128, lanes=2, inverse=True)
 @bench_case("fft", "cycles-ifft-n128-p4", n=128, lanes=4, inverse=True)
@@ -108,7 +174,7 @@ def cycles(n, lanes, inverse):
     r = run_stream(dut, beats)
     out = [unpack_complex(x, fmt) for b in r.outputs for x in b]
     assert out == dut.model(vals), "core differs from the model"
-    compute = r.out_cycles[0] - r.in_cycles[-1] - 2
+    compute = r.out_cycles[0] - r.in_cycles[-1] - (dut.first_output_delay - dut.compute_cycles)
     target = (n // (2 * lanes)) * (n.bit_length() - 1) + dut.delay
     return {"total_cycles": r.out_cycles[-1] - r.in_cycles[0] + 1, "total_doc": dut.cycles(),
             "compute_cycles": compute, "compute_doc": dut.compute_cycles, "target": target,

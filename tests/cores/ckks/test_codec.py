@@ -56,7 +56,7 @@ def test_encoder(n_ring, lanes, bits, count, log_scale, fmt):
         assert got[i * count * n_ring:(i + 1) * count * n_ring] == [x for row in enc.model(v) for x in row]
     if n_ring > 64:       # full rate: exact cycles
         nb = n_ring // 2 // lanes
-        assert r.out_cycles[0] == r.in_cycles[nb - 1] + enc.ifft.compute_cycles + 3
+        assert r.out_cycles[0] == r.in_cycles[nb - 1] + enc.ifft.compute_cycles + 4
         assert r.out_cycles[per - 1] - r.in_cycles[0] + 1 == enc.cycles()
         assert r.out_cycles[:per] == list(range(r.out_cycles[0], r.out_cycles[0] + per))
 
@@ -108,7 +108,7 @@ def test_decoder(n_ring, lanes, bits, count, log_scale, fmt):
     assert dec.crt.latency == (0 if count == 1 else 6)
     if n_ring > 64:
         nb = n_ring // lanes
-        assert r.out_cycles[0] == r.in_cycles[nb - 1] + dec.crt.latency + dec.fft.compute_cycles + 3
+        assert r.out_cycles[0] == r.in_cycles[nb - 1] + dec.crt.latency + dec.fft.compute_cycles + 4
         assert r.out_cycles[per - 1] - r.in_cycles[0] + 1 == dec.cycles()
 
 

@@ -5,7 +5,8 @@
 * the Amaranth core == the model at n = 8, 16, 32, 128 slots (N = 16, 32, 64, 256) for several P,
   both directions, random and corner inputs (max/min integers: sums wrap exactly as the model's),
   with random valid gaps and back-pressure (results unchanged), several transforms back to back;
-* cycle counts asserted exactly: first output = last input + compute_cycles + 2, one beat per
+* cycle counts asserted exactly: first output = last input + compute_cycles + 2 + output_register
+  (first_output_delay), one beat per
   cycle, period = cycles(); compute_cycles = stage_starts total + 1 and within 5% of
   (n/2P) log2(n) + delay for n >= 2^7;
 * bad parameters raise ParameterError.
@@ -120,7 +121,7 @@ def test_core_equals_model(n, lanes, inverse):
         outs = r.out_cycles[i * nb:(i + 1) * nb]
         assert ins == list(range(ins[0], ins[0] + nb))
         assert outs == list(range(outs[0], outs[0] + nb))
-        assert outs[0] == ins[-1] + dut.compute_cycles + 2
+        assert outs[0] == ins[-1] + dut.first_output_delay == ins[-1] + dut.compute_cycles + 3
         assert outs[-1] - ins[0] + 1 == dut.cycles()
     assert r.in_cycles[nb] == r.out_cycles[nb - 1] + 1          # back to back: period = cycles()
     assert dut.compute_cycles == stage_starts(ntt_schedule(n, lanes, inverse=not inverse), dut.delay)[1] + 1
@@ -152,8 +153,8 @@ def test_passes_and_split_load():
     out = unbeat(r.outputs, fmt)
     ref = dut.model(vals)
     assert out == ref * 3
-    assert r.out_cycles[0] == r.in_cycles[-1] + dut.compute_cycles + 2
-    assert r.out_cycles[-1] - r.in_cycles[0] + 1 == dut.cycles() == 2 * n // lanes + dut.compute_cycles + 3 * n // lanes + 1
+    assert r.out_cycles[0] == r.in_cycles[-1] + dut.compute_cycles + 3
+    assert r.out_cycles[-1] - r.in_cycles[0] + 1 == dut.cycles() == 2 * n // lanes + dut.compute_cycles + 3 * n // lanes + 2
     ifft = SpecialIfft(16, 2, fmt)
     ifft._MustUse__silence = True
     assert isinstance(ifft, IterativeFft) and ifft.inverse
