@@ -172,8 +172,7 @@ def _pipelined_memories(core) -> dict:
         elif st.kind == "commutator":
             lines.append({"stage": i, "kind": "commutator", "delays": [d, d], "copies": core.lanes // 2})
         if st.kind != "commutator":
-            tables = core._stage_tables(st)
-            words = [len(t) for t, _ in tables.values()]
+            words = [len(t) for t, _ in core.stage_tables(st)[0]]
             roms.append({"stage": i, "bit": st.k, "roms": len(words), "words": words,
                          "stored": [w > 1 for w in words]})
     for item in lines:

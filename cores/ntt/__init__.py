@@ -16,10 +16,11 @@ Components
 
 from .delay_line import DelayLine
 from .iterative import BANKING, TWIDDLES, IterativeNtt
-from .pipelined import ARCHS, PipelinedNtt
+from .pipelined import ARCHS, SMALL_PRIMES, SMALL_RNS, PipelinedNtt, small_pipelined_ntt
 from .plan import check_lanes, check_moduli, check_n, otf_tables, schedule_starts, twiddle_rom
 from .single_port import single_port_schedule, single_port_starts
 
 __all__ = ["IterativeNtt", "TWIDDLES", "BANKING", "check_n", "check_lanes", "check_moduli",
            "schedule_starts", "twiddle_rom", "otf_tables", "single_port_schedule", "single_port_starts",
-           "PipelinedNtt", "ARCHS", "DelayLine"]
+           "PipelinedNtt", "ARCHS", "DelayLine", "SMALL_PRIMES", "SMALL_RNS",
+           "small_pipelined_ntt"]

@@ -30,8 +30,9 @@ in the beat counter is
 Twiddles come from per-butterfly ROMs (:func:`~.pipelined_plan.twiddle_table`: addressed by the
 beat-counter bits that carry index bits above k and the polynomial's ``sel``; identical ROMs of a
 stage are shared; one-word ROMs are constants).  The inverse multiplies each input by N^-1 (one
-modular multiplier per lane of the butterfly's kind, latency X; a + b = N^-1 (a + b) needs no
-further factor, and the last stage uses psi^-brv(1)).  For the Montgomery kinds every constant
+modular multiplier per lane of the butterfly's kind, latency X): the transform is linear, so the
+model's N^-1 on the last stage's sums and its psi^-brv(1) * N^-1 on the differences become plain
+sums and psi^-brv(1) (the Butterfly's GS sum has no multiplier to fold N^-1 into).  For the Montgomery kinds every constant
 is stored times R mod q.  Delay lines of ``memory_threshold`` words or more are
 ``amaranth.lib.memory.Memory`` circular buffers (one read and one write port), shorter ones
 registers.
@@ -67,8 +68,9 @@ forward: 1 + (N - 1) + log2(N) (L + 1).  ``cycles_per_polynomial`` = N/P (initia
 back-to-back polynomials keep input and output busy every cycle).  A stall cycle (either side)
 adds exactly one cycle.
 
-Small instances for the formal miter: ``PipelinedNtt(8, 1, 17)`` or ``PipelinedNtt(16, 2, 97,
-arch="mdc", inverse=True)`` (q = 1 mod 2N, a width of 16 bits is the Barrett minimum).
+Small instances for the formal miter: :func:`small_pipelined_ntt` (e.g. ``small_pipelined_ntt(8)``
+= ``PipelinedNtt(8, 1, [17])``, ``small_pipelined_ntt(16, 2, arch="mdc", inverse=True)`` with
+q = 97; a width of 16 bits is the Barrett minimum).
 """
 
 from __future__ import annotations
@@ -87,7 +89,12 @@ from .pipelined_plan import (ARCHS, output_positions, plan_stages, stage_latency
                              twiddle_table)
 from .plan import check_moduli, check_n
 
-__all__ = ["PipelinedNtt", "ARCHS"]
+__all__ = ["PipelinedNtt", "ARCHS", "SMALL_PRIMES", "SMALL_RNS", "small_pipelined_ntt"]
+
+#: small primes q = 1 (mod 2N) for formal checks and quick experiments
+SMALL_PRIMES = {8: 17, 16: 97, 32: 193}
+#: two small primes of one bit length (Barrett's condition) for a run-time ``sel``
+SMALL_RNS = {8: (97, 113), 16: (257, 353), 32: (257, 449)}
 
 
 class PipelinedNtt(wiring.Component):
@@ -113,8 +120,10 @@ class PipelinedNtt(wiring.Component):
     o_stream : Out(stream.Signature(StructLayout({"data": ..., "sel": range(S), "last": 1})))
     n, n_log, lanes, lanes_log, arch, inverse, moduli, qbits, butterfly_latency (L),
     scale_latency (X, 0 forward), factors, stages (the plan), out_layout, latency,
-    cycles_per_polynomial (= beats = N/P), butterflies, delay_words (delay-line words per lane
-    set: sum of all lines), memory_delay_words (those in memory), twiddle_words (ROM words)
+    cycles_per_polynomial (= beats = N/P), butterflies, delay_words (words of all delay lines),
+    memory_delay_words (those in memory), twiddle_words (ROM words, one-word tables are constants
+    and not counted); methods ``output_positions()``, ``to_model_order(stream)``,
+    ``stage_tables(stage)`` (a stage's distinct twiddle tables and the butterflies using them)
     """
 
     @quiet_on_error
@@ -212,26 +221,23 @@ class PipelinedNtt(wiring.Component):
                 for _ in range(P // 2):
                     line(d), line(d)
             if st.kind != "commutator":
-                for table, _ in self._stage_tables(st).values():
-                    tw += len(table) if len(table) > 1 else 0
+                tw += sum(len(table) for table, _ in self.stage_tables(st)[0] if len(table) > 1)
         self.butterflies, self.delay_words, self.memory_delay_words, self.twiddle_words = bf, words, mem_words, tw
 
-    def _stage_tables(self, st):
-        """{lower lane of each butterfly: (table, address counter bits)}, deduplicated by content
-        (the value is shared by lanes with equal tables: see :meth:`_rom_groups`)."""
+    def stage_tables(self, st):
+        """The stage's distinct twiddle tables [(table, address counter bits)] and, per butterfly
+        (keyed by its lower lane), the index of its table (butterflies with equal tables share a ROM)."""
         P = self.lanes
-        if st.kind == "temporal":
-            lows = range(P)
-        else:
-            lows = [u for u in range(P) if not (u >> st.lane_pos) & 1]
-        out, seen = {}, {}
+        lows = range(P) if st.kind == "temporal" else [u for u in range(P) if not (u >> st.lane_pos) & 1]
+        tables, index, of_lane = [], {}, {}
         for u in lows:
             table, rel = twiddle_table(st, self.n, self.moduli, self.factors, self.inverse, u)
             key = tuple(table)
-            if key not in seen:
-                seen[key] = u
-                out[u] = (table, rel)
-        return out
+            if key not in index:
+                index[key] = len(tables)
+                tables.append((table, rel))
+            of_lane[u] = index[key]
+        return tables, of_lane
 
     # -- hardware ----------------------------------------------------------------------------------------
     def elaborate(self, platform):
@@ -280,31 +286,18 @@ class PipelinedNtt(wiring.Component):
 
         def roms(st, c, tag, nm):
             """Registered twiddle per butterfly (keyed by lower lane), one cycle after ``c``."""
-            out = {}
-            by_key = {}
-            for u, (table, rel) in self._stage_tables(st).items():
+            tables, of_lane = self.stage_tables(st)
+            words = []
+            for table, rel in tables:
                 if len(table) == 1:
-                    w = Const(table[0], qw)
-                else:
-                    mem = memory.Memory(shape=qw, depth=len(table), init=table)
-                    m.submodules[name(f"{nm}_rom")] = mem
-                    rp = mem.read_port()
-                    addr = Cat(*[c[i] for i in rel], tag[1:]) if rel else tag[1:]
-                    m.d.comb += [rp.addr.eq(addr), rp.en.eq(en)]
-                    w = rp.data
-                by_key[tuple(table)] = w
-                out[u] = w
-            # lanes whose table equals a kept one
-            P = self.lanes
-            lows = range(P) if st.kind == "temporal" else [u for u in range(P) if not (u >> st.lane_pos) & 1]
-            res = {}
-            for u in lows:
-                if u in out:
-                    res[u] = out[u]
-                else:
-                    table, _ = twiddle_table(st, self.n, self.moduli, self.factors, self.inverse, u)
-                    res[u] = by_key[tuple(table)]
-            return res
+                    words.append(Const(table[0], qw))
+                    continue
+                mem = memory.Memory(shape=qw, depth=len(table), init=table)
+                m.submodules[name(f"{nm}_rom")] = mem
+                rp = mem.read_port()
+                m.d.comb += [rp.addr.eq(Cat(*[c[i] for i in rel], tag[1:])), rp.en.eq(en)]
+                words.append(rp.data)
+            return {u: words[i] for u, i in of_lane.items()}
 
         # ---- entry: bubble between polynomials, sel of the polynomial's first beat
         o_valid = Signal(name="o_valid")
@@ -431,3 +424,24 @@ class PipelinedNtt(wiring.Component):
         m.d.comb += [self.o_stream.valid.eq(o_valid), self.o_stream.payload.data.eq(o_data),
                      self.o_stream.payload.sel.eq(o_sel), self.o_stream.payload.last.eq(o_last)]
         return m
+
+
+def small_pipelined_ntt(n: int = 8, lanes: int = 1, *, arch: str = "sdf", inverse: bool = False,
+                        rns: bool = False, **kw) -> PipelinedNtt:
+    """A small instance for formal checks (the miter of ``formal/ntt``): N = 8, 16 or 32 with the
+    prime :data:`SMALL_PRIMES` [N] (8: q = 17, 16: q = 97, 32: q = 193), or with ``rns=True`` the
+    two primes :data:`SMALL_RNS` [N] (8: 97, 113; 16: 257, 353; 32: 257, 449) and a run-time
+    ``sel``; 16-bit Barrett butterflies unless ``kw`` says otherwise.
+
+    Port protocol (see the module docstring): ``i_stream`` takes N/P beats per polynomial,
+    ``payload.data[p]`` = coefficient b*P + p of the model's input list, ``payload.sel`` on the
+    first beat; ``o_stream`` gives N/P beats, ``payload.data[p]`` = model output position
+    ``output_positions()[b*P + p]`` (SDF: b*P + p), ``payload.last`` on the last one.  With input
+    always valid and output always ready, polynomial i's beat b is taken in cycle i*N/P + b (the
+    first cycle after reset is 0) and its output beat b is valid in cycle i*N/P + b + ``latency``;
+    ``en`` (the one clock enable) is low exactly in the cycles where the output is valid and not
+    ready, or the input is not valid inside a polynomial (after beat 0 and before beat N/P)."""
+    if n not in SMALL_PRIMES:
+        raise ParameterError("n", n, "8, 16 or 32 (see SMALL_PRIMES)")
+    return PipelinedNtt(n, lanes, list(SMALL_RNS[n]) if rns else [SMALL_PRIMES[n]], arch=arch,
+                        inverse=inverse, **kw)

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from hhe_gen.cores.ntt import PipelinedNtt
+from hhe_gen.cores.ntt import PipelinedNtt, small_pipelined_ntt
 from hhe_gen.cores.ntt.pipelined_plan import from_model_order, output_positions, plan_stages
 from hhe_gen.cores.ntt.pipelined_simulate import simulate_pipelined
 from hhe_gen.models.ntt import intt, ntt
@@ -89,16 +89,24 @@ def test_gaps(n, lanes, arch, inverse):
 
 
 def test_roundtrip_formal_sizes():
-    """The small instances for the formal miter: N = 8, q = 17 (SDF) and N = 16, q = 97 (MDC)."""
-    fwd = PipelinedNtt(8, 1, 17)
-    inv = PipelinedNtt(8, 1, 17, inverse=True)
+    """The small instances for the formal miter: N = 8, q = 17 (SDF) and N = 16, q = 257, 353 (MDC)."""
+    fwd = small_pipelined_ntt(8)
+    inv = small_pipelined_ntt(8, inverse=True)
+    assert fwd.moduli == (17,) and fwd.n == 8
     rng = random.Random(17)
     polys = [([rng.randrange(17) for _ in range(8)], 0) for _ in range(3)]
     out = _full_rate(fwd, polys, [17])
     back = _full_rate(inv, [(r.output, 0) for r in out], [17])
     assert [r.output for r in back] == [p for p, _ in polys]
-    dut = PipelinedNtt(16, 2, 97, arch="mdc")
-    _full_rate(dut, [([rng.randrange(97) for _ in range(16)], 0) for _ in range(2)], [97])
+    dut = small_pipelined_ntt(16, 2, arch="mdc", rns=True)
+    assert dut.moduli == (257, 353)
+    _full_rate(dut, _polys(16, [257, 353], rng, 2, corners=False), [257, 353])
+    for n, rns, qs in ((16, False, (97,)), (32, True, (257, 449))):
+        other = small_pipelined_ntt(n, rns=rns)
+        other._MustUse__silence = True          # only its parameters are looked at
+        assert other.moduli == qs
+    with pytest.raises(ParameterError):
+        small_pipelined_ntt(64)
 
 
 def test_ntt_montgomery_kind():
@@ -174,6 +182,7 @@ def test_resources():
     stage, 2d per short); MDC P/2 butterflies per stage."""
     n, L = 1 << 10, None
     dut = PipelinedNtt(n, 1, ntt_primes(n, 30, 1))
+    dut._MustUse__silence = True
     L = dut.butterfly_latency
     assert dut.butterflies == 10
     long_ = [1 << k for k in range(10) if 1 << k > L]
@@ -181,6 +190,7 @@ def test_resources():
     mem = [d - L for d in long_]
     assert dut.delay_words == sum(w - 1 if w >= 16 else w for w in mem) + 2 * sum(short)
     mdc = PipelinedNtt(n, 4, ntt_primes(n, 30, 1), arch="mdc")
+    mdc._MustUse__silence = True
     assert mdc.butterflies == 2 * 10 and mdc.cycles_per_polynomial == n // 4
 
 
