@@ -20,15 +20,33 @@ Design notes
   ``key[i]*rc[j][i]`` are computed as the round constants arrive from the XOF (one multiplier,
   one constant per cycle) into a banked memory, so the XOF and the key multiplications overlap
   the layers; an ARK(j) phase waits only if round j's constants are not all in yet.
+  DNA-HHE's "two MACs per cycle" Feistel is the 2-lane case: each lane does one
+  multiply-accumulate ``x[i] + x[i-1]^2`` per cycle (pipelined, initiation interval 1), so a
+  Feistel phase is ``n/2 + depth + 1`` cycles; more lanes do more MACs per cycle.
 * **Linear layers.** MixColumns and MixRows multiply by the circulant's constants (<= 6): a
   shift-and-add sum of v taps, reduced by a quotient estimate from the bits above ``q_bits``
   (Rubato's q are just below a power of two) and one conditional subtraction.  The state is a
   rotating register, so every tap is a fixed wire (MixRows: a 2:1 choice at the row wrap).
-* **Multipliers.** Feistel's squares use one ``modmul("barrett")`` per lane (latency 3, 26-bit);
-  the multi-field :class:`~hhe_gen.cores.arith.Butterfly` in its Z_t mode contains that same
-  Barrett reducer plus add/sub stages, so on its own it is strictly larger; it pays off only
-  when one unit is shared with the CKKS NTT/FFT (its DSP tiles are shared across fields), which
-  is a system-level choice outside this core.  ``multiplier="barrett"`` is the only option here.
+* **Multipliers.** ``multiplier="barrett"`` (default): one ``modmul("barrett")`` per lane for
+  Feistel's squares (latency 3, 26-bit) plus a modular addition of x[i] in the datapath, and one
+  for the round keys.  ``multiplier="butterfly"``: the multi-field
+  :class:`~hhe_gen.cores.arith.Butterfly` with only its Z_t field (``zt=dict(kind="barrett",
+  moduli=[q])``, add_latency 0, same latency), op "mac" in the Feistel (``x[i] + x[i-1]^2`` in
+  the unit; word 0 squares 0) and "mul" for the round keys (:mod:`.multiplier`).  Both are
+  bit-exact (KAT vectors with traces).  Measured, Par-128S, 2 lanes, noise on, whole core
+  (``hhe-gen bench rubato`` case ``128s-l2-multipliers``, Yosys 0.70)::
+
+                 ECP5 LUT4   FF    MULT18X18D  CCU2C   |  xc7 LUT    FF   SRL  DSP48E1  CARRY4
+      barrett      17531    6416      34        1014   |    12943   5807    0     43      383
+      butterfly    17834    6702      34        1042   |    13095   5729  130     43      397
+
+  Barrett is cheaper (ECP5 -303 LUT4 / -286 FF, xc7 -152 LUT / -52 FF+SRL, the same DSPs) and
+  stays the default: with one field the Butterfly's DSP tiles are exactly the Barrett reducer's
+  (nothing to share), and its generic parts - the c operand's own delay line, the post-stage
+  ModAdd/ModSub with their prime-select logic, the op multiplexers - cost more than the
+  datapath's one conditional-subtract adder and x[i] delay they replace.  The Butterfly pays
+  off only when one unit is shared with the CKKS NTT/FFT, a system-level choice outside this
+  core.
 * **Constant time.** No control decision depends on the key, the state or the noise.  The only
   data-dependent timing is the XOF's rejection of round-constant candidates (words >= q after
   masking): which words are rejected is a public function of (nonce, counter), and it only
