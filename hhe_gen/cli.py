@@ -7,7 +7,9 @@
     hhe-gen ckks encrypt [--params P] --keys keys.json --in slots.json [--mode pk|sk] [--seed S] -o ct.json
     hhe-gen ckks decrypt [--params P] --keys keys.json --in ct.json -o slots.json
     hhe-gen generate ntt --n N --lanes P [--bits W --count C | --primes q,...] [--reducer KIND]
-                         [--banking dual|single] [--twiddles rom|otf] [--arch iterative] -o DIR
+                         [--banking dual|single] [--twiddles rom|otf] [--arch iterative|sdf|mdc] -o DIR
+    hhe-gen generate ifft|fft|encoder|decoder --n N --lanes P [--width W --frac-bits F]
+                         [--log-scale S] [--bits B --count L | --primes q,...] -o DIR
     hhe-gen bench [GROUP...] [--quick] [--json FILE]
     hhe-gen prove [GROUP...] [--quick] [--json FILE] [--workdir DIR] [--timeout S] [--only NAME...]
     hhe-gen demo
@@ -173,6 +175,8 @@ def _int_list(text: str, what: str) -> list[int]:
 
 
 def cmd_generate(args):
+    if args.core != "ntt":
+        return _generate_fft(args)
     from .generate import generate_ntt
     from .report import console, print_table
     primes = _int_list(args.primes, "--primes") if args.primes else None
@@ -182,13 +186,37 @@ def cmd_generate(args):
                        name=args.name)
     m = res["manifest"]
     cyc = m["cycles"]
-    print_table(f"{m['core']} N={m['parameters']['n']} P={m['parameters']['lanes']} ({m['parameters']['reducer']})",
-                ["item", "value"],
-                [("primes", ", ".join(str(p["q"]) for p in m["primes"])),
-                 ("transform cycles (fwd / inv)", f"{cyc['transform_forward']} / {cyc['transform_inverse']}"),
+    rows = [("primes", ", ".join(str(p["q"]) for p in m["primes"]))]
+    if "cycles_per_polynomial" in cyc:
+        rows += [("cycles per polynomial (N/P)", cyc["cycles_per_polynomial"]),
+                 ("bound (N/2)log2(N)/P", cyc["bound"]),
+                 ("latency first in -> first out (fwd / inv)", f"{cyc['transform_forward']} / {cyc['transform_inverse']}")]
+    elif "transform_forward" in cyc:
+        rows += [("transform cycles (fwd / inv)", f"{cyc['transform_forward']} / {cyc['transform_inverse']}"),
                  ("bound (N/2)log2(N)/P", cyc["bound"]), ("ratio", cyc["ratio_to_bound"]),
-                 ("command cycles (fwd)", cyc["command_forward"]),
-                 *[(k, v) for k, v in res["paths"].items() if v]])
+                 ("command cycles (fwd)", cyc["command_forward"])]
+    else:
+        rows += [(k.replace("_", " "), v) for k, v in cyc.items() if isinstance(v, (int, float, str))]
+    print_table(f"{m['core']} {args.arch} N={m['parameters']['n']} P={m['parameters']['lanes']} "
+                f"({m['parameters']['reducer']})",
+                ["item", "value"], [*rows, *[(k, v) for k, v in res["paths"].items() if v]])
+    console.print(f"written to {args.output}")
+    return 0
+
+
+def _generate_fft(args):
+    from .generate_fft import generate_fft
+    from .report import console, print_table
+    primes = _int_list(args.primes, "--primes") if args.primes else None
+    res = generate_fft(args.core, args.n, args.lanes, args.output, width=args.width, frac_bits=args.frac_bits,
+                       rounding=args.rounding, log_scale=args.log_scale, bits=args.bits,
+                       count=args.count, primes=primes, latency=args.latency, target=args.target,
+                       vectors=args.vectors, seed=args.seed, name=args.name)
+    m = res["manifest"]
+    cyc = m["cycles"]
+    rows = [(k.replace("_", " "), v) for k, v in cyc.items() if isinstance(v, (int, float))]
+    print_table(f"{args.core} N={args.n} P={args.lanes}", ["item", "value"],
+                [*rows, *[(k, v) for k, v in res["paths"].items() if v]])
     console.print(f"written to {args.output}")
     return 0
 
@@ -289,8 +317,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_ckks)
 
     p = sub.add_parser("generate", help="write a core's Verilog, JSON manifest and model test vectors")
-    p.add_argument("core", choices=["ntt"])
-    p.add_argument("--n", type=int, required=True, help="ring degree N (2^3 .. 2^16)")
+    p.add_argument("core", choices=["ntt", "ifft", "fft", "encoder", "decoder"])
+    p.add_argument("--n", type=int, required=True, help="ring degree N (NTT 2^3 .. 2^16; FFT/codec 2^4 .. 2^16)")
     p.add_argument("--lanes", type=int, default=2, help="butterfly lanes P (power of two)")
     p.add_argument("--bits", type=int, help="prime width (search --count primes of the reducer's form)")
     p.add_argument("--count", type=int, default=1, help="number of primes to search")
@@ -298,7 +326,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--reducer", default="barrett", help="barrett | montgomery | special-barrett | ntt-montgomery")
     p.add_argument("--banking", default="dual", help="dual | single")
     p.add_argument("--twiddles", default="rom", help="rom | otf (two small tables per prime and lane)")
-    p.add_argument("--arch", default="iterative", help="iterative")
+    p.add_argument("--arch", default="iterative", help="NTT: iterative | sdf | mdc (pipelined, N/P cycles "
+                   "per polynomial)")
+    p.add_argument("--width", type=int, default=29, help="FFT/codec: fixed-point width W")
+    p.add_argument("--frac-bits", type=int, default=26, help="FFT/codec: fraction bits")
+    p.add_argument("--rounding", default="half-up", help="FFT/codec: half-up | half-even")
+    p.add_argument("--log-scale", type=int, help="encoder/decoder: Delta = 2^log_scale")
     p.add_argument("--latency", type=int, help="butterfly latency (default: the butterfly's)")
     p.add_argument("--target", default="ecp5", help="ecp5 | xilinx | generic (DSP tile size)")
     p.add_argument("--vectors", type=int, default=2, help="test polynomials per prime and direction")

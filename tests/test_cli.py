@@ -143,3 +143,26 @@ def test_doctor_finds_every_tool(capsys):
     out = capsys.readouterr().out
     for tool in ("yosys", "sby", "yices", "nextpnr-ecp5", "ecppack", "verilator", "lattigo"):
         assert tool in out
+
+
+@pytest.mark.parametrize("argv,stem", [
+    (["generate", "ntt", "--n", "16", "--lanes", "2", "--bits", "20", "--arch", "sdf", "--vectors", "1"],
+     "ntt_sdf_n16_p2_fwd"),
+    (["generate", "ifft", "--n", "32", "--lanes", "2", "--vectors", "1"], "ifft_n32_p2"),
+    (["generate", "decoder", "--n", "32", "--lanes", "2", "--log-scale", "20", "--bits", "30", "--count", "2",
+      "--vectors", "1"], "decoder_n32_p2"),
+])
+def test_generate_command_writes_core_files(tmp_path, capsys, argv, stem):
+    assert main([*argv, "-o", str(tmp_path)]) == 0
+    assert "written to" in capsys.readouterr().out
+    manifest = json.loads((tmp_path / f"{stem}.json").read_text())
+    params = manifest["parameters"]
+    assert params.get("n", params.get("N")) == int(argv[3]) and params["lanes"] == 2
+    assert f"module {stem}" in (tmp_path / f"{stem}.v").read_text()
+    assert json.loads((tmp_path / f"{stem}_vectors.json").read_text())
+
+
+def test_generate_command_bad_arch(tmp_path, capsys):
+    assert main(["generate", "ntt", "--n", "16", "--lanes", "2", "--bits", "20", "--arch", "radix4",
+                 "-o", str(tmp_path)]) == 2
+    assert "arch" in capsys.readouterr().err
