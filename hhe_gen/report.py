@@ -139,3 +139,48 @@ def plot_area_vs_fmax(results, path, *, areas=("LUT4", "MULT18X18D"), group="red
     fig.savefig(path, dpi=120)
     plt.close(fig)
     return path
+
+
+def plot_series(panels, path, *, title: str = "") -> Path:
+    """Line plots, one panel per entry of ``panels`` (PNG, Agg backend).
+
+    Parameters
+    ----------
+    panels : list of dict   each with ``series`` (dict label -> list of (x, y) points; points with
+        a non-numeric y are dropped), ``xlabel``, ``ylabel``, and optionally ``logx`` / ``logy``
+        (base-2 / base-10 axes: True or the base) and ``dashed`` (labels drawn dashed, e.g. bounds)
+    path : file to write (folders are created)
+    title : figure title
+
+    Returns
+    -------
+    Path   the written file
+    """
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, len(panels), figsize=(6.5 * len(panels), 5), squeeze=False)
+    for ax, panel in zip(axes[0], panels):
+        dashed = set(panel.get("dashed", ()))
+        for label, pts in panel["series"].items():
+            pts = sorted((x, y) for x, y in pts if isinstance(y, (int, float)))
+            if not pts:
+                continue
+            ax.plot([x for x, _ in pts], [y for _, y in pts], marker="o", markersize=4, label=label,
+                    linestyle="--" if label in dashed else "-")
+        for axis, key in (("x", "logx"), ("y", "logy")):
+            base = panel.get(key)
+            if base:
+                getattr(ax, f"set_{axis}scale")("log", base=2 if base is True else base)
+        ax.set_xlabel(panel["xlabel"])
+        ax.set_ylabel(panel["ylabel"])
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=7)
+    if title:
+        fig.suptitle(title)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path

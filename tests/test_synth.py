@@ -395,3 +395,21 @@ def test_plot_skips_points_without_fmax(tmp_path):
            {"reducer": "c", "LUT4": 5, "fmax_mhz": None}]
     path = plot_area_vs_fmax(pts, tmp_path / "sub" / "p.png")
     assert path.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_plot_series_draws_the_numeric_points(tmp_path, monkeypatch):
+    import matplotlib.axes
+
+    from hhe_gen.report import plot_series
+    drawn = {}
+    original = matplotlib.axes.Axes.plot
+
+    def spy(self, xs, ys, **kw):
+        drawn[kw["label"]] = (list(xs), list(ys), kw.get("linestyle"))
+        return original(self, xs, ys, **kw)
+    monkeypatch.setattr(matplotlib.axes.Axes, "plot", spy)
+    panels = [{"series": {"core": [(8, 10), (2, 40), (4, None)], "bound": [(2, 32), (8, 8)], "empty": [(1, "-")]},
+               "xlabel": "P", "ylabel": "cycles", "logx": True, "logy": 10, "dashed": ["bound"]}]
+    path = plot_series(panels, tmp_path / "sub" / "s.png", title="t")
+    assert path.read_bytes()[:4] == b"\x89PNG"
+    assert drawn == {"core": ([2, 8], [40, 10], "-"), "bound": ([2, 8], [32, 8], "--")}
