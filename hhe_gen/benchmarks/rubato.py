@@ -9,10 +9,28 @@ against the formula and the golden model).  The DNA-HHE reference (Par-128S/M/L:
 synthesize and place the whole core (both XOFs, noise path, multipliers) for ECP5-85F:
 LUT4, FF, MULT18X18D, DP16KD and Fmax, and the resulting blocks per second.
 
-Measured (Yosys 0.70 synth_ecp5, 2026-11-22): Par-128S, 2 lanes, with noise: 17549 LUT4 (+3329
-PFUMX, 40 L6MUX21), 6416 FF, 1014 CCU2C, 34 MULT18X18D, 51 TRELLIS_DPR16X4 (the key, round-key
-and noise memories); nextpnr-ecp5's placement estimate 53.8 MHz; router1 had not converged after
-17 minutes (42k overused wires left) and was stopped, so no post-route Fmax yet.
+Cycles per block (quick cases, the fixed block above, XOF included; DNA-HHE's 2-MAC figure
+in brackets; targets 0.8 x: 988 / 1670 / 2429)::
+
+    Par-80S    L=1 297   L=2 209   L=4 165   L=8 143   L=16 132
+    Par-80M    L=1 582   L=2 384   L=4 289   L=6 268   L=12 259   L=36 257
+    Par-80L    L=1 946   L=2 594   L=4 446   L=8 424   L=16 420   L=64 417
+    Par-128S   L=1 549   L=2 365   L=4 273   L=8 229   L=16 222             [1235]
+    Par-128M   L=1 746   L=2 476   L=4 349   L=6 328   L=12 319   L=36 317  [2087]
+    Par-128L   L=1 946   L=2 594   L=4 446   L=8 424   L=16 420   L=64 417  [3036]
+
+With n lanes the block is XOF-bound: the (r+1)*n round constants arrive one candidate per cycle
+(plus 24 cycles per SHAKE256 permutation) while the 4r+3 phases take 1 + depth + 1 cycles each.
+
+Area (Yosys 0.70 synth_ecp5, the core in hhe_gen.synth's TimingHarness): Par-128S, 2 lanes,
+noise on: 17531 LUT4, 6416 FF, 1014 CCU2C, 34 MULT18X18D, 51 TRELLIS_DPR16X4; with the
+Butterfly multipliers 17834 / 6702 / 1042 / 34 (case ``128s-l2-multipliers``, also xc7).
+Place and route (nextpnr-ecp5, LFE5U-85F): the two SHAKE256 cores (one Keccak round per cycle
+each) make the design very congested for its size: router1 had 42k overused wires after 17
+minutes and router2 still 14k after 25 minutes (iteration 6) on Par-128S/2 lanes, both stopped;
+Par-80S, 1 lane, noise off (one XOF, 10k TRELLIS_COMB, 22 MULT18X18D): placement estimate 60.3
+MHz, see ``80s-l1-nonoise-ecp5``.  The fully parallel Par-128S (16 lanes) needs more
+MULT18X18D than the 85F has (case ``128s-l16-area``).
 """
 
 from __future__ import annotations
