@@ -32,7 +32,7 @@ Members
 -------
 i_stream : In(stream.Signature(ArrayLayout(2W, P)))        packed slots ``re | im << W``
 o_stream : Out(stream.Signature(ArrayLayout(qbits, P)))    residues, qbits = bit length of the largest prime
-ifft : the :class:`~hhe_gen.cores.fft.SpecialIfft`
+ifft : the :class:`~hhe_gen.cores.fft.SpecialIfft`;  residues : the :class:`ResidueStage` after it
 
 Latency
 -------
@@ -53,7 +53,7 @@ from hhe_gen.params.errors import ParameterError
 
 from ..fft import SpecialIfft
 
-__all__ = ["Encoder"]
+__all__ = ["Encoder", "ResidueStage"]
 
 
 def scale_up_hw(v, fmt, log_scale):
@@ -77,6 +77,7 @@ class Encoder(wiring.Component):
         self.ifft = SpecialIfft(self.n, lanes, fmt, passes=2 * len(self.moduli), target=target,
                                 bf_latency=bf_latency)
         self.qbits = max(q.bit_length() for q in self.moduli)
+        self.residues = ResidueStage(self.n, lanes, fmt, log_scale, self.moduli)
         super().__init__({
             "i_stream": In(stream.Signature(data.ArrayLayout(unsigned(2 * fmt.width), lanes))),
             "o_stream": Out(stream.Signature(data.ArrayLayout(unsigned(self.qbits), lanes))),
@@ -92,9 +93,32 @@ class Encoder(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         m.submodules.ifft = ifft = self.ifft
+        m.submodules.residues = res = self.residues
+        wiring.connect(m, wiring.flipped(self.i_stream), ifft.i_stream)
+        wiring.connect(m, ifft.o_stream, res.i_stream)
+        wiring.connect(m, res.o_stream, wiring.flipped(self.o_stream))
+        return m
+
+
+class ResidueStage(wiring.Component):
+    """The encoder's output stage: IFFT results -> x Delta, rounded -> residue mod the pass's prime
+    -> register (one beat per cycle, ready = ~valid | o_ready).
+
+    i_stream: the IFFT's 2L passes of n/P packed beats (pass 2i real parts, 2i+1 imaginary parts,
+    for prime i); o_stream: residues (qbits per lane).  Latency 1 (a taken input beat is on
+    o_stream the next cycle)."""
+
+    def __init__(self, n, lanes, fmt, log_scale, moduli):
+        self.n, self.lanes, self.fmt, self.log_scale, self.moduli = n, lanes, fmt, log_scale, tuple(moduli)
+        self.qbits = max(q.bit_length() for q in self.moduli)
+        super().__init__({
+            "i_stream": In(stream.Signature(data.ArrayLayout(unsigned(2 * fmt.width), lanes))),
+            "o_stream": Out(stream.Signature(data.ArrayLayout(unsigned(self.qbits), lanes))),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
         fmt, p, w = self.fmt, self.lanes, self.fmt.width
-        m.d.comb += [ifft.i_stream.payload.eq(self.i_stream.payload), ifft.i_stream.valid.eq(self.i_stream.valid),
-                     self.i_stream.ready.eq(ifft.i_stream.ready)]
         beats = self.n // p
         beat_bits = beats.bit_length() - 1
         total = len(self.moduli) * 2 * beats
@@ -104,18 +128,16 @@ class Encoder(wiring.Component):
         prime = passno[1:] if len(self.moduli) > 1 else Const(0, 1)
         qs = Array(Const(q, self.qbits) for q in self.moduli)
         o_valid = Signal()
-        # one plain register per lane: a layout-typed register (whose lanes Amaranth also names
-        # "o_data[0]", ...) made Yosys 0.70's ABC9 reintegration assert in synth_ecp5
         o_data = [Signal(self.qbits, name=f"o_lane{lane}") for lane in range(p)]
         take = Signal()
-        m.d.comb += [ifft.o_stream.ready.eq(~o_valid | self.o_stream.ready),
-                     take.eq(ifft.o_stream.valid & ifft.o_stream.ready),
+        m.d.comb += [self.i_stream.ready.eq(~o_valid | self.o_stream.ready),
+                     take.eq(self.i_stream.valid & self.i_stream.ready),
                      self.o_stream.valid.eq(o_valid)]
         m.d.comb += [self.o_stream.payload[lane].eq(o_data[lane]) for lane in range(p)]
         q = Signal(self.qbits)
         m.d.comb += q.eq(qs[prime] if len(self.moduli) > 1 else self.moduli[0])
         for lane in range(p):
-            packed = ifft.o_stream.payload[lane]
+            packed = self.i_stream.payload[lane]
             v = Signal(signed(w), name=f"v{lane}")
             m.d.comb += v.eq(Mux(is_im, packed[w:2 * w], packed[:w]))
             mm = scale_up_hw(v, fmt, self.log_scale)
