@@ -75,8 +75,9 @@ class RubatoCore(wiring.Component):
     Observation (not ports; tests and :mod:`hhe_gen.kat_rtl`): ``datapath`` (its ``state`` /
     ``next_state`` / ``commit``), ``commit_phase`` (index into :func:`~.schedule.phases` of the
     phase committing), ``state`` (``CoreState``: IDLE, RUN, DRAIN, OUT), ``out_count`` (words
-    loaded into the output register in this block), ``rk_count`` (round keys written), ``xof_words`` (candidate words the
-    rejection filter took up to the last round constant: the KAT field ``rc_xof_words_read``).
+    loaded into the output register in this block), ``rk_count`` (round keys written),
+    ``xof_words`` (candidate words the rejection filter took up to the last round constant: the
+    KAT field ``rc_xof_words_read``).
 
     Timing (no cycle depends on the key, the state or the noise; an always-ready consumer):
     :func:`~.schedule.cycles_per_block` from the command's acceptance to the last word taken.
