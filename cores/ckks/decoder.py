@@ -29,7 +29,8 @@ Members
 -------
 i_stream : In(stream.Signature(ArrayLayout(L*qbits, P)))   residues r_i in [0, q_i), packed per lane
 o_stream : Out(stream.Signature(ArrayLayout(2W, P)))        slots ``re | im << W``
-crt : the :class:`~.crt.CrtCentre`;  fft : the :class:`~hhe_gen.cores.fft.SpecialFft`
+crt : the :class:`~.crt.CrtCentre`;  scale : the :class:`ScaleDownStage`;  fft : the
+:class:`~hhe_gen.cores.fft.SpecialFft` (connected in that order)
 
 Latency
 -------
@@ -52,7 +53,7 @@ from hhe_gen.models import ckks_fixed
 from ..fft import SpecialFft
 from .crt import CrtCentre
 
-__all__ = ["Decoder"]
+__all__ = ["Decoder", "ScaleDownStage"]
 
 
 def scale_down_hw(c, fmt, log_scale):
@@ -75,6 +76,7 @@ class Decoder(wiring.Component):
         self.n_ring, self.n, self.lanes, self.fmt, self.log_scale = n_ring, n_ring // 2, lanes, fmt, log_scale
         self.fft = SpecialFft(self.n, lanes, fmt, split_load=True, target=target, bf_latency=bf_latency)
         self.crt = CrtCentre(self.moduli, lanes)
+        self.scale = ScaleDownStage(lanes, fmt, log_scale, self.crt.cbits)
         self.qbits = self.crt.qbits
         super().__init__({
             "i_stream": In(stream.Signature(data.ArrayLayout(unsigned(len(self.moduli) * self.qbits), lanes))),
@@ -101,27 +103,46 @@ class Decoder(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        m.submodules.fft = fft = self.fft
         m.submodules.crt = crt = self.crt
-        fmt, p, w = self.fmt, self.lanes, self.fmt.width
-        m.d.comb += [self.o_stream.payload.eq(fft.o_stream.payload), self.o_stream.valid.eq(fft.o_stream.valid),
-                     fft.o_stream.ready.eq(self.o_stream.ready)]
-        r_valid = Signal()
-        r_data = [Signal(2 * w, name=f"fft_in{lane}") for lane in range(p)]       # plain registers (see encoder)
-        take = Signal()
+        m.submodules.scale = scale = self.scale
+        m.submodules.fft = fft = self.fft
+        # a pure composition (no logic of its own; see the encoder on Yosys 0.70's ABC9)
         wiring.connect(m, wiring.flipped(self.i_stream), crt.i_stream)
-        m.d.comb += [crt.o_stream.ready.eq(~r_valid | fft.i_stream.ready),
-                     take.eq(crt.o_stream.valid & crt.o_stream.ready),
-                     fft.i_stream.valid.eq(r_valid)]
-        m.d.comb += [fft.i_stream.payload[lane].eq(r_data[lane]) for lane in range(p)]
+        wiring.connect(m, crt.o_stream, scale.i_stream)
+        wiring.connect(m, scale.o_stream, fft.i_stream)
+        wiring.connect(m, fft.o_stream, wiring.flipped(self.o_stream))
+        return m
+
+
+class ScaleDownStage(wiring.Component):
+    """The decoder's stage between the CRT and the FFT: centred c -> v = scale_down(c) (saturated W
+    bits) -> register; the FFT lane gets v in both halves (split_load takes one).  ready = ~valid |
+    o_ready; latency 1."""
+
+    def __init__(self, lanes, fmt, log_scale, cbits):
+        self.lanes, self.fmt, self.log_scale, self.cbits = lanes, fmt, log_scale, cbits
+        super().__init__({
+            "i_stream": In(stream.Signature(data.ArrayLayout(signed(cbits), lanes))),
+            "o_stream": Out(stream.Signature(data.ArrayLayout(unsigned(2 * fmt.width), lanes))),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        fmt, p, w = self.fmt, self.lanes, self.fmt.width
+        r_valid = Signal()
+        r_data = [Signal(2 * w, name=f"fft_in{lane}") for lane in range(p)]
+        take = Signal()
+        m.d.comb += [self.i_stream.ready.eq(~r_valid | self.o_stream.ready),
+                     take.eq(self.i_stream.valid & self.i_stream.ready),
+                     self.o_stream.valid.eq(r_valid)]
+        m.d.comb += [self.o_stream.payload[lane].eq(r_data[lane]) for lane in range(p)]
         for lane in range(p):
-            c = crt.o_stream.payload[lane]
             v = Signal(signed(w), name=f"v{lane}")
-            m.d.comb += v.eq(scale_down_hw(c, fmt, self.log_scale))
+            m.d.comb += v.eq(scale_down_hw(self.i_stream.payload[lane], fmt, self.log_scale))
             with m.If(take):
                 m.d.sync += r_data[lane].eq(v.as_unsigned().replicate(2))
         with m.If(take):
             m.d.sync += r_valid.eq(1)
-        with m.Elif(fft.i_stream.ready):
+        with m.Elif(self.o_stream.ready):
             m.d.sync += r_valid.eq(0)
         return m

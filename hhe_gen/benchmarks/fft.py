@@ -22,7 +22,28 @@
   through the output lane multiplexer to the port (12.7 ns, 4 LUT levels), so an output register
   would be the next step.
 
-The precision table is in :mod:`hhe_gen.cores.ckks`.
+The precision table with A / B / E is in :mod:`hhe_gen.cores.ckks`.
+
+``precision-plot`` (not quick; 919 s wall on the loaded 2-core machine, ~5 min CPU) sweeps N =
+2^10 .. 2^16 and W = 24 .. 40 with F = W - 2 and W - 3 (disc slots, seed 1) and draws
+``bench-results/fft-precision.png`` (E and A mean bits against W, one line per N).  E mean bits
+(A is within 0.1 bit of E everywhere; precision depends on F only: 32/30 = 33/30)::
+
+    F = W - 2      W = 24    26    28    29    30    32    33    34    36    38    40
+    N = 2^10           18.0  20.0  22.1  23.0  24.0  26.1  27.1  28.1  30.0  32.0  34.1
+    N = 2^11           17.6  19.6  21.6  22.6  23.6  25.6  26.6  27.6  29.6  31.6  33.6
+    N = 2^12           17.1  19.1  21.1  22.1  23.1  25.1  26.1  27.1  29.1  31.1  33.1
+    N = 2^13           16.6  18.6  20.6  21.6  22.6  24.6  25.6  26.6  28.7  30.6  32.6
+    N = 2^14           16.2  18.1  20.2  21.2  22.1  24.2  25.2  26.2  28.2  30.2  32.1
+    N = 2^15           15.7  17.7  19.7  20.7  21.7  23.7  24.7  25.7  27.7  29.7  31.7
+    N = 2^16           15.2  17.2  19.2  20.2  21.2  23.2  24.2  25.2  27.2  29.2  31.2
+    F = W - 3
+    N = 2^10           17.1  19.0  21.0  22.1  23.0  25.1  26.1  27.1  29.1  31.1  33.1
+    N = 2^13           15.6  17.6  19.6  20.6  21.6  23.6  24.6  25.6  27.6  29.7  31.6
+    N = 2^16           14.2  16.2  18.2  19.2  20.2  22.2  23.2  24.2  26.2  28.2  30.2
+
+Narrowest format with >= 24 mean bits (E): 32/30 for N = 2^10 .. 2^14, 33/31 for 2^15 and 2^16
+(2^16: 33/31 gives E 24.19 / A 24.28 / B 24.47 mean, 16.5 max; 32/30 gives 23.2).
 """
 
 from __future__ import annotations
@@ -183,6 +204,8 @@ def cycles(n, lanes, inverse):
 
 @bench_case("fft", "synth-ifft-n4096-p2-ecp5", quick=False, kind="ifft", n=4096, lanes=2)
 @bench_case("fft", "synth-ifft-n4096-p4-ecp5", quick=False, kind="ifft", n=4096, lanes=4)
+@bench_case("fft", "synth-encoder-n4096-p2-ecp5", quick=False, kind="encoder", n=4096, lanes=2)
+@bench_case("fft", "synth-decoder-n4096-p2-ecp5", quick=False, kind="decoder", n=4096, lanes=2)
 def synth(kind, n, lanes):
     """ECP5-85F post-place-and-route area and Fmax (29/26, DNA-HHE's 3 x 54-bit primes for the
     encoder, Delta = 2^50)."""
@@ -192,10 +215,15 @@ def synth(kind, n, lanes):
     if kind == "ifft":
         from hhe_gen.cores.fft import SpecialIfft
         dut = SpecialIfft(n, lanes, fmt)
-    else:
+    elif kind == "encoder":
         from hhe_gen.cores.ckks import Encoder
         from hhe_gen.params.presets import preset
         p = preset("dna-hhe")
         dut = Encoder(2 * n, lanes, fmt, p.log_scale, p.moduli)
-    res = synth_ecp5(dut, name=f"{kind}_n{n}_p{lanes}")
+    else:                                             # the decoder over all three primes (CRT)
+        from hhe_gen.cores.ckks import Decoder
+        from hhe_gen.params.presets import preset
+        p = preset("dna-hhe")
+        dut = Decoder(2 * n, lanes, fmt, p.log_scale, p.moduli)
+    res = synth_ecp5(dut, name=f"{kind}_n{n}_p{lanes}", timeout=2400)
     return {k: res.get(k) for k in ("LUT4", "FF", "MULT18X18D", "DP16KD", "DPR16X4", "CCU2C", "fmax_mhz")}
