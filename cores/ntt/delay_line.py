@@ -9,6 +9,7 @@ from amaranth.hdl import Module, Mux, Signal
 from amaranth.lib import memory, wiring
 from amaranth.lib.wiring import In, Out
 
+from hhe_gen.cores.arith.constants import quiet_on_error
 from hhe_gen.params.errors import ParameterError
 
 __all__ = ["DelayLine"]
@@ -38,6 +39,7 @@ class DelayLine(wiring.Component):
     Latency: exactly ``delay`` enabled cycles.
     """
 
+    @quiet_on_error
     def __init__(self, width: int, delay: int, *, memory_threshold: int = 16, clear: bool = False):
         if isinstance(delay, bool) or not isinstance(delay, int) or delay < 0:
             raise ParameterError("delay", delay, "an integer >= 0")
