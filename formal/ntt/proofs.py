@@ -1,0 +1,118 @@
+"""The proofs of ``hhe-gen prove ntt`` (registered with :func:`hhe_gen.prove.proof`).
+
+* ``schedule-<banking>-n<N>-<fwd|inv>``: the address / bank schedule of IterativeNtt
+  (:mod:`.schedule`: one port access per bank and cycle, every pair of every stage read exactly
+  once with its twiddle index, written back D cycles later and never otherwise, the stage overlap
+  safe), k-induction, one run per lane count P (dual 1 .. N/2, single-port 1 .. N/4).
+* ``mutant-schedule-*`` (``expect="FAIL"``): a wrong bank function, a stage started one cycle
+  early (BMC over the whole command).
+* ``equivalence-n<N>-p<P>-<fwd|inv>``: the core's outputs equal the model's NTT / INTT of free
+  inputs (:mod:`.equivalence`, BMC over one command); ``mutant-equivalence-*``: checked against
+  the other direction's matrix.
+* ``streams-*``: stream rules, no loss, busy / done (:mod:`.streams`, k-induction); ``cover-*``:
+  a command completes (with back-pressure on its last beat); ``mutant-streams-*``: a payload that
+  changes while stalled.
+"""
+
+from __future__ import annotations
+
+from hhe_gen.prove import ProofResult, proof
+
+from ..common.sby import run_harness
+
+GROUP = "ntt"
+
+
+def _result(runs, note):
+    for run in runs:
+        if not run.passed:
+            return ProofResult(run.status, depth=run.depth, checks=len(runs), detail=run.summary(),
+                               workdir=str(run.workdir))
+    return ProofResult("PASS", depth=runs[0].depth, checks=len(runs), detail=note, workdir=str(runs[0].workdir))
+
+
+def _lane_counts(n: int, banking: str) -> list[int]:
+    top = n // 2 if banking == "dual" else n // 4
+    return [1 << i for i in range(top.bit_length())]
+
+
+def schedule(ctx, n: int, banking: str, inverse: bool, lanes=None):
+    from .schedule import ScheduleHarness
+    runs, seconds = [], []
+    for p in (lanes or _lane_counts(n, banking)):
+        h = ScheduleHarness(n, p, banking, inverse)
+        run = run_harness(h.build(), ctx.workdir, f"schedule_p{p}", mode="prove", depth=h.depth, timeout=ctx.timeout)
+        runs.append(run)
+        seconds.append(f"P={p}: {run.seconds:.0f} s")
+        if not run.passed:
+            break
+    return _result(runs, "k-induction, " + ", ".join(seconds))
+
+
+def schedule_mutant(ctx, n: int, lanes: int, banking: str, inverse: bool, **mutation):
+    from .schedule import ScheduleHarness
+    h = ScheduleHarness(n, lanes, banking, inverse, **mutation)
+    depth = h.dut.command_cycles(inverse) + 3
+    return _result([run_harness(h.build(), ctx.workdir, "mutant", mode="bmc", depth=depth, timeout=ctx.timeout)],
+                   f"BMC depth {depth}")
+
+
+_SCHEDULE_WHAT = ("IterativeNtt address generation ({banking}): per cycle one access per bank port; every "
+                  "index read exactly once per stage with its partner, by its bank's port at the plan's "
+                  "address and slot, with the twiddle index N/2^(k+1) + (lo >> (k+1)) on its lane; written "
+                  "exactly D cycles later (the slot's result), never otherwise; the next stage reads it "
+                  "after the write{strict}; the last write before the unload")
+_QUICK_SCHEDULE = {("dual", 16, False), ("single", 16, True)}
+for _banking in ("dual", "single"):
+    for _log in range(3, 11):
+        _n = 1 << _log
+        for _inv in (False, True):
+            _ps = _lane_counts(_n, _banking)
+            proof(GROUP, f"schedule-{_banking}-n{_n}-{'inv' if _inv else 'fwd'}", engine="sby-prove",
+                  quick=(_banking, _n, _inv) in _QUICK_SCHEDULE,
+                  what=_SCHEDULE_WHAT.format(banking=_banking,
+                                             strict=" (the cycle after)" if _banking == "single" else ""),
+                  size=f"N = {_n}, P = {', '.join(map(str, _ps))} ({len(_ps)} runs), "
+                       f"{'inverse' if _inv else 'forward'}, k-induction depth D + 2",
+                  n=_n, banking=_banking, inverse=_inv)(schedule)
+
+proof(GROUP, "mutant-schedule-bank-function", engine="sby-bmc", expect="FAIL",
+      what="a core whose bank function is the low chunk only (no XOR of the other chunks) is refuted",
+      size="N = 16, P = 2, dual, forward; BMC over one command",
+      n=16, lanes=2, banking="dual", inverse=False, bank_mutant=True)(schedule_mutant)
+proof(GROUP, "mutant-schedule-early-stage", engine="sby-bmc", expect="FAIL",
+      what="a core whose stage 1 starts one cycle before the plan's start is refuted (read before write)",
+      size="N = 16, P = 2, dual, forward; BMC over one command",
+      n=16, lanes=2, banking="dual", inverse=False, start_shift=(1, -1))(schedule_mutant)
+proof(GROUP, "mutant-schedule-single-early-stage", engine="sby-bmc", expect="FAIL", quick=False,
+      what="a single-port core whose stage 2 starts one cycle early is refuted",
+      size="N = 16, P = 2, single-port, inverse; BMC over one command",
+      n=16, lanes=2, banking="single", inverse=True, start_shift=(2, -1))(schedule_mutant)
+proof(GROUP, "mutant-schedule-single-bank-function", engine="sby-bmc", expect="FAIL", quick=False,
+      what="a single-port core with the low-chunk bank function is refuted",
+      size="N = 16, P = 2, single-port, forward; BMC over one command",
+      n=16, lanes=2, banking="single", inverse=False, bank_mutant=True)(schedule_mutant)
+
+
+def streams(ctx, n: int, lanes: int, banking: str, mode: str = "prove", mutant: bool = False):
+    from .streams import StreamHarness
+    h = StreamHarness(n, lanes, banking, mutant=mutant)
+    depth = h.depth if mode == "prove" else h.cover_depth
+    run = run_harness(h.build(), ctx.workdir, f"streams_{mode}", mode=mode, depth=depth, timeout=ctx.timeout)
+    return _result([run], {"prove": "k-induction", "cover": "covers reached", "bmc": "BMC"}[mode] + f", depth {depth}")
+
+
+for _n, _p, _banking, _quick in ((8, 2, "dual", True), (16, 4, "single", True), (16, 1, "dual", False),
+                                 (32, 4, "single", False)):
+    _size = f"N = {_n}, P = {_p}, {_banking}, both directions (free command payload)"
+    proof(GROUP, f"streams-n{_n}-p{_p}-{_banking}", engine="sby-prove", quick=_quick,
+          what="IterativeNtt: o_stream valid held and payload stable until taken (asserted; cmd / i_stream "
+               "rules assumed, every handshake free); N/P input then N/P output transfers per command, none "
+               "outside LOAD / UNLOAD, done with the last output transfer, busy from command to done "
+               "(k-induction)", size=_size, n=_n, lanes=_p, banking=_banking)(streams)
+    proof(GROUP, f"cover-n{_n}-p{_p}-{_banking}", engine="sby-cover", quick=_quick,
+          what="IterativeNtt covers: a command completes (done), also with its last beat back-pressured",
+          size=_size, n=_n, lanes=_p, banking=_banking, mode="cover")(streams)
+proof(GROUP, "mutant-streams-glitch", engine="sby-bmc", expect="FAIL",
+      what="an output payload that changes while the consumer stalls is refuted",
+      size="N = 8, P = 2, dual; BMC over a command", n=8, lanes=2, banking="dual", mode="bmc", mutant=True)(streams)

@@ -1,0 +1,72 @@
+"""``hhe-gen prove ntt``: the quick proofs (schedule k-induction at N = 16, mutants, stream rules,
+covers, equivalence at N = 8) in the default run, everything else (the schedule for every N up to
+2^10 and every P, N = 16 equivalence, the miter) under -m slow; plus the harnesses' own
+ingredients checked against the models without a solver."""
+
+import random
+
+import pytest
+
+from hhe_gen import prove
+from hhe_gen.cores.ntt.single_port import order_cycle, stage_order
+from hhe_gen.models.ntt import intt, ntt
+
+
+def _ntt_proofs(quick):
+    return [p for p in prove.proofs(["ntt"], quick=quick)]
+
+
+@pytest.mark.toolchain
+@pytest.mark.parametrize("p", _ntt_proofs(True), ids=lambda p: p.name)
+def test_quick_ntt_proof(tmp_path, p):
+    record = prove.run_proof(p, tmp_path, quick=True, timeout=900)
+    assert record["ok"], f"{record['status']} (expected {p.expect}): {record['detail']}"
+
+
+@pytest.mark.slow
+@pytest.mark.toolchain
+@pytest.mark.parametrize("p", [p for p in _ntt_proofs(False) if not p.quick], ids=lambda p: p.name)
+def test_slow_ntt_proof(tmp_path, p):
+    record = prove.run_proof(p, tmp_path, quick=False, timeout=7200)
+    assert record["ok"], f"{record['status']} (expected {p.expect}): {record['detail']}"
+
+
+def test_registry_covers_every_size_and_has_mutants():
+    names = {p.name for p in _ntt_proofs(False)}
+    for log in range(3, 11):
+        for banking in ("dual", "single"):
+            for d in ("fwd", "inv"):
+                assert f"schedule-{banking}-n{1 << log}-{d}" in names
+    quick = _ntt_proofs(True)
+    assert any(p.expect == "FAIL" for p in quick)
+    assert any(p.engine == "sby-cover" for p in quick)
+    assert any(p.engine == "sby-prove" for p in quick)
+
+
+@pytest.mark.parametrize("n, lanes", [(16, 1), (16, 2), (64, 4), (1024, 8), (1024, 256)])
+def test_inverse_order_inverts_the_single_port_order(n, lanes):
+    """The schedule harness's inverse of the single-port cycle order (as bit expressions,
+    evaluated here on ints) undoes single_port.order_cycle for every stage and cycle."""
+    from hhe_gen.formal.ntt.schedule import inverse_order
+    n_log = n.bit_length() - 1
+    cw = n_log - (2 * lanes).bit_length() + 1          # bits of a cycle number: n - B
+    for k in range(n_log):
+        so = stage_order(k, n_log, lanes)
+        for c in range(1 << cw):
+            bits = inverse_order(so, [(c >> i) & 1 for i in range(cw)])
+            assert order_cycle(so, sum(bit << i for i, bit in enumerate(bits))) == c
+
+
+@pytest.mark.parametrize("n, q", [(8, 17), (16, 97)])
+@pytest.mark.parametrize("inverse", [False, True])
+def test_spec_network_and_matrix_equal_the_model(n, q, inverse):
+    from hhe_gen.formal.ntt.equivalence import butterfly_network, transform_matrix
+    rng = random.Random(n + inverse)
+    model = intt if inverse else ntt
+    matrix = transform_matrix(n, q, inverse)
+    for _ in range(20):
+        a = [rng.randrange(q) for _ in range(n)]
+        net = butterfly_network(a, q, inverse, lambda x, c: x * c % q, lambda x, y: (x + y) % q,
+                                lambda x, y: (x + q - y) % q)
+        assert net == model(a, q)
+        assert [sum(c * x for c, x in zip(row, a)) % q for row in matrix] == model(a, q)
