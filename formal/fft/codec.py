@@ -10,6 +10,12 @@ small moduli (``hhe-gen prove fft``, registered in :mod:`.proofs`).
   stalls needs cross-stage data invariants for k-induction: not stated.)
 * **CRT stream rules** (:func:`crt_stream`): inputs free under the stream rules (assumed), output
   rules asserted, in-flight count <= 6 and equal to the pipeline's valid bits (k-induction).
+* **Encoder / decoder stream rules** (:func:`codec_stream_bmc`): the whole core (N = 16, P = 1,
+  W = 8, F = 5, moduli (97, 193), Delta = 2^4; the decoder through its CRT) with free inputs
+  under the stream rules (assumed) and free back-pressure: the output rules asserted (BMC over
+  cycles() + 8 steps from reset: bounded, because the encoder gives 2L*n/P beats per n/P taken
+  and the decoder n/P per N/P, so the generic harness's in-flight count does not apply), and an
+  output transfer covered.
 * Moduli (3, 5, 7) (quick) and (5, 7, 11); mutant (expected FAIL): the table with one wrong
   entry.
 """
@@ -24,9 +30,9 @@ from amaranth.hdl import Array, Assert, Assume, Cat, Const, Signal, Value, signe
 from hhe_gen.prove import ProofResult
 
 from ..common.sby import find_signal, formal_module, run_harness
-from ..common.stream import popcount, stream_harness
+from ..common.stream import popcount, stream_harness, stream_rules
 
-__all__ = ["crt_table", "crt_equivalence", "crt_stream"]
+__all__ = ["crt_table", "crt_equivalence", "crt_stream", "codec_stream_bmc"]
 
 
 def crt_table(moduli) -> dict:
@@ -94,3 +100,30 @@ def crt_stream(ctx, moduli, depth: int = 10) -> ProofResult:
     run = run_harness(harness, ctx.workdir, "crt_stream", mode="prove", depth=depth, timeout=ctx.timeout)
     return ProofResult(run.status, depth=run.depth,
                        detail=f"moduli {tuple(moduli)}" if run.passed else run.summary(), workdir=str(run.workdir))
+
+
+def codec_stream_bmc(ctx, kind: str, mode: str = "bmc") -> ProofResult:
+    """Stream rules of the CKKS encoder (``kind`` "encoder") or decoder at N = 16 (see the module
+    docstring); ``mode`` "bmc" (rules asserted) or "cover" (an output transfer reached)."""
+    from amaranth.asserts import AnySeq
+    from amaranth.hdl import Cover
+
+    from hhe_gen.cores.ckks import Decoder, Encoder
+    from hhe_gen.models.fft import FixedPointFormat
+    fmt = FixedPointFormat(8, 5)
+    if kind == "encoder":
+        dut = Encoder(16, 1, fmt, 4, (97, 193))
+    else:
+        dut = Decoder(16, 1, fmt, 4, (97, 193))
+    m, _ = formal_module()
+    m.submodules.dut = dut
+    pl = Value.cast(dut.i_stream.payload)
+    m.d.comb += [dut.i_stream.valid.eq(AnySeq(1)), pl.eq(AnySeq(len(pl))), dut.o_stream.ready.eq(AnySeq(1))]
+    stream_rules(m, dut.i_stream, check=Assume, name="in")
+    out = stream_rules(m, dut.o_stream, check=Assert, name="out")
+    m.d.comb += Cover(out["transfer"])
+    depth = dut.cycles() + 8
+    run = run_harness(m, ctx.workdir, f"{kind}_stream_{mode}", mode=mode, depth=depth, timeout=ctx.timeout)
+    return ProofResult(run.status, depth=run.depth,
+                       detail=f"{kind}, N = 16, P = 1, W = 8, cycles() = {dut.cycles()}" if run.passed
+                       else run.summary(), workdir=str(run.workdir))

@@ -89,3 +89,18 @@ for _moduli, _quick in (((3, 5, 7), True), ((5, 7, 11), False)):
 proof(GROUP, "mutant-crt-wrong-entry", engine="sby-bmc", expect="FAIL",
       what="the CRT checked against a table with one wrong entry is refuted",
       size="moduli (3, 5, 7)", moduli=(3, 5, 7), mutant=True)(_crt)
+
+
+def _codec(ctx, kind, mode="bmc"):
+    from . import codec
+    return codec.codec_stream_bmc(ctx, kind, mode)
+
+
+for _kind in ("encoder", "decoder"):
+    proof(GROUP, f"stream-{_kind}-n16-bmc", engine="sby-bmc", quick=False,
+          what=f"CKKS {_kind}: o_stream keeps valid and payload until taken under free input gaps and "
+               "back-pressure (bounded, from reset)",
+          size="N = 16, P = 1, W = 8, moduli (97, 193); BMC cycles() + 8 steps", kind=_kind)(_codec)
+    proof(GROUP, f"cover-{_kind}-n16", engine="sby-cover", quick=False,
+          what=f"CKKS {_kind}: an output transfer is reachable", size="N = 16, P = 1, W = 8", kind=_kind,
+          mode="cover")(_codec)

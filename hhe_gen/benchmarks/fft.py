@@ -13,14 +13,29 @@
   E  hardware encode -> hardware decode (end to end),
   computed with the models (the cores equal them bit for bit; large N would take hours in
   simulation).  Delta = 2^50 and a 61-bit prime throughout, so the fixed point is the limit.
-* ``synth-*`` (not quick): ECP5-85F area / Fmax of the IFFT core (:func:`hhe_gen.synth.synth_ecp5`).
-  ``synth(kind="encoder", ...)`` builds the CKKS encoder instead, but Yosys 0.70 (YoWASP) stops
-  in synth_ecp5's ABC9 reintegration on it (``Assert `count_id(wire->name) == 0' failed``, for
-  P = 2 and 4 alike, while the IFFT alone goes through), so no encoder case is registered.  Measured (Yosys 0.70 + nextpnr-ecp5, LFE5U-85F, seed 1):
-  SpecialIfft n = 4096 (N = 2^13), P = 2, 29/26: 6507 LUT4, 4702 FF, 640 CCU2C, 18 MULT18X18D
-  (3 x 3 tiles per butterfly), 30 DP16KD, 79.0 MHz; the critical path is a bank's read data
-  through the output lane multiplexer to the port (12.7 ns, 4 LUT levels), so an output register
-  would be the next step.
+* ``synth-*`` (not quick): ECP5-85F area / Fmax (:func:`hhe_gen.synth.synth_ecp5`, Yosys 0.70 +
+  nextpnr-ecp5, LFE5U-85F, seed 1, 29/26, DNA-HHE's 3 x 54-bit primes and Delta = 2^50 for the
+  encoder / decoder).  Measured:
+
+  - SpecialIfft n = 4096 (N = 2^13), P = 2, without the output register: 6507 LUT4, 4702 FF,
+    640 CCU2C, 18 MULT18X18D (3 x 3 tiles per butterfly), 30 DP16KD, 79.0 MHz; critical path a
+    bank's read data through the output lane multiplexer to the port (12.7 ns, 4 LUT levels);
+  - Encoder N = 2^13, P = 2 (IFFT with passes = 6 and its output register, ResidueStage):
+    6862 LUT4, 4904 FF, 678 CCU2C, 18 MULT18X18D, 30 DP16KD, 83.75 MHz; the critical path is
+    now inside the butterfly's multiplier (cores/arith adder tree, 11.9 ns, 21 carry + 8 LUT
+    segments), no longer the lane multiplexer.
+
+  Yosys 0.70 (YoWASP) asserted in synth_ecp5's ABC9 reintegration (``Assert
+  `count_id(wire->name) == 0' failed``) on the encoder as first written, also at N = 32, P = 2,
+  L = 2 (130 s to reproduce).  With ``debug`` the failing step is ABC_OPS_REINTEGRATE renaming
+  the AIG output of the encoder's port ``i_stream__ready``; the encoder module then had its own
+  logic (the residue stage) next to pass-through port assignments (``i_stream.ready =
+  ifft.i_stream.ready``; Amaranth named its output-valid port after the internal ``o_valid``).
+  Removing the ``i_stream__ready$5`` alias from the Verilog did not help; restructuring did: the
+  encoder is now a pure composition (``wiring.connect``) of the IFFT and a
+  :class:`~hhe_gen.cores.ckks.encoder.ResidueStage` component, and goes through (N = 32:
+  5878 LUT4, 4363 FF, 18 MULT18X18D, 85.9 MHz).  The decoder has the same structure
+  (CrtCentre -> ScaleDownStage -> SpecialFft).
 
 The precision table with A / B / E is in :mod:`hhe_gen.cores.ckks`.
 
