@@ -107,9 +107,9 @@ CASES = [(8, 1), (8, 2), (16, 1), (16, 4), (32, 2), (32, 8), (128, 4)]
 
 
 @pytest.mark.parametrize("inverse", [True, False])
-@pytest.mark.parametrize("n,lanes", CASES)
-def test_core_equals_model(n, lanes, inverse):
-    dut = IterativeFft(n, lanes, FMT, inverse=inverse)
+@pytest.mark.parametrize("n,lanes,output_register", [(n, p, True) for n, p in CASES] + [(16, 4, False), (32, 2, False)])
+def test_core_equals_model(n, lanes, inverse, output_register):
+    dut = IterativeFft(n, lanes, FMT, inverse=inverse, output_register=output_register)
     transforms = [random_values(n, FMT, seed=n + lanes + s) for s in range(2)]
     got, r = run_transforms(dut, transforms)
     for vals, out in zip(transforms, got):
@@ -121,7 +121,7 @@ def test_core_equals_model(n, lanes, inverse):
         outs = r.out_cycles[i * nb:(i + 1) * nb]
         assert ins == list(range(ins[0], ins[0] + nb))
         assert outs == list(range(outs[0], outs[0] + nb))
-        assert outs[0] == ins[-1] + dut.first_output_delay == ins[-1] + dut.compute_cycles + 3
+        assert outs[0] == ins[-1] + dut.first_output_delay == ins[-1] + dut.compute_cycles + 2 + output_register
         assert outs[-1] - ins[0] + 1 == dut.cycles()
     assert r.in_cycles[nb] == r.out_cycles[nb - 1] + 1          # back to back: period = cycles()
     assert dut.compute_cycles == stage_starts(ntt_schedule(n, lanes, inverse=not inverse), dut.delay)[1] + 1
