@@ -28,9 +28,14 @@ Butterfly multipliers 17834 / 6702 / 1042 / 34 (case ``128s-l2-multipliers``, al
 Place and route (nextpnr-ecp5, LFE5U-85F): the two SHAKE256 cores (one Keccak round per cycle
 each) make the design very congested for its size: router1 had 42k overused wires after 17
 minutes and router2 still 14k after 25 minutes (iteration 6) on Par-128S/2 lanes, both stopped;
-Par-80S, 1 lane, noise off (one XOF, 10k TRELLIS_COMB, 22 MULT18X18D): placement estimate 60.3
-MHz, see ``80s-l1-nonoise-ecp5``.  The fully parallel Par-128S (16 lanes) needs more
-MULT18X18D than the 85F has (case ``128s-l16-area``).
+Par-80S, 1 lane, noise off (one XOF, 10k TRELLIS_COMB of 83640, 22 MULT18X18D): placement
+estimate 60.3 MHz, but router2 stalled at ~4700 overused wires (iteration 18, 18 minutes) and
+router1 at ~19800 after 8 minutes; both stopped, so there is no post-route Fmax yet (case
+``80s-l1-nonoise-ecp5``).  The fully parallel Par-128S (16 lanes, noise on; case
+``128s-l16-area``, Yosys only): 28687 LUT4, 15672 FF, 4077 CCU2C, 202 MULT18X18D - more than the
+85F's 156 (17 Barrett units of 10 tiles, and 2 tiles per lane for the ``(s >> b) * q`` of the
+linear layers' reduction, which a shift-and-add by the sparse q would free), so it cannot be
+placed on that device as built.
 """
 
 from __future__ import annotations
