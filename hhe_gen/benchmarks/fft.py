@@ -20,6 +20,11 @@
   - SpecialIfft n = 4096 (N = 2^13), P = 2, without the output register: 6507 LUT4, 4702 FF,
     640 CCU2C, 18 MULT18X18D (3 x 3 tiles per butterfly), 30 DP16KD, 79.0 MHz; critical path a
     bank's read data through the output lane multiplexer to the port (12.7 ns, 4 LUT levels);
+  - the same with the output register after the lane multiplexer: 6512 LUT4, 4819 FF, 640 CCU2C,
+    18 MULT18X18D, 30 DP16KD, 79.9 MHz: the multiplexer path is gone, and the critical path is
+    now inside the butterfly's multiplier (cores/arith/multiplier.py adder tree into
+    butterfly_complex.py's product register: 12.5 ns, 23 carry + 8 LUT segments), so Fmax
+    hardly moves; the next step is a deeper butterfly multiplier (cores/arith, ``bf_latency``);
   - Encoder N = 2^13, P = 2 (IFFT with passes = 6 and its output register, ResidueStage):
     6862 LUT4, 4904 FF, 678 CCU2C, 18 MULT18X18D, 30 DP16KD, 83.75 MHz; the critical path is
     now inside the butterfly's multiplier (cores/arith adder tree, 11.9 ns, 21 carry + 8 LUT
