@@ -27,6 +27,11 @@ Asserted in every cycle (t = cycles since the transform's first read, kept by th
   are read through 2P different ports (one port cannot serve two addresses);
 * (W) x's bank writes x's address (not a load write) exactly when t = r_s(x) + D for some s: x is
   written once per stage, D cycles after its read, and never at any other time;
+* (S) slots: when x is read, the decoder's coset bank ``rd_bb`` XOR rotl(j, G0 mod B') is bank(x),
+  j = the bits of x in G (its slot in the coset: the lanes take slot j's operand from that bank,
+  one cycle later), and when x is written, the write port of bank(x) takes slot j's result
+  (``wr_slot``) - this is what refutes a wrong bank function (the (bank, address) pairs of a
+  cycle alone do not: a consistent permutation of the slots would pass (R) and (W));
 * (T) when x is the lower index of its pair in stage s and is read, the twiddle index of its lane
   (lane = the bits of x in G minus k, the plan's lane order) is N/2^(k+1) + (x >> (k+1))
   (the index into psi_brv / psi_inv_brv of the model);
@@ -38,9 +43,11 @@ Asserted in every cycle (t = cycles since the transform's first read, kept by th
   bank is never written in a cycle in which a butterfly needs to read it (the core would drop
   the read), and (R) shows the needed read is made.
 
-Not covered here: which lane's data goes to which slot (the core's data routing from the banks
-to the butterflies and back) - :mod:`.equivalence` covers that at N = 8 and 16 - and the load /
-unload orders (also :mod:`.equivalence` and the simulation tests).
+Not covered here: the fixed wiring between a slot and a lane (lane l's lower operand is slot
+``lane_lo_slot(l, kpos)``; :mod:`.equivalence` covers it at N = 8 and 16) and the load / unload
+orders (also :mod:`.equivalence`, :mod:`.streams` and the simulation tests).  The butterflies
+are replaced by port-compatible stubs while the harness elaborates the core (no property depends
+on data; Yosys would drop them; at P = 512 their elaboration alone took minutes).
 
 Induction: the controller's own state is tied to the harness's counter by invariants (t equals
 ``run_cnt`` while running; a running stage is at cycle ``run_cnt - starts[stage]``; between
