@@ -42,6 +42,13 @@ N       W/F     A mean/max   B mean/max   E mean/max
   FFT, see hhe_gen.models.fft): with half-even rounding 34/31 at N = 2^16 gives 24.0 / 21.9 (E mean /
   max) instead of 24.2 / 16.5, and 29/26 at 2^13 20.5 / 18.7 instead of 20.6 / 14.5 - choose
   ``rounding="half-even"`` when the worst slot matters (one more adder per rounding in hardware).
+* The decoder over L >= 2 moduli (CRT) decodes exactly what hhe_gen.models.ckks.decode gives for
+  the same fixed-point format; for a fresh plaintext (|m| < q_0/2) it equals the one-prime
+  decoder.  Lattigo sees the A precision on hardware-encoded, model-encrypted plaintexts
+  (tests/interop/test_hw_codec_lattigo.py: DNA-HHE 20.73 mean bits, A = 20.73).
+* Structure: both cores are pure compositions (Encoder = SpecialIfft -> ResidueStage, Decoder =
+  CrtCentre -> ScaleDownStage -> SpecialFft); see hhe_gen.benchmarks.fft for why (Yosys 0.70)
+  and the ECP5 numbers.
 """
 
 from .crt import CrtCentre
