@@ -52,10 +52,9 @@ def simulate_pipelined(dut, polys, *, in_gaps: float = 0.0, out_gaps: float = 0.
     from amaranth.sim import Simulator
 
     rng_in, rng_out = random.Random(seed), random.Random(seed + 1)
-    P, w, beats = dut.lanes, dut.qbits, dut.beats
+    P, beats = dut.lanes, dut.beats
     in_cycles, outs = [], []
     total = len(polys) * beats
-    done = [False]
 
     async def producer(ctx):
         cycle = 0
@@ -66,11 +65,11 @@ def simulate_pipelined(dut, polys, *, in_gaps: float = 0.0, out_gaps: float = 0.
                     await ctx.tick()
                     cycle += 1
                 ctx.set(dut.i_stream.payload.data, list(poly[b * P:(b + 1) * P]))
+                # sel counts on the first beat only: the others carry a different one on purpose
                 ctx.set(dut.i_stream.payload.sel, sel if b == 0 else (sel + 1) % len(dut.moduli))
                 ctx.set(dut.i_stream.valid, 1)
                 while True:
-                    _, _, ready = await ctx.tick().sample(dut.i_stream.ready)
-                    # sample() gives the value before the edge
+                    _, _, ready = await ctx.tick().sample(dut.i_stream.ready)     # before the edge
                     if ready:
                         in_cycles.append(cycle)
                         cycle += 1
@@ -89,7 +88,6 @@ def simulate_pipelined(dut, polys, *, in_gaps: float = 0.0, out_gaps: float = 0.
                              int(payload.last)))
             cycle += 1
         ctx.set(dut.o_stream.ready, 0)
-        done[0] = True
 
     sim = Simulator(dut)
     sim.add_clock(1e-6)
