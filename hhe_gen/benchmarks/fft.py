@@ -30,6 +30,14 @@
     now inside the butterfly's multiplier (cores/arith adder tree, 11.9 ns, 21 carry + 8 LUT
     segments), no longer the lane multiplexer.
 
+  - N = 2^16 (SpecialIfft n = 32768, P = 4, 33/31): not measured.  Yosys alone had not left its
+    coarse optimisation after 14.5 min of wall clock (~5 min CPU on the loaded machine) and was
+    stopped.  Block RAM by the same 512 x 36 / 1024 x 18 ... DP16KD packing that predicts the 30
+    DP16KD measured at n = 4096, P = 2 (16 for the banks + 14 for the two twiddle ROMs): 8 banks
+    of 4096 x 66 bits = 128 DP16KD plus 4 twiddle ROMs of 8193 words = 136, i.e. 264 > the 208
+    DP16KD of the LFE5U-85F (P = 8: 128 + 144).  N = 2^16 on this device needs smaller twiddle
+    storage (shared / on-the-fly twiddles as in the NTT's ``twiddles="otf"``), or a bigger device.
+
   Yosys 0.70 (YoWASP) asserted in synth_ecp5's ABC9 reintegration (``Assert
   `count_id(wire->name) == 0' failed``) on the encoder as first written, also at N = 32, P = 2,
   L = 2 (130 s to reproduce).  With ``debug`` the failing step is ABC_OPS_REINTEGRATE renaming
