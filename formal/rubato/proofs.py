@@ -16,7 +16,10 @@
   off: ``o_stream`` obeys the stream rules, words and commands balance (l words per accepted
   command, none without one, a command only once the previous block's words are out but the
   last), ready only when idle (:mod:`.core`; k-induction depth 3).  ``core-block-cover-q31-l16``
-  (slow): BMC cover of a whole block (the last word taken) at the block's cycle count + 20.
+  (slow): BMC cover of a whole block (the last word taken) at the block's cycle count + 20 =
+  151 steps; not yet seen to finish: on the loaded 2-core machine smtbmc was at step 116 after
+  16 minutes (25-40 s per step and growing) when stopped.  The round-key and datapath covers
+  above reach their ends (all 48 round keys written; every phase committed).
 """
 
 from __future__ import annotations
