@@ -6,7 +6,7 @@ Harness (the real component at a small modulus, :func:`.datapath.small_params`: 
 r = 2, so all (r+1)*n = 48 constants of a block, with q a small prime; 32-bit candidate words
 masked to q_bits as in the real sets):
 
-* free environment: the XOF words (``AnySeq`` under the stream rules, released by ``clear``),
+* free environment: the XOF words (``AnySeq`` under the stream rules, also across a ``clear``),
   ``clear`` (a new block in any cycle), key writes (any address, any value < q, in any cycle);
 * one constant index ``J`` (``AnyConst``, < 48) is followed: the harness counts the candidate
   words the rejection filter takes since the last ``clear`` whose masked value is < q, keeps the
