@@ -2,7 +2,7 @@
 
     hhe-gen params [PRESET] [--json]
     hhe-gen primes --n N --bits B --count C [--form ntt|dna-hhe|abc-fhe] [--json]
-    hhe-gen kat rubato FILE... [--on model|rtl] [--trace] [--lanes L] [--verbose]
+    hhe-gen kat rubato FILE... [--on model|rtl] [--trace] [--lanes L] [--multiplier M] [--verbose]
     hhe-gen ckks keygen  [--params P] [--seed S] -o keys.json
     hhe-gen ckks encrypt [--params P] --keys keys.json --in slots.json [--mode pk|sk] [--seed S] -o ct.json
     hhe-gen ckks decrypt [--params P] --keys keys.json --in ct.json -o slots.json
@@ -126,10 +126,12 @@ def cmd_kat(args):
     _check_on(args.on, ("model", "rtl"))
     if args.on == "rtl":
         from .kat_rtl import check_rubato_kat_files_rtl
-        report = check_rubato_kat_files_rtl(args.files, trace=args.trace, lanes=2 if args.lanes is None else args.lanes)
+        report = check_rubato_kat_files_rtl(args.files, trace=args.trace, lanes=2 if args.lanes is None else args.lanes,
+                                            multiplier=args.multiplier or "barrett")
     else:
-        if args.trace or args.lanes is not None:
-            raise ParameterError("--trace/--lanes", "given", "only with --on rtl (the model always checks every layer)")
+        if args.trace or args.lanes is not None or args.multiplier is not None:
+            raise ParameterError("--trace/--lanes/--multiplier", "given",
+                                 "only with --on rtl (the model always checks every layer)")
         report = check_rubato_kat_files(args.files)
     if args.verbose or report.mismatches:
         for m in report.mismatches[:50]:
@@ -300,6 +302,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--on", default="model", help="model | rtl (the Rubato core in simulation)")
     p.add_argument("--trace", action="store_true", help="rtl: compare every layer's state too")
     p.add_argument("--lanes", type=int, help="rtl: lanes of the Rubato core (default 2)")
+    p.add_argument("--multiplier", help="rtl: barrett (default) | butterfly (the multi-field butterfly's Z_t mode)")
     p.add_argument("--verbose", action="store_true")
     p.set_defaults(func=cmd_kat)
 

@@ -81,7 +81,14 @@ def test_kat_rubato_on_rtl(tmp_path, capsys):
     bad.write_text(json.dumps(data))
     assert main(["kat", "rubato", "--on", "rtl", str(bad)]) == 1
     assert "final_keystream" in capsys.readouterr().out
+    assert main(["kat", "rubato", "--on", "rtl", "--multiplier", "butterfly", str(bad)]) == 1
+    assert "final_keystream" in capsys.readouterr().out
+    data["vectors"] = data["vectors"][:1]
+    bad.write_text(json.dumps(data))
+    assert main(["kat", "rubato", "--on", "rtl", "--multiplier", "butterfly", str(bad)]) == 0
+    assert capsys.readouterr().out.strip().splitlines()[-1] == "1 vectors checked, 0 mismatches"
     assert main(["kat", "rubato", "--trace", str(src)]) == 2
+    assert main(["kat", "rubato", "--multiplier", "butterfly", str(src)]) == 2
 
 
 def test_ckks_files_round_trip(tmp_path, capsys):
