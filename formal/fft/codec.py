@@ -15,7 +15,9 @@ small moduli (``hhe-gen prove fft``, registered in :mod:`.proofs`).
   under the stream rules (assumed) and free back-pressure: the output rules asserted (BMC over
   cycles() + 8 steps from reset: bounded, because the encoder gives 2L*n/P beats per n/P taken
   and the decoder n/P per N/P, so the generic harness's in-flight count does not apply), and an
-  output transfer covered.
+  output transfer covered.  Measured (slow set, loaded machine): decoder BMC PASS at 69 steps in
+  606 s, decoder and encoder covers PASS (3 s each); the encoder BMC (79 steps) was stopped
+  after 2 minutes unfinished and has not been run to the end.
 * Moduli (3, 5, 7) (quick) and (5, 7, 11); mutant (expected FAIL): the table with one wrong
   entry.
 """
