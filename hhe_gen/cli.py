@@ -7,7 +7,7 @@
     hhe-gen ckks encrypt [--params P] --keys keys.json --in slots.json [--mode pk|sk] [--seed S] -o ct.json
     hhe-gen ckks decrypt [--params P] --keys keys.json --in ct.json -o slots.json
     hhe-gen generate ntt --n N --lanes P [--bits W --count C | --primes q,...] [--reducer KIND]
-                         [--banking dual|single] [--twiddles rom|otf] [--arch iterative|sdf|mdc] -o DIR
+                         [--banking dual|single] [--twiddles rom|otf] [--arch iterative|sdf|mdc [--direction D]] -o DIR
     hhe-gen generate ifft|fft|encoder|decoder --n N --lanes P [--width W --frac-bits F]
                          [--log-scale S] [--bits B --count L | --primes q,...] -o DIR
     hhe-gen bench [GROUP...] [--quick] [--json FILE]
@@ -184,8 +184,8 @@ def cmd_generate(args):
     primes = _int_list(args.primes, "--primes") if args.primes else None
     res = generate_ntt(args.n, args.lanes, args.output, bits=args.bits, count=args.count, primes=primes,
                        reducer=args.reducer, banking=args.banking, twiddles=args.twiddles, arch=args.arch,
-                       latency=args.latency, target=args.target, vectors=args.vectors, seed=args.seed,
-                       name=args.name)
+                       direction=args.direction, latency=args.latency, target=args.target, vectors=args.vectors,
+                       seed=args.seed, name=args.name)
     m = res["manifest"]
     cyc = m["cycles"]
     rows = [("primes", ", ".join(str(p["q"]) for p in m["primes"]))]
@@ -331,6 +331,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--twiddles", default="rom", help="rom | otf (two small tables per prime and lane)")
     p.add_argument("--arch", default="iterative", help="NTT: iterative | sdf | mdc (pipelined, N/P cycles "
                    "per polynomial)")
+    p.add_argument("--direction", default="both", help="sdf/mdc: both | forward | inverse (a pipelined core "
+                   "has one direction: both writes <name>_fwd and <name>_inv)")
     p.add_argument("--width", type=int, default=29, help="FFT/codec: fixed-point width W")
     p.add_argument("--frac-bits", type=int, default=26, help="FFT/codec: fraction bits")
     p.add_argument("--rounding", default="half-up", help="FFT/codec: half-up | half-even")

@@ -15,7 +15,14 @@ Quick cases:
 Not quick (``synth-n<log N>-p<P>-<bits>b``): ECP5-85F area and Fmax (``synth_ecp5``, Yosys +
 nextpnr-ecp5) and Xilinx 7-series LUT / FF / DSP / BRAM (``synth_xilinx``) at N = 2^12, 2^13, P = 2, 8,
 32-bit (Barrett, two primes) and 54-bit (DNA-HHE's three special primes, special-prime Barrett,
-k = 54) primes; these take long (N = 2^12, P = 2, 32 bits: about 8 minutes of wall time here).
+k = 54, in the :data:`FAST_54` configuration: no Karatsuba, LUT-row q_est*bnd, MULT18X18D
+primitives, butterfly latency 11; nextpnr's router2) primes; these take long (N = 2^12, P = 2,
+32 bits: about 8 minutes of wall time here; N = 2^13, P = 8, 54 bits: Yosys 22 min, 69094 LUT4 /
+96 MULT18X18D / 176 DP16KD of the 85F's 83640 / 156 / 208, placement alone over 45 min).
+
+``plot`` (quick): ``bench-results/ntt.png``, cycles against P (iterative, bound, pipelined per
+polynomial), the iterative transform's ratio to the bound against the goal, and the ECP5 area of
+the synthesis cases run in the same invocation.
 
 Measured (Yosys 0.70 + nextpnr-ecp5, LFE5U-85F, seed 1): N = 2^12, P = 2, 32-bit: 4315 LUT4,
 3617 FF, 22 MULT18X18D, 38 DP16KD, 77.2 MHz (critical path inside the Butterfly's multiplier at
@@ -56,12 +63,24 @@ def _primes(n, bits, count):
     return ntt_primes(n, bits, count)
 
 
-def _core(n, lanes, bits=30, count=1, target="ecp5"):
+def _core(n, lanes, bits=30, count=1, target="ecp5", fast=False):
+    """The benchmarked core; ``fast`` (54 bits, synthesis only): the butterfly configuration measured
+    fastest in isolation (:data:`FAST_54`; ``dsp="primitive"`` on ECP5 cannot be simulated by
+    Amaranth, the tests use ``dsp="model"``, the same wiring)."""
     from hhe_gen.cores.ntt import IterativeNtt
     qs = _primes(n, bits, count)
     if bits == 54:
-        return IterativeNtt(n, lanes, qs, kind="special-barrett", k=54, target=target)
+        extra = dict(FAST_54) if fast else {}
+        if fast and target != "ecp5":
+            extra.pop("dsp")
+        return IterativeNtt(n, lanes, qs, kind="special-barrett", k=54, target=target, **extra)
     return IterativeNtt(n, lanes, qs, target=target)
+
+
+#: 54-bit synthesis configuration: special-prime Barrett without Karatsuba, q_est*bnd as LUT
+#: rows, MULT18X18D primitives taking the pipeline registers, butterfly latency 11 (the
+#: Z_q-only butterfly alone: 121.6 MHz post-route, 12 MULT18X18D).
+FAST_54 = {"karatsuba": False, "bnd_luts": True, "dsp": "primitive", "latency": 11}
 
 
 def ntt_cycles(log_n, lanes):
@@ -119,10 +138,13 @@ def ntt_synth(log_n, lanes, bits):
     from hhe_gen.synth import synth_ecp5, synth_xilinx
     n = 1 << log_n
     count = 3 if bits == 54 else 2
-    core = _core(n, lanes, bits, count)
-    ecp5 = synth_ecp5(core, name="ntt")
-    xc7 = synth_xilinx(_core(n, lanes, bits, count, target="xilinx"), name="ntt")
-    res = {"latency": core.butterfly_latency, "cycles": core.transform_cycles(False)}
+    fast = bits == 54
+    core = _core(n, lanes, bits, count, fast=fast)
+    core._MustUse__silence = True
+    name = f"ntt_n{n}_p{lanes}_l{core.butterfly_latency}_rom" if fast else "ntt"
+    ecp5 = synth_ecp5(core, name=name, timeout=7200, router="router2" if fast else "router1")
+    xc7 = synth_xilinx(_core(n, lanes, bits, count, target="xilinx", fast=fast), name=name, timeout=7200)
+    res = {"latency": core.butterfly_latency, "cycles": core.transform_cycles(False), "bound": core.bound}
     res.update({k: ecp5.get(k) for k in ("LUT4", "FF", "MULT18X18D", "DP16KD", "fmax_mhz")})
     res.update({f"xc7_{k}": xc7.get(k) for k in ("LUT", "FF", "DSP48E1", "RAMB18", "RAMB36")})
     crit = ecp5.get("critical_path") or {}
@@ -130,8 +152,11 @@ def ntt_synth(log_n, lanes, bits):
     res["crit_signals"] = " ".join(crit.get("signals", [])[:3])
     if ecp5.get("fmax_mhz"):
         res["us_per_ntt"] = round(res["cycles"] / ecp5["fmax_mhz"], 2)
+    _SYNTH_RESULTS[(log_n, lanes, bits)] = res
     return res
 
+
+_SYNTH_RESULTS = {}     # (log N, P, bits) -> ntt_synth's result, for the plot of this run
 
 for _log_n in (12, 13):
     for _p in (2, 8):
@@ -210,3 +235,42 @@ def pipelined_synth(arch, log_n, lanes, bits):
 for _arch, _p in (("sdf", 1), ("mdc", 2)):
     bench_case("ntt", f"pipe-synth-{_arch}-n12-54b", quick=False, arch=_arch, log_n=12, lanes=_p,
                bits=54)(pipelined_synth)
+
+
+# -- plots ----------------------------------------------------------------------------------------------
+def plot(path="bench-results/ntt.png", log_ns=(10, 13, 16)):
+    """Cycles against lanes P for N = 2^10, 2^13, 2^16: the iterative core's transform, the bound
+    (N/2) log2(N) / P (dashed) and the pipelined forms' cycles per polynomial (N/P); the iterative
+    transform's ratio to the bound against the goal (1.03 x bound + 64) / bound; and, for the synthesis cases of this run,
+    ECP5 LUT4 / MULT18X18D against P (``bench-results/ntt.png``)."""
+    from ..report import plot_series
+    cycles, ratio = {}, {}
+    for log_n in log_ns:
+        n = 1 << log_n
+        it, bound, pipe = [], [], []
+        for p in LANES:
+            core = _core(n, p)
+            core._MustUse__silence = True
+            it.append((p, max(core.transform_cycles(False), core.transform_cycles(True))))
+            bound.append((p, core.bound))
+            pipe.append((p, _pipelined(n, p, "sdf", False).cycles_per_polynomial))
+        cycles[f"iterative N=2^{log_n}"] = it
+        cycles[f"bound N=2^{log_n}"] = bound
+        cycles[f"SDF/MDC per poly N=2^{log_n}"] = pipe
+        ratio[f"iterative N=2^{log_n}"] = [(p, c / b) for (p, c), (_, b) in zip(it, bound)]
+        ratio[f"goal N=2^{log_n}"] = [(p, (1.03 * b + 64) / b) for p, b in bound]
+    panels = [{"series": cycles, "xlabel": "lanes P", "ylabel": "cycles", "logx": True, "logy": True,
+               "dashed": [k for k in cycles if k.startswith("bound")]},
+              {"series": ratio, "xlabel": "lanes P", "ylabel": "transform cycles / bound", "logx": True,
+               "dashed": [k for k in ratio if k.startswith("goal")]}]
+    for metric in ("LUT4", "MULT18X18D"):
+        series = {}
+        for (log_n, p, bits), r in sorted(_SYNTH_RESULTS.items()):
+            series.setdefault(f"N=2^{log_n} {bits}b", []).append((p, r.get(metric)))
+        if series:
+            panels.append({"series": series, "xlabel": "lanes P", "ylabel": f"ECP5 {metric}", "logx": True})
+    return {"plot": str(plot_series(panels, path, title="NTT: cycles and area against lanes")),
+            "panels": len(panels), "area_points": len(_SYNTH_RESULTS)}
+
+
+bench_case("ntt", "plot", path="bench-results/ntt.png")(plot)

@@ -18,3 +18,15 @@ def test_cycles_case():
     _, total = stage_starts(ntt_schedule(1 << 10, 8, False), res["depth"])
     assert res["cycles"] == total and res["bound"] == 512 * 10 // 8
     assert res["over_bound"] == total - res["bound"] and res["single_cycles"] >= total
+
+
+def test_plot_case_draws_cycles_and_this_runs_areas(tmp_path, monkeypatch):
+    from hhe_gen.benchmarks import ntt as bench
+    monkeypatch.setattr(bench, "_SYNTH_RESULTS", {})
+    res = bench.plot(tmp_path / "ntt.png", log_ns=(10,))
+    assert res["panels"] == 2 and res["area_points"] == 0
+    monkeypatch.setattr(bench, "_SYNTH_RESULTS", {(12, 2, 32): {"LUT4": 4315, "MULT18X18D": 22},
+                                                  (12, 8, 32): {"LUT4": 16000, "MULT18X18D": 88}})
+    res = bench.plot(tmp_path / "ntt2.png", log_ns=(10,))
+    assert res["panels"] == 4 and res["area_points"] == 2
+    assert (tmp_path / "ntt2.png").read_bytes()[:4] == b"\x89PNG"
