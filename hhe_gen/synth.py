@@ -65,7 +65,7 @@ from hhe_gen.filelock import locked
 
 __all__ = [
     "FLOW_VERSION", "ECP5_DEVICES", "ECP5_PACKAGES", "XILINX_FAMILIES", "TimingHarness",
-    "SynthResult", "harness_verilog", "synth_ecp5", "synth_xilinx", "cache_root",
+    "SynthResult", "harness_verilog", "synth_ecp5", "synth_xilinx", "synth_xilinx_any", "cache_root",
 ]
 
 #: Bumped whenever the harness, the scripts or the parsing change (invalidates cached results).
@@ -569,9 +569,29 @@ def synth_ecp5(component, *, device: str = "85k", package: str = "CABGA381", see
     return _cached_run("ecp5", name, text, tools, options, cache, job, summarize)
 
 
+def synth_xilinx_any(component_factory, **kwargs) -> SynthResult:
+    """:func:`synth_xilinx` with ABC9, and again with ``abc9=False`` if Yosys stops on its ABC9
+    reintegration assertion (``count_id(wire->name) == 0``, Yosys 0.70); the result's ``abc9``
+    says which flow produced it.  ``component_factory()`` builds a fresh component per attempt
+    (an elaborated component cannot be converted twice)."""
+    from hhe_gen.toolchain import ToolError
+    try:
+        res = synth_xilinx(component_factory(), **kwargs)
+        res["abc9"] = True
+        return res
+    except ToolError as err:
+        log = Path(err.cwd) / "yosys.log" if getattr(err, "cwd", None) else None
+        text = log.read_text(errors="replace")[-4000:] if log and log.exists() else str(err)
+        if "count_id(wire->name) == 0" not in text:
+            raise
+    res = synth_xilinx(component_factory(), abc9=False, **kwargs)
+    res["abc9"] = False
+    return res
+
+
 def synth_xilinx(component, *, family: str = "xc7", name: str | None = None,
                  cache: bool = True, timeout: float | None = None, fold: int | None = None,
-                 tie_high=("en",)) -> SynthResult:
+                 tie_high=("en",), abc9: bool = True) -> SynthResult:
     """Synthesize a component with Yosys ``synth_xilinx -family <family>`` (no place and route).
 
     Parameters
@@ -579,6 +599,9 @@ def synth_xilinx(component, *, family: str = "xc7", name: str | None = None,
     component : wiring.Component   wrapped in a ``TimingHarness``
     family : str       ``XILINX_FAMILIES`` key (``xc7`` = 7-series: Artix/Kintex/Virtex-7)
     name, cache, timeout, fold, tie_high   as for ``synth_ecp5``
+    abc9 : bool        map with ABC9 (Yosys' default); False adds ``-noabc9`` (the classic ABC
+                       flow), the way around Yosys 0.70's ``count_id(wire->name) == 0`` assertion in
+                       ABC9's reintegration, which some designs hit (:func:`synth_xilinx_any`)
 
     Returns
     -------
@@ -598,6 +621,8 @@ def synth_xilinx(component, *, family: str = "xc7", name: str | None = None,
     name = name if name is not None else _default_name(component)
     tools = _tools_fingerprint(("yosys",))
     options = {"target": "xilinx", "family": family, "name": name}
+    if not abc9:
+        options["abc9"] = False
 
     def job(workdir: Path) -> dict:
         from hhe_gen.toolchain import run
@@ -605,7 +630,7 @@ def synth_xilinx(component, *, family: str = "xc7", name: str | None = None,
             "read_verilog -sv top.v\n"
             f"hierarchy -top {name}\n"
             f"setattr -mod -set keep_hierarchy 1 {name}.dut\n"
-            f"synth_xilinx -family {family} -top {name} -flatten\n"
+            f"synth_xilinx -family {family} -top {name} -flatten{'' if abc9 else ' -noabc9'}\n"
             "tee -q -o stat.json stat -json\n")
         t0 = time.monotonic()
         run("yosys", ["-q", "-l", "yosys.log", "synth.ys"], cwd=workdir, timeout=timeout,

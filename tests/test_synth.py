@@ -413,3 +413,25 @@ def test_plot_series_draws_the_numeric_points(tmp_path, monkeypatch):
     path = plot_series(panels, tmp_path / "sub" / "s.png", title="t")
     assert path.read_bytes()[:4] == b"\x89PNG"
     assert drawn == {"core": ([2, 8], [40, 10], "-"), "bound": ([2, 8], [32, 8], "--")}
+
+
+def test_synth_xilinx_any_falls_back_only_on_the_abc9_assertion(tmp_path, monkeypatch):
+    from hhe_gen import synth
+    from hhe_gen.toolchain import ToolError
+    calls = []
+
+    def fake(component, abc9=True, **kw):
+        calls.append(abc9)
+        if abc9:
+            (tmp_path / "yosys.log").write_text(log_text)
+            raise ToolError(["yosys"], 1, "", "", str(tmp_path))
+        return synth.SynthResult({"LUT": 7}, cached=True, workdir=tmp_path)
+    monkeypatch.setattr(synth, "synth_xilinx", fake)
+    log_text = "ERROR: Assert `count_id(wire->name) == 0' failed in kernel/rtlil.cc:2872."
+    res = synth.synth_xilinx_any(lambda: object(), name="x")
+    assert calls == [True, False] and res["LUT"] == 7 and res["abc9"] is False
+    calls.clear()
+    log_text = "ERROR: something else"
+    with pytest.raises(ToolError):
+        synth.synth_xilinx_any(lambda: object(), name="x")
+    assert calls == [True]

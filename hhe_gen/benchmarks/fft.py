@@ -236,22 +236,28 @@ def cycles(n, lanes, inverse):
 @bench_case("fft", "synth-decoder-n4096-p2-ecp5", quick=False, kind="decoder", n=4096, lanes=2)
 def synth(kind, n, lanes):
     """ECP5-85F post-place-and-route area and Fmax (29/26, DNA-HHE's 3 x 54-bit primes for the
-    encoder, Delta = 2^50)."""
+    encoder, Delta = 2^50), and Yosys' Xilinx 7-series area of the same core built with
+    Xilinx tiles (``xc7_*``; ``xc7_abc9`` False: Yosys 0.70's ABC9 reintegration asserted on the
+    design, the classic ABC mapping was used, :func:`hhe_gen.synth.synth_xilinx_any`)."""
+    from hhe_gen.synth import synth_ecp5, synth_xilinx_any
+    res = synth_ecp5(_synth_core(kind, n, lanes, "ecp5"), name=f"{kind}_n{n}_p{lanes}", timeout=2400)
+    out = {k: res.get(k) for k in ("LUT4", "FF", "MULT18X18D", "DP16KD", "DPR16X4", "CCU2C", "fmax_mhz")}
+    xc7 = synth_xilinx_any(lambda: _synth_core(kind, n, lanes, "xilinx"), name=f"{kind}_n{n}_p{lanes}",
+                           timeout=2400)
+    out.update({f"xc7_{k}": xc7.get(k) for k in ("LUT", "FF", "DSP48E1", "RAMB18", "RAMB36", "LUTRAM", "abc9")})
+    return out
+
+
+def _synth_core(kind, n, lanes, target):
     from hhe_gen.models.fft import FixedPointFormat
-    from hhe_gen.synth import synth_ecp5
     fmt = FixedPointFormat(29, 26)
     if kind == "ifft":
         from hhe_gen.cores.fft import SpecialIfft
-        dut = SpecialIfft(n, lanes, fmt)
-    elif kind == "encoder":
+        return SpecialIfft(n, lanes, fmt, target=target)
+    from hhe_gen.params.presets import preset
+    p = preset("dna-hhe")
+    if kind == "encoder":
         from hhe_gen.cores.ckks import Encoder
-        from hhe_gen.params.presets import preset
-        p = preset("dna-hhe")
-        dut = Encoder(2 * n, lanes, fmt, p.log_scale, p.moduli)
-    else:                                             # the decoder over all three primes (CRT)
-        from hhe_gen.cores.ckks import Decoder
-        from hhe_gen.params.presets import preset
-        p = preset("dna-hhe")
-        dut = Decoder(2 * n, lanes, fmt, p.log_scale, p.moduli)
-    res = synth_ecp5(dut, name=f"{kind}_n{n}_p{lanes}", timeout=2400)
-    return {k: res.get(k) for k in ("LUT4", "FF", "MULT18X18D", "DP16KD", "DPR16X4", "CCU2C", "fmax_mhz")}
+        return Encoder(2 * n, lanes, fmt, p.log_scale, p.moduli, target=target)
+    from hhe_gen.cores.ckks import Decoder                # the decoder over all three primes (CRT)
+    return Decoder(2 * n, lanes, fmt, p.log_scale, p.moduli, target=target)
