@@ -569,6 +569,21 @@ def synth_ecp5(component, *, device: str = "85k", package: str = "CABGA381", see
     return _cached_run("ecp5", name, text, tools, options, cache, job, summarize)
 
 
+#: ``synth_xilinx`` with the classic ABC LUT mapper instead of ABC9 (Yosys 0.70 has no option for
+#: it): the script up to ``map_luts``, that label's commands with ``abc -luts`` for ``abc9 -luts``,
+#: then ``finalize`` and ``check`` (Yosys' ``help synth_xilinx`` lists the labels and commands).
+_XILINX_CLASSIC_ABC = """synth_xilinx -family {family} -top {name} -flatten -run :map_luts
+opt_expr -mux_undef -noclkinv
+abc -luts 2:2,3,6:5,10,20
+clean
+xilinx_srl -fixed -minlen 3
+techmap -map +/xilinx/lut_map.v -map +/xilinx/cells_map.v -D LUT_WIDTH=6
+xilinx_dffopt
+opt_lut_ins -tech xilinx
+synth_xilinx -family {family} -top {name} -flatten -run finalize:check
+"""
+
+
 def synth_xilinx_any(component_factory, **kwargs) -> SynthResult:
     """:func:`synth_xilinx` with ABC9, and again with ``abc9=False`` if Yosys stops on its ABC9
     reintegration assertion (``count_id(wire->name) == 0``, Yosys 0.70); the result's ``abc9``
@@ -599,9 +614,11 @@ def synth_xilinx(component, *, family: str = "xc7", name: str | None = None,
     component : wiring.Component   wrapped in a ``TimingHarness``
     family : str       ``XILINX_FAMILIES`` key (``xc7`` = 7-series: Artix/Kintex/Virtex-7)
     name, cache, timeout, fold, tie_high   as for ``synth_ecp5``
-    abc9 : bool        map with ABC9 (Yosys' default); False adds ``-noabc9`` (the classic ABC
-                       flow), the way around Yosys 0.70's ``count_id(wire->name) == 0`` assertion in
-                       ABC9's reintegration, which some designs hit (:func:`synth_xilinx_any`)
+    abc9 : bool        map LUTs with ABC9 (what ``synth_xilinx`` does); False runs the script up to
+                       ``map_luts``, maps with the classic ``abc -luts`` and then runs the rest of
+                       ``map_luts`` and ``finalize`` as Yosys does (:data:`_XILINX_CLASSIC_ABC`): the
+                       way around Yosys 0.70's ``count_id(wire->name) == 0`` assertion in ABC9's
+                       reintegration, which some designs hit (:func:`synth_xilinx_any`)
 
     Returns
     -------
@@ -630,8 +647,9 @@ def synth_xilinx(component, *, family: str = "xc7", name: str | None = None,
             "read_verilog -sv top.v\n"
             f"hierarchy -top {name}\n"
             f"setattr -mod -set keep_hierarchy 1 {name}.dut\n"
-            f"synth_xilinx -family {family} -top {name} -flatten{'' if abc9 else ' -noabc9'}\n"
-            "tee -q -o stat.json stat -json\n")
+            + (f"synth_xilinx -family {family} -top {name} -flatten\n" if abc9 else _XILINX_CLASSIC_ABC.format(
+                family=family, name=name))
+            + "tee -q -o stat.json stat -json\n")
         t0 = time.monotonic()
         run("yosys", ["-q", "-l", "yosys.log", "synth.ys"], cwd=workdir, timeout=timeout,
             progress=f"yosys synth_xilinx -family {family} {name}")
