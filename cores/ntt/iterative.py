@@ -93,7 +93,7 @@ from hhe_gen.cores.arith.butterfly import OP_CODES
 from hhe_gen.cores.arith.constants import quiet_on_error
 from hhe_gen.params.errors import ParameterError
 
-from .plan import (check_lanes, check_moduli, check_n, k_plan, lane_lo_slot, otf_tables, rotl,
+from .plan import (butterfly_choice, check_lanes, check_moduli, check_n, k_plan, lane_lo_slot, otf_tables, rotl,
                    schedule_starts, twiddle_rom)
 from .single_port import single_port_starts, stage_order
 
@@ -157,20 +157,11 @@ class IterativeNtt(wiring.Component):
             raise ParameterError("banking", banking, "one of " + ", ".join(map(repr, BANKING)))
         self.twiddles, self.banking = twiddles, banking
         self.kind = kind
-        zq = dict(kind=kind, moduli=list(self.moduli), **reducer)
-        if kind in ("special-barrett", "ntt-montgomery"):
-            zq.setdefault("log_n", self.n_log)
-        self._zq, self.target = zq, target
-        proto = Butterfly(zq=zq, target=target, latency=latency)
-        proto._MustUse__silence = True
-        self.butterfly_latency = proto.latency
-        self.bfly_width = proto.width
-        self.qbits = max(q.bit_length() for q in self.moduli)
-        if self.qbits > self.bfly_width:
-            raise ParameterError("width", reducer.get("width"), f">= {self.qbits} (the primes' width)")
+        bf = butterfly_choice(self.n_log, self.moduli, kind, target, latency, reducer)
+        self._zq, self.target = bf.zq, target
+        self.butterfly_latency, self.bfly_width, self.qbits = bf.latency, bf.width, bf.qbits
         # constants times the reducer's factor: mul(1, 1) = R^-1 for Montgomery kinds, 1 otherwise
-        self.factors = tuple(pow(proto.model("mul", "zq", 1, 1, sel=i)[0], -1, q)
-                             for i, q in enumerate(self.moduli))
+        self.factors = bf.factors
         single = banking == "single"
         if single and lanes > n // 4:
             raise ParameterError("lanes", lanes, f"a power of two 1 .. N/4 = {n // 4} with banking='single'")

@@ -96,7 +96,7 @@ from hhe_gen.params.errors import ParameterError
 from .delay_line import DelayLine
 from .pipelined_plan import (ARCHS, output_positions, plan_stages, stage_latency, to_model_order,
                              twiddle_table)
-from .plan import check_moduli, check_n
+from .plan import butterfly_choice, check_moduli, check_n
 
 __all__ = ["PipelinedNtt", "ARCHS", "SMALL_PRIMES", "SMALL_RNS", "small_pipelined_ntt"]
 
@@ -155,19 +155,10 @@ class PipelinedNtt(wiring.Component):
         self.moduli = check_moduli(moduli, n)
         self.memory_threshold = memory_threshold
         self.kind, self.target = kind, target
-        zq = dict(kind=kind, moduli=list(self.moduli), **reducer)
-        if kind in ("special-barrett", "ntt-montgomery"):
-            zq.setdefault("log_n", self.n_log)
-        self._zq, self._reducer = zq, dict(reducer)
-        proto = Butterfly(zq=zq, target=target, latency=latency)
-        proto._MustUse__silence = True
-        self.butterfly_latency = proto.latency
-        self.bfly_width = proto.width
-        self.qbits = max(q.bit_length() for q in self.moduli)
-        if self.qbits > self.bfly_width:
-            raise ParameterError("width", reducer.get("width"), f">= {self.qbits} (the primes' width)")
-        self.factors = tuple(pow(proto.model("mul", "zq", 1, 1, sel=i)[0], -1, q)
-                             for i, q in enumerate(self.moduli))
+        bf = butterfly_choice(self.n_log, self.moduli, kind, target, latency, reducer)
+        self._zq, self._reducer = bf.zq, dict(reducer)
+        self.butterfly_latency, self.bfly_width, self.qbits = bf.latency, bf.width, bf.qbits
+        self.factors = bf.factors
         self.scale_latency = self._scaler().latency if self.inverse else 0
         self.stages, self.out_layout = plan_stages(self.n_log, self.lanes_log, arch, self.inverse)
         L = self.butterfly_latency

@@ -19,7 +19,8 @@ from hhe_gen.params.errors import ParameterError
 from hhe_gen.params.primes import check_ntt_prime
 
 __all__ = ["check_n", "check_lanes", "check_moduli", "KPlan", "k_plan", "schedule_starts",
-           "twiddle_rom", "otf_tables", "rotl", "rotr", "lane_lo_slot"]
+           "twiddle_rom", "otf_tables", "rotl", "rotr", "lane_lo_slot", "ButterflyChoice",
+           "butterfly_choice"]
 
 
 def check_n(n) -> int:
@@ -138,3 +139,39 @@ def otf_tables(n: int, moduli, factors) -> tuple[list[int], list[int]]:
         hi += [pow(psi, x << h, q) * f % q for x in range(1 << (n_log + 1 - h))]
         lo += [pow(psi, y, q) * f % q for y in range(1 << h)]
     return hi, lo
+
+
+@dataclass(frozen=True)
+class ButterflyChoice:
+    """The lanes' Z_q butterfly of an NTT core (both architectures use one per lane / stage).
+
+    Members
+    -------
+    zq : dict         the Butterfly's ``zq`` configuration (kind, moduli, reducer parameters,
+                      ``log_n`` for the special-prime and NTT-friendly kinds)
+    latency : int     the butterfly's latency
+    width : int       its port width
+    qbits : int       the widest prime's bits
+    factors : tuple   per prime, the constant that undoes the reducer's factor: mul(1, 1)^-1 mod q
+                      (R for Montgomery kinds, 1 otherwise); constants are stored times it
+    """
+    zq: dict
+    latency: int
+    width: int
+    qbits: int
+    factors: tuple
+
+
+def butterfly_choice(n_log: int, moduli, kind: str, target: str, latency, reducer: dict) -> ButterflyChoice:
+    """Build (and check) the butterfly configuration of an NTT core with these parameters."""
+    from hhe_gen.cores.arith import Butterfly
+    zq = dict(kind=kind, moduli=list(moduli), **reducer)
+    if kind in ("special-barrett", "ntt-montgomery"):
+        zq.setdefault("log_n", n_log)
+    proto = Butterfly(zq=zq, target=target, latency=latency)
+    proto._MustUse__silence = True
+    qbits = max(q.bit_length() for q in moduli)
+    if qbits > proto.width:
+        raise ParameterError("width", reducer.get("width"), f">= {qbits} (the primes' width)")
+    factors = tuple(pow(proto.model("mul", "zq", 1, 1, sel=i)[0], -1, q) for i, q in enumerate(moduli))
+    return ButterflyChoice(zq, proto.latency, proto.width, qbits, factors)
