@@ -4,7 +4,7 @@ import os
 
 import pytest
 
-__all__ = ["require_go", "on_ci"]
+__all__ = ["require_go", "on_ci", "run_simulation"]
 
 
 def on_ci() -> bool:
@@ -59,6 +59,15 @@ class StreamRun:
     def __init__(self, outputs, in_cycles, out_cycles):
         self.outputs, self.in_cycles, self.out_cycles = outputs, in_cycles, out_cycles
         self.latency = out_cycles[0] - in_cycles[0] if outputs and in_cycles else None
+
+
+def run_simulation(sim, vcd: str | None = None) -> None:
+    """Run an Amaranth ``Simulator`` to the end, writing a VCD trace to ``vcd`` if given."""
+    if vcd:
+        with sim.write_vcd(vcd):
+            sim.run()
+    else:
+        sim.run()
 
 
 def _plain(value):
@@ -146,11 +155,7 @@ def run_stream(dut, inputs, n_outputs=None, *, i_name="i_stream", o_name="o_stre
     sim.add_process(clock)
     sim.add_testbench(producer, background=not all_inputs)
     sim.add_testbench(consumer)
-    if vcd:
-        with sim.write_vcd(vcd):
-            sim.run()
-    else:
-        sim.run()
+    run_simulation(sim, vcd)
     return StreamRun(outputs, in_cycles, out_cycles)
 
 

@@ -93,8 +93,8 @@ from hhe_gen.cores.arith.butterfly import OP_CODES
 from hhe_gen.cores.arith.constants import quiet_on_error
 from hhe_gen.params.errors import ParameterError
 
-from .plan import (butterfly_choice, check_lanes, check_moduli, check_n, k_plan, lane_lo_slot, otf_tables, rotl,
-                   schedule_starts, twiddle_rom)
+from .plan import (butterfly_choice, lane_multiplier, check_lanes, check_moduli, check_n, k_plan, lane_lo_slot,
+                   otf_tables, rotl, schedule_starts, twiddle_rom)
 from .single_port import single_port_starts, stage_order
 
 __all__ = ["IterativeNtt", "TWIDDLES", "BANKING"]
@@ -170,7 +170,6 @@ class IterativeNtt(wiring.Component):
         self.banks = 1 << self.bank_bits
         # otf: one modular multiplier per lane forms each twiddle from two small tables; the operands
         # wait for it (``tw_latency`` extra cycles between the read and the butterfly)
-        self._reducer = dict(reducer)
         self.tw_latency = 0
         if twiddles == "otf":
             self.tw_latency = self._twiddle_multiplier().latency
@@ -197,13 +196,7 @@ class IterativeNtt(wiring.Component):
     def _twiddle_multiplier(self):
         """The raw modular multiplier of one lane's twiddle (the butterfly's reducer, its minimum
         latency)."""
-        from hhe_gen.cores.arith import modmul
-        kw = {k: v for k, v in self._reducer.items() if k != "width"}
-        if self.kind in ("special-barrett", "ntt-montgomery"):
-            kw.setdefault("log_n", self.n_log)
-        unit = modmul(self.kind, list(self.moduli), self.bfly_width, None, target=self.target, **kw)
-        unit._MustUse__silence = True
-        return unit
+        return lane_multiplier(self._zq, self.bfly_width, self.target)
 
     # -- cycle formulas ------------------------------------------------------------------------------
     @property

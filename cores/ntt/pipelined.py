@@ -96,7 +96,7 @@ from hhe_gen.params.errors import ParameterError
 from .delay_line import DelayLine
 from .pipelined_plan import (ARCHS, output_positions, plan_stages, stage_latency, to_model_order,
                              twiddle_table)
-from .plan import butterfly_choice, check_moduli, check_n
+from .plan import butterfly_choice, check_moduli, check_n, lane_multiplier
 
 __all__ = ["PipelinedNtt", "ARCHS", "SMALL_PRIMES", "SMALL_RNS", "small_pipelined_ntt"]
 
@@ -156,7 +156,7 @@ class PipelinedNtt(wiring.Component):
         self.memory_threshold = memory_threshold
         self.kind, self.target = kind, target
         bf = butterfly_choice(self.n_log, self.moduli, kind, target, latency, reducer)
-        self._zq, self._reducer = bf.zq, dict(reducer)
+        self._zq = bf.zq
         self.butterfly_latency, self.bfly_width, self.qbits = bf.latency, bf.width, bf.qbits
         self.factors = bf.factors
         self.scale_latency = self._scaler().latency if self.inverse else 0
@@ -185,13 +185,7 @@ class PipelinedNtt(wiring.Component):
         return to_model_order(list(stream_values), self.n_log, self.lanes_log, self.arch, self.inverse)
 
     def _scaler(self):
-        from hhe_gen.cores.arith import modmul
-        kw = {k: v for k, v in self._reducer.items() if k != "width"}
-        if self.kind in ("special-barrett", "ntt-montgomery"):
-            kw.setdefault("log_n", self.n_log)
-        unit = modmul(self.kind, list(self.moduli), self.bfly_width, None, target=self.target, **kw)
-        unit._MustUse__silence = True
-        return unit
+        return lane_multiplier(self._zq, self.bfly_width, self.target)
 
     def _count_resources(self):
         L, P = self.butterfly_latency, self.lanes

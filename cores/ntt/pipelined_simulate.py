@@ -51,6 +51,8 @@ def simulate_pipelined(dut, polys, *, in_gaps: float = 0.0, out_gaps: float = 0.
     the producer withholds a beat / the consumer refuses one with that probability per cycle."""
     from amaranth.sim import Simulator
 
+    from hhe_gen.testing import run_simulation
+
     rng_in, rng_out = random.Random(seed), random.Random(seed + 1)
     P, beats = dut.lanes, dut.beats
     in_cycles, outs = [], []
@@ -93,11 +95,7 @@ def simulate_pipelined(dut, polys, *, in_gaps: float = 0.0, out_gaps: float = 0.
     sim.add_clock(1e-6)
     sim.add_testbench(producer)
     sim.add_testbench(consumer)
-    if vcd:
-        with sim.write_vcd(vcd):
-            sim.run()
-    else:
-        sim.run()
+    run_simulation(sim, vcd)
     return _results(dut, polys, in_cycles, outs)
 
 

@@ -20,7 +20,7 @@ from hhe_gen.params.primes import check_ntt_prime
 
 __all__ = ["check_n", "check_lanes", "check_moduli", "KPlan", "k_plan", "schedule_starts",
            "twiddle_rom", "otf_tables", "rotl", "rotr", "lane_lo_slot", "ButterflyChoice",
-           "butterfly_choice"]
+           "butterfly_choice", "lane_multiplier"]
 
 
 def check_n(n) -> int:
@@ -175,3 +175,14 @@ def butterfly_choice(n_log: int, moduli, kind: str, target: str, latency, reduce
         raise ParameterError("width", reducer.get("width"), f">= {qbits} (the primes' width)")
     factors = tuple(pow(proto.model("mul", "zq", 1, 1, sel=i)[0], -1, q) for i, q in enumerate(moduli))
     return ButterflyChoice(zq, proto.latency, proto.width, qbits, factors)
+
+
+def lane_multiplier(zq: dict, width: int, target: str):
+    """The raw modular multiplier of the butterfly's reducer (``zq`` of :class:`ButterflyChoice`)
+    at its minimum latency: the iterative core's on-the-fly twiddle multiplier and the pipelined
+    inverse's N^-1 scaler."""
+    from hhe_gen.cores.arith import modmul
+    kw = {k: v for k, v in zq.items() if k not in ("kind", "moduli", "width")}
+    unit = modmul(zq["kind"], list(zq["moduli"]), width, None, target=target, **kw)
+    unit._MustUse__silence = True
+    return unit

@@ -46,6 +46,8 @@ def simulate(dut, jobs, *, gaps: float = 0.0, seed: int = 0, vcd: str | None = N
     from amaranth.hdl import Value
     from amaranth.sim import Simulator
 
+    from hhe_gen.testing import run_simulation
+
     jobs = [j if isinstance(j, Job) else Job(tuple(j[0]), bool(j[1]), int(j[2])) for j in jobs]
     rng = random.Random(seed)
     results = []
@@ -97,11 +99,7 @@ def simulate(dut, jobs, *, gaps: float = 0.0, seed: int = 0, vcd: str | None = N
     sim = Simulator(dut)
     sim.add_clock(1e-6)
     sim.add_testbench(bench)
-    if vcd:
-        with sim.write_vcd(vcd):
-            sim.run()
-    else:
-        sim.run()
+    run_simulation(sim, vcd)
     return results
 
 

@@ -43,6 +43,8 @@ def simulate_blocks(core, key, blocks, *, seed: int | None = None, trace: bool =
     """
     from amaranth.sim import Simulator
 
+    from hhe_gen.testing import run_simulation
+
     p = core.params
     dp = core.datapath
     runs: list[BlockRun] = []
@@ -111,9 +113,5 @@ def simulate_blocks(core, key, blocks, *, seed: int | None = None, trace: bool =
     sim = Simulator(core)
     sim.add_clock(1e-6)
     sim.add_testbench(bench)
-    if vcd:
-        with sim.write_vcd(vcd):
-            sim.run()
-    else:
-        sim.run()
+    run_simulation(sim, vcd)
     return runs
