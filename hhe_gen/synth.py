@@ -469,7 +469,8 @@ def _short_source(src: str) -> str:
 def synth_ecp5(component, *, device: str = "85k", package: str = "CABGA381", seed: int = 1,
                freq_mhz: float = 125, name: str | None = None, router: str = "router1",
                cache: bool = True, timeout: float | None = None, fold: int | None = None,
-               tie_high=("en",)) -> SynthResult:
+               tie_high=("en",), synth_args: tuple = (), nextpnr_args: tuple = (),
+               place_and_route: bool = True) -> SynthResult:
     """Synthesize (Yosys ``synth_ecp5``) and place and route (``nextpnr-ecp5``) a component.
 
     Parameters
@@ -487,6 +488,12 @@ def synth_ecp5(component, *, device: str = "85k", package: str = "CABGA381", see
     cache : bool       use and fill the result cache (a fresh run overwrites the entry)
     timeout : float | None   seconds per tool run
     fold, tie_high     see ``TimingHarness``
+    synth_args : tuple of str    extra ``synth_ecp5`` options (e.g. ``("-abc9",)``, ``("-nowidelut",)``)
+    nextpnr_args : tuple of str  extra ``nextpnr-ecp5`` options (e.g. ``("--placer", "sa")``,
+                       ``("--placer-heap-timingweight", "5")``, ``("--no-route",)``-style flags)
+    place_and_route : bool       False: Yosys only (area; ``fmax_mhz`` and ``critical_path`` None)
+
+    Both argument tuples and ``place_and_route`` are part of the cache key.
 
     Returns
     -------
@@ -506,6 +513,9 @@ def synth_ecp5(component, *, device: str = "85k", package: str = "CABGA381", see
     """
     if router not in ("router1", "router2"):
         raise ParameterError("router", router, "'router1' or 'router2'")
+    for arg_name, args in (("synth_args", synth_args), ("nextpnr_args", nextpnr_args)):
+        if isinstance(args, str) or not all(isinstance(a, str) for a in args):
+            raise ParameterError(arg_name, args, "a tuple of option strings")
     if device not in ECP5_DEVICES:
         raise ParameterError("device", device, "one of " + ", ".join(ECP5_DEVICES))
     size = device.split("-")[-1]
@@ -522,6 +532,10 @@ def synth_ecp5(component, *, device: str = "85k", package: str = "CABGA381", see
     tools = _tools_fingerprint(("yosys", "nextpnr-ecp5"))
     options = {"target": "ecp5", "device": device, "package": package, "seed": seed,
                "freq_mhz": freq_mhz, "name": name, "router": router}
+    if synth_args or nextpnr_args or not place_and_route:     # keeps the older runs' cache keys
+        options.update(synth_args=list(synth_args), nextpnr_args=list(nextpnr_args),
+                       place_and_route=place_and_route)
+    extra_synth = "".join(" " + a for a in synth_args)
 
     def job(workdir: Path) -> dict:
         from hhe_gen.toolchain import run
@@ -529,27 +543,29 @@ def synth_ecp5(component, *, device: str = "85k", package: str = "CABGA381", see
             "read_verilog -sv top.v\n"
             f"hierarchy -top {name}\n"
             f"setattr -mod -set keep_hierarchy 1 {name}.dut\n"
-            f"synth_ecp5 -top {name} -json netlist.json\n"
+            f"synth_ecp5 -top {name}{extra_synth} -json netlist.json\n"
             "tee -q -o stat.json stat -json\n")
         t0 = time.monotonic()
         run("yosys", ["-q", "-l", "yosys.log", "synth.ys"], cwd=workdir, timeout=timeout,
             progress=f"yosys synth_ecp5 {name}")
         yosys_s = time.monotonic() - t0
-        t0 = time.monotonic()
-        run("nextpnr-ecp5", [f"--{device}", "--package", package, "--seed", str(seed),
-                             "--freq", str(freq_mhz), "--timing-allow-fail", "--router", router,
-                             "--json", "netlist.json", "--report", "report.json",
-                             "-l", "nextpnr.log", "--quiet"],
-            cwd=workdir, timeout=timeout,
-            progress=f"nextpnr-ecp5 {name} ({device} {package}, seed {seed}, {freq_mhz} MHz)")
-        nextpnr_s = time.monotonic() - t0
+        nextpnr_s = None
+        if place_and_route:
+            t0 = time.monotonic()
+            run("nextpnr-ecp5", [f"--{device}", "--package", package, "--seed", str(seed),
+                                 "--freq", str(freq_mhz), "--timing-allow-fail", "--router", router,
+                                 "--json", "netlist.json", "--report", "report.json",
+                                 "-l", "nextpnr.log", "--quiet", *nextpnr_args],
+                cwd=workdir, timeout=timeout,
+                progress=f"nextpnr-ecp5 {name} ({device} {package}, seed {seed}, {freq_mhz} MHz)")
+            nextpnr_s = round(time.monotonic() - t0, 2)
         (workdir / "netlist.json").unlink()  # large and reproducible
-        return {"yosys_s": round(yosys_s, 2), "nextpnr_s": round(nextpnr_s, 2),
+        return {"yosys_s": round(yosys_s, 2), "nextpnr_s": nextpnr_s,
                 "harness": _harness_facts(harness)}
 
     def summarize(workdir: Path, run: dict) -> dict:
         stat = json.loads((workdir / "stat.json").read_text())
-        report = json.loads((workdir / "report.json").read_text())
+        report = json.loads((workdir / "report.json").read_text()) if place_and_route else {}
         dut_cells, total_cells = _stat_cells(stat, name)
         clock = _pick_clock(report.get("fmax", {}))
         used = {k: v["used"] for k, v in report.get("utilization", {}).items() if v["used"]}
@@ -563,7 +579,8 @@ def synth_ecp5(component, *, device: str = "85k", package: str = "CABGA381", see
             "harness": run["harness"],
             "yosys_s": run["yosys_s"], "nextpnr_s": run["nextpnr_s"],
             "target": "ecp5", "device": device, "package": package, "seed": seed,
-            "router": router, "name": name,
+            "router": router, "name": name, "synth_args": list(synth_args),
+            "nextpnr_args": list(nextpnr_args), "place_and_route": place_and_route,
         }
 
     return _cached_run("ecp5", name, text, tools, options, cache, job, summarize)

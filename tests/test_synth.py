@@ -159,6 +159,8 @@ def test_harness_feeds_inputs_and_folds_outputs():
     ({"name": "bad name"}, "name"),
     ({"fold": 0}, "fold"),
     ({"router": "router3"}, "router"),
+    ({"synth_args": "-abc9"}, "synth_args"),
+    ({"nextpnr_args": ("--placer", 5)}, "nextpnr_args"),
 ])
 def test_ecp5_bad_parameters(kwargs, name):
     with pytest.raises(ParameterError) as e:
@@ -197,6 +199,14 @@ def cold_cache(tmp_path_factory):
     else:
         os.environ["HHE_GEN_CACHE"] = old
 
+
+
+@pytest.mark.toolchain
+def test_yosys_only_run_has_area_and_no_timing(cold_cache):
+    r = synth.synth_ecp5(Register(7), name="reg7", place_and_route=False, synth_args=("-nowidelut",))
+    assert r["FF"] == 7 and r["fmax_mhz"] is None and r["critical_path"] is None
+    assert r["nextpnr_s"] is None and r["synth_args"] == ["-nowidelut"]
+    assert not (r.workdir / "report.json").exists()
 
 
 @pytest.mark.toolchain
