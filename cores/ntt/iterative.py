@@ -17,7 +17,8 @@ Datapath
 * 2P banks (``amaranth.lib.memory.Memory``, N/2P words each): one read port, transparent for the
   bank's one write port (a read in the cycle of a write to the same word sees the new value)
   (``banking="single"``: 4P one-address banks, see Banking);
-  the address generator works from the stage counter and the cycle counter (a few constants per
+  the address generator (:class:`~.address_decoder.NttAddressDecoder`, submodules ``rd_decoder`` and
+  ``wr_decoder``) works from the stage counter and the cycle counter (a few constants per
   butterfly bit k in tables: the coset's lowest bit G0, the bank rotation G0 mod B, the pair bit's
   position and, for k < B-1, each lane's twiddle offset).
 * One :class:`hhe_gen.cores.arith.Butterfly` per lane (op ct forward, gs inverse; ``en`` = 1 always:
@@ -93,22 +94,16 @@ from hhe_gen.cores.arith.butterfly import OP_CODES
 from hhe_gen.cores.arith.constants import quiet_on_error
 from hhe_gen.params.errors import ParameterError
 
+from .address_decoder import NttAddressDecoder
+from .address_decoder import bank_of as _bank_of
 from .plan import (butterfly_choice, lane_multiplier, check_lanes, check_moduli, check_n, k_plan, lane_lo_slot,
                    otf_tables, rotl, schedule_starts, twiddle_rom)
-from .single_port import single_port_starts, stage_order
+from .single_port import single_port_starts
 
 __all__ = ["IterativeNtt", "TWIDDLES", "BANKING"]
 
 TWIDDLES = ("rom", "otf")
 BANKING = ("dual", "single")
-
-
-def _bank_of(i, n_log: int, b: int):
-    """bank(i) = XOR of the b-bit chunks of i (hardware)."""
-    out = i[0:b]
-    for lo in range(b, n_log, b):
-        out = out ^ i[lo:min(lo + b, n_log)]
-    return out
 
 
 class IterativeNtt(wiring.Component):
@@ -293,57 +288,6 @@ class IterativeNtt(wiring.Component):
                 with m.If(run_cnt == t_last):
                     m.d.sync += [state.eq(UNLOAD), beat.eq(0)]
 
-        # ---- address decode of (butterfly bit k, cycle position c'): coset base, bank offsets,
-        # addresses (bank b serves slot j = rotr(b ^ bank(base), G0 mod B') if that has bit B'-1 = 0)
-        def decode(prefix, stg, c_pos, inv):
-            k = Signal(range(n_log), name=f"{prefix}_k")
-            m.d.comb += k.eq(Mux(inv, stg, n_log - 1 - stg))
-            cw = n_log - B
-            c = Signal(max(cw, 1), name=f"{prefix}_c")
-            base = Signal(n_log, name=f"{prefix}_base")
-            kpos = Signal(range(B), name=f"{prefix}_kpos")
-            addr = [Signal(range(rows), name=f"{prefix}_addr{b}") for b in range(nb)]
-            slot = [Signal(B, name=f"{prefix}_slot{b}") for b in range(nb)]
-            used = [Signal(name=f"{prefix}_used{b}") for b in range(nb)]
-            t0 = Signal(n_log, name=f"{prefix}_t0")
-            tw_bank = [Signal(range(P), name=f"{prefix}_twb{lane}") for lane in range(P)]
-            tw_idx = [Signal(n_log, name=f"{prefix}_twi{lane}") for lane in range(P)]
-            bb = Signal(BB, name=f"{prefix}_bb")
-            m.d.comb += bb.eq(_bank_of(base, n_log, BB))
-            with m.Switch(k):
-                for kk in range(n_log):
-                    kp = k_plan(kk, n_log, P)
-                    rot = kp.g0 % BB
-                    with m.Case(kk):
-                        if single:          # the stage's cycle order (single_port.order_cycle)
-                            so = stage_order(kk, n_log, P)
-                            par = Const(0, 1)
-                            for i in range(cw):
-                                if (so.mask2 >> i) & 1:
-                                    par = par ^ c_pos[i]
-                            d = Cat(c_pos[0] ^ par, c_pos[1:cw])
-                            bits = [d[i] for i in range(cw)]
-                            if so.p:
-                                bits[0], bits[so.p] = bits[so.p], bits[0]
-                            m.d.comb += c.eq(Cat(*bits))
-                        elif cw:
-                            m.d.comb += c.eq(c_pos[:cw])
-                        low = c[:kp.g0] if kp.g0 else Const(0, 0)
-                        high = c[kp.g0:cw] if cw > kp.g0 else Const(0, 0)
-                        m.d.comb += [base.eq(Cat(low, Const(0, B), high)), kpos.eq(kp.kpos)]
-                        for b in range(nb):
-                            v = Const(b, BB) ^ bb
-                            j = Cat(*[v[(i + rot) % BB] for i in range(BB)])       # rotr by rot
-                            m.d.comb += [slot[b].eq(j[:B]), used[b].eq(~j[B] if single else 1),
-                                         addr[b].eq((base | (j[:B] << kp.g0)) >> BB)]
-                        m.d.comb += t0.eq((n >> (kk + 1)) + (base >> (kk + 1)))
-                        for lane in range(P):
-                            m.d.comb += [tw_idx[lane].eq(t0 + kp.tw_offset[lane]),
-                                         tw_bank[lane].eq((t0 + kp.tw_offset[lane]) & (P - 1) if P > 1 else 0)]
-            return dict(k=k, base=base, kpos=kpos, addr=addr, slot=slot, used=used, t0=t0, tw_bank=tw_bank,
-                        tw_idx=tw_idx,
-                        bb=bb)
-
         def delay(sig, cycles, name):
             out = sig
             for i in range(cycles):
@@ -353,7 +297,10 @@ class IterativeNtt(wiring.Component):
                 out = r
             return out
 
-        rd = decode("rd", stage, cyc, inverse)
+        # ---- address decoders (cores/ntt/address_decoder.py): the read side from the controller's
+        # stage and cycle position, the write side (below) from the same values delayed D cycles
+        m.submodules.rd_decoder = rd = NttAddressDecoder(n, P, self.banking)
+        m.d.comb += [rd.stage.eq(stage), rd.cyc.eq(cyc), rd.inverse.eq(inverse)]
 
         # ---- data memories: one read port and one write port per bank; dual: the read port is
         # transparent for the write port; single: the two ports share one address and are never
@@ -378,7 +325,7 @@ class IterativeNtt(wiring.Component):
                 m.submodules[f"twiddle_rom{lane}"] = mem
                 rom_ports.append(mem.read_port())
             rom_addr = Signal(range(len(rom[0])), name="rom_addr")
-            m.d.comb += rom_addr.eq((rd["t0"] >> lp) + (sel * 2 + inverse) * rom_rows)
+            m.d.comb += rom_addr.eq((rd.t0 >> lp) + (sel * 2 + inverse) * rom_rows)
             for rp in rom_ports:
                 m.d.comb += [rp.addr.eq(rom_addr), rp.en.eq(1)]
         else:
@@ -388,7 +335,7 @@ class IterativeNtt(wiring.Component):
             tw_lane = []
             for lane in range(P):
                 e = Signal(n_log + 1, name=f"tw_e{lane}")
-                brv = Cat(*reversed([rd["tw_idx"][lane][i] for i in range(n_log)]))
+                brv = Cat(*reversed([rd.tw_idx[lane][i] for i in range(n_log)]))
                 m.d.comb += e.eq(Mux(inverse, (2 * n - brv)[:n_log + 1], brv))
                 ports = []
                 for tag, table, addr in (("hi", hi_t, e[h:]), ("lo", lo_t, e[:h])):
@@ -427,11 +374,11 @@ class IterativeNtt(wiring.Component):
             m.d.comb += self.o_stream.payload[p].eq(rdata[u_bank ^ p])
 
         # ---- stage 1: read data -> lanes
-        bb1 = delay(rd["bb"], 1, "bb")
+        bb1 = delay(rd.bb, 1, "bb")
         if self.twiddles == "rom":
-            twb1 = [delay(s, 1, f"twb{lane}") for lane, s in enumerate(rd["tw_bank"])]
+            twb1 = [delay(rd.tw_bank[lane], 1, f"twb{lane}") for lane in range(P)]
             rom_data = Array(rp.data for rp in rom_ports)
-        k1 = delay(rd["k"], 1, "k")
+        k1 = delay(rd.k, 1, "k")
 
         def slot_bank(lane, hi):
             # bank of the lane's lo / hi index: bb ^ rotl(slot, G0 mod B') for bit k
@@ -482,7 +429,8 @@ class IterativeNtt(wiring.Component):
         issue_d = delay(issue, D, "issue")
         stage_d = delay(stage, D, "stage")
         cyc_d = delay(cyc, D, "cyc")
-        wr = decode("wr", stage_d, cyc_d, inverse)
+        m.submodules.wr_decoder = wr = NttAddressDecoder(n, P, self.banking)
+        m.d.comb += [wr.stage.eq(stage_d), wr.cyc.eq(cyc_d), wr.inverse.eq(inverse)]
         load_d = delay(load_take, L + 1 + X + E, "load")
         beat_d = delay(beat, L + 1 + X + E, "lbeat")
         l_idx = Signal(n_log + 1, name="l_idx")
@@ -495,7 +443,7 @@ class IterativeNtt(wiring.Component):
             for kp in range(B):
                 lane = (j & ((1 << kp) - 1)) | ((j >> (kp + 1)) << kp)
                 opts.append(ys[lane] if (j >> kp) & 1 else xs[lane])
-            slot_out.append(Array(opts)[wr["kpos"]] if B > 1 else opts[0])
+            slot_out.append(Array(opts)[wr.kpos] if B > 1 else opts[0])
         slot_out = Array(slot_out)
         x_arr = Array(xs)
         for b, (rp, wp) in enumerate(banks):
@@ -506,9 +454,9 @@ class IterativeNtt(wiring.Component):
                 m.d.comb += [waddr.eq(l_idx >> BB), wp.data.eq(x_arr[lsel[:lp]] if lp else xs[0]),
                              wp.en.eq(lsel[lp:] == 0)]
             with m.Else():
-                m.d.comb += [waddr.eq(wr["addr"][b]), wp.data.eq(slot_out[wr["slot"][b]]),
-                             wp.en.eq(issue_d & wr["used"][b])]
-            raddr = Mux(state == UNLOAD, u_idx >> BB, rd["addr"][b])
+                m.d.comb += [waddr.eq(wr.addr[b]), wp.data.eq(slot_out[wr.slot[b]]),
+                             wp.en.eq(issue_d & wr.used[b])]
+            raddr = Mux(state == UNLOAD, u_idx >> BB, rd.addr[b])
             ren = Mux(state == UNLOAD, u_en, 1)
             if single:
                 m.d.comb += [wp.addr.eq(Mux(wp.en, waddr, raddr)), rp.addr.eq(Mux(wp.en, waddr, raddr)),

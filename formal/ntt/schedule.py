@@ -4,9 +4,10 @@ The harness contains the real core (its elaborated fragment; the datapath is the
 property depends on it, so Yosys drops it) and observes, in every cycle, the signals the core
 drives into its data memories: per bank the read port's address and enable and the write port's
 address and enable (taken from the memory instances themselves), plus the controller's ``issue``,
-``stage``, the read decoder's ``rd_used<b>`` (single-port: the banks a cycle reads) and the lanes'
-twiddle indices ``rd_twi<lane>``.  One coefficient index x is free (``AnyConst``), so every
-property holds for every index.
+``stage``, the read decoder's (submodule ``rd_decoder``, an
+:class:`~hhe_gen.cores.ntt.address_decoder.NttAddressDecoder`) ``used`` (single-port: the banks
+a cycle reads) and the lanes' twiddle indices ``tw_idx``.  One coefficient index x is free
+(``AnyConst``), so every property holds for every index.
 
 Specification (independent of the core's address generator; written from the memory plan of
 :mod:`hhe_gen.models.ntt_schedule` / :mod:`hhe_gen.cores.ntt.single_port`):
@@ -27,10 +28,10 @@ Asserted in every cycle (t = cycles since the transform's first read, kept by th
   are read through 2P different ports (one port cannot serve two addresses);
 * (W) x's bank writes x's address (not a load write) exactly when t = r_s(x) + D for some s: x is
   written once per stage, D cycles after its read, and never at any other time;
-* (S) slots: when x is read, the decoder's coset bank ``rd_bb`` XOR rotl(j, G0 mod B') is bank(x),
+* (S) slots: when x is read, the read decoder's coset bank ``bb`` XOR rotl(j, G0 mod B') is bank(x),
   j = the bits of x in G (its slot in the coset: the lanes take slot j's operand from that bank,
   one cycle later), and when x is written, the write port of bank(x) takes slot j's result
-  (``wr_slot``) - this is what refutes a wrong bank function (the (bank, address) pairs of a
+  (the write decoder's ``slot``) - this is what refutes a wrong bank function (the (bank, address) pairs of a
   cycle alone do not: a consistent permutation of the slots would pass (R) and (W));
 * (T) when x is the lower index of its pair in stage s and is read, the twiddle index of its lane
   (lane = the bits of x in G minus k, the plan's lane order) is N/2^(k+1) + (x >> (k+1))
@@ -143,16 +144,17 @@ def _stub_butterflies():
 def mutant_bank_function():
     """A context manager under which IterativeNtt elaborates with a wrong bank function (the low
     chunk only, no XOR of the others) - the schedule proof must refute it."""
+    import hhe_gen.cores.ntt.address_decoder as ad
     import hhe_gen.cores.ntt.iterative as it
 
     @contextlib.contextmanager
     def patched():
-        orig = it._bank_of
-        it._bank_of = lambda i, n_log, b: i[0:b]
+        orig = it._bank_of, ad.bank_of
+        it._bank_of = ad.bank_of = lambda i, n_log, b: i[0:b]
         try:
             yield
         finally:
-            it._bank_of = orig
+            it._bank_of, ad.bank_of = orig
     return patched()
 
 
@@ -218,10 +220,13 @@ class ScheduleHarness:
         active, inverse = sig("stage_active"), sig("inverse")
         issue = sig("issue", None)
         load_d = sig(f"load_d{dut.butterfly_latency + 1 + dut.tw_latency + dut.out_regs}")
-        used = [sig(f"rd_used{b}", None) for b in range(nb)]
-        twi = [sig(f"rd_twi{lane}", None) for lane in range(P)]
-        rd_bb = sig("rd_bb", None)
-        wr_slot = Array(sig(f"wr_slot{b}", None) for b in range(nb))
+        rd_used = find_signal(frag, "used", domain=None, path=("rd_decoder",))
+        rd_twi = find_signal(frag, "tw_idx", domain=None, path=("rd_decoder",))
+        rd_bb = find_signal(frag, "bb", domain=None, path=("rd_decoder",))
+        wr_slot_flat = find_signal(frag, "slot", domain=None, path=("wr_decoder",))
+        used = [rd_used[b] for b in range(nb)]
+        twi = [rd_twi[lane * n_log:(lane + 1) * n_log] for lane in range(P)]
+        wr_slot = Array(wr_slot_flat[b * B:(b + 1) * B] for b in range(nb))
         rports, wports = [], []
         for b in range(nb):
             mem = frag.find_subfragment(f"bank{b}")
