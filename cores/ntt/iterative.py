@@ -10,9 +10,9 @@ Datapath
 --------
 ::
 
-    cycle  x           x+1                      x+2 ..                    x+2+L = x+D
-    read   bank addrs  rdata -> lanes (lo, hi)  operand registers ->      x, y -> banks (in place,
-           ROM addr    ROM data -> lane w       Butterfly (L cycles)      same addresses)
+    cycle  x          x+1                 x+2                   x+3 ..             x+D-1          x+D
+    read   bank addrs rdata -> XOR net -> rz -> static perm ->  operand regs ->    x, y -> static v -> XOR net ->
+           (ROM addr  registered)         ROM data -> w         Butterfly (L)      perm -> v regs  banks (in place)
 
 * 2P banks (``amaranth.lib.memory.Memory``, N/2P words each): one read port, transparent for the
   bank's one write port (a read in the cycle of a write to the same word sees the new value)
@@ -21,6 +21,21 @@ Datapath
   ``wr_decoder``) works from the stage counter and the cycle counter (a few constants per
   butterfly bit k in tables: the coset's lowest bit G0, the bank rotation G0 mod B, the pair bit's
   position and, for k < B-1, each lane's twiddle offset).
+* Crossbars between the 2^B' banks and the 2P operands: slot j of a cycle's coset sits in bank
+  bb XOR rotl(j, G0 mod B') (bb = bank(base) changes every cycle, the rotation and the slot's lane
+  only with the stage), so each crossbar is split into an XOR network on bb (B' levels of 2:1
+  multiplexers, word j <-> word j XOR 2^i at level i: 2^B' B' multiplexers per bit instead of
+  2^B' full 2^B':1 multiplexers) and a static permutation per butterfly bit k (per operand a
+  multiplexer over the few distinct sources it has across the stages, select = k), with a
+  pipeline register between the two.  Read: XOR network (cycle x+1, registered ``rz``), static
+  permutation into the operand registers (x+2).  Write: static permutation of the lanes' results
+  into bank order (registered ``wvr``, cycle W-1), XOR network into the banks' write data (W).
+  The unload reads through the read XOR network (beat word p = its output p: no multiplexer of
+  its own) and the load writes through the write crossbar as the stage k = B-1 (slot p = lane p,
+  no rotation).  Measured at N = 2^13, P = 8, 54 bits (ECP5, Yosys): the Array-indexed 16:1
+  multiplexers of the previous version took ~51k of the core's 69k LUT4 (write side 33.5k: a
+  kpos multiplexer per slot re-expanded inside every bank's multiplexer; read side 12k; unload
+  5.3k), see ``hhe_gen.benchmarks.ntt``.
 * One :class:`hhe_gen.cores.arith.Butterfly` per lane (op ct forward, gs inverse; ``en`` = 1 always:
   a fixed pipeline, no data-dependent timing).
 * Twiddles, ``twiddles="rom"``: P ROM banks per :func:`~.plan.twiddle_rom` (2N words per prime;
@@ -51,15 +66,16 @@ next command.  Payloads are ``ArrayLayout(unsigned(qbits), P)`` (coefficient p o
 
 Latency (cycles at full rate: producer always valid, consumer always ready)
 --------------------------------------------------------------------------
-With L = the butterfly latency, D = the read-to-write depth (L + 2, + X with ``twiddles="otf"``;
-single-port: the next odd number, one register after the butterflies when needed), T = ``transform_cycles(inverse)``
+With L = the butterfly latency, D = the read-to-write depth (L + 4: read, one register in each
+crossbar, the operand registers; + X with ``twiddles="otf"``; single-port: the next odd number,
+one register after the butterflies when needed), T = ``transform_cycles(inverse)``
 (dual-port: the total of ``stage_starts(ntt_schedule(N, P, inverse), D)``, bound (N/2) log2 N / P
 + D - 1 for N >= 2^10, P <= 32; single-port: :func:`~.single_port.single_port_starts`):
 
 * cycle 0: ``cmd`` accepted;
 * load: cycles 1 .. N/P take the input beats, then ``load_wait`` cycles while the last beats go
-  through the butterflies (L, + X otf, + 1 with the output register, + 1 single-port): ``load_cycles`` =
-  N/P + load_wait;
+  through the butterflies and the write crossbar (L + 1, + X otf, + 1 with the output register,
+  + 1 single-port): ``load_cycles`` = N/P + load_wait;
 * transform: T cycles from the first read to the cycle the unload may read, stage s starting
   ``starts[s]`` cycles after the first read (no other stall);
 * unload: the first output beat is valid 1 cycle after the transform, one beat per cycle
@@ -69,9 +85,10 @@ single-port: the next odd number, one register after the butterflies when needed
 
 Gaps in the streams add exactly their own length; nothing depends on the data.
 
-Measured (``hhe-gen bench ntt``, 30-bit Barrett, L = 8, D = 10): T = bound + 9 for every N =
-2^10 .. 2^16 and P = 1 .. 16 (N = 2^10, P = 32: + 11), e.g. N = 2^13, P = 8: 6665 cycles (bound
-6656), a whole command 8723 cycles.  Single-port (D = 11): N = 2^13, P = 8: 6766 (+1.5 %).
+Measured (``hhe-gen bench ntt``, 30-bit Barrett, L = 8, D = 12): T = bound + 11 for every N =
+2^10 .. 2^16 and P = 1 .. 32 (N = 2^10, P = 32: + 15), e.g. N = 2^13, P = 8: 6667 cycles (bound
+6656), a whole command 8726 cycles.  Single-port (D = 13): N = 2^13, P = 8: 6786 (+2.0 %).
+(Before the crossbar registers, D = 10: bound + 9, 6665 and 8723 cycles; single-port 6766.)
 
 Banking
 -------
@@ -97,7 +114,7 @@ from hhe_gen.params.errors import ParameterError
 from .address_decoder import NttAddressDecoder
 from .address_decoder import bank_of as _bank_of
 from .plan import (butterfly_choice, lane_multiplier, check_lanes, check_moduli, check_n, k_plan, lane_lo_slot,
-                   otf_tables, rotl, schedule_starts, twiddle_rom)
+                   otf_tables, rotl, rotr, schedule_starts, twiddle_rom)
 from .single_port import single_port_starts
 
 __all__ = ["IterativeNtt", "TWIDDLES", "BANKING"]
@@ -132,10 +149,11 @@ class IterativeNtt(wiring.Component):
     busy : Out(1)     a command is in progress
     done : Out(1)     one-cycle pulse with the last output beat's handshake
     n, n_log, lanes, coset_bits (B = log2 2P), bank_bits (B or B+1), banks (2P or 4P), moduli, qbits,
-    butterfly_latency (L), tw_latency (X, 0 for "rom"), out_regs, depth (D), starts[inverse] (stage
-    start cycles), factors (the reducer's constant factor per prime), plus the cycle formulas ``beats``, ``load_wait``,
-    ``load_cycles``, ``transform_cycles(inverse)``, ``unload_cycles``, ``command_cycles(inverse)``,
-    ``bound``.
+    butterfly_latency (L), tw_latency (X, 0 for "rom"), out_regs, xbar_regs (the pipeline registers
+    inside the read and the write crossbar: (1, 1)), depth (D), starts[inverse] (stage start
+    cycles), factors (the reducer's constant factor per prime), plus the cycle formulas ``beats``,
+    ``load_wait``, ``load_cycles``, ``transform_cycles(inverse)``, ``unload_cycles``,
+    ``command_cycles(inverse)``, ``bound``.
     """
 
     @quiet_on_error
@@ -168,9 +186,12 @@ class IterativeNtt(wiring.Component):
         self.tw_latency = 0
         if twiddles == "otf":
             self.tw_latency = self._twiddle_multiplier().latency
+        # crossbar pipeline registers: one inside the read crossbar, one inside the write crossbar
+        self.xbar_regs = (1, 1)
         # single: an odd read-to-write depth (one register after the butterflies if it is even)
-        self.out_regs = int(single and (self.butterfly_latency + self.tw_latency) % 2 == 0)
-        self.depth = self.butterfly_latency + 2 + self.tw_latency + self.out_regs
+        xr, xw = self.xbar_regs
+        self.out_regs = int(single and (self.butterfly_latency + self.tw_latency + xr + xw) % 2 == 0)
+        self.depth = self.butterfly_latency + 2 + xr + xw + self.tw_latency + self.out_regs
         self.starts, self._totals = {}, {}
         for inv in (False, True):
             if single:
@@ -205,9 +226,11 @@ class IterativeNtt(wiring.Component):
 
     @property
     def load_wait(self) -> int:
-        """Cycles after the last input beat until the transform's first read: L (+1 for the output
-        register, +1 for single-port banks, which read a word the cycle after its write)."""
-        return self.butterfly_latency + self.tw_latency + self.out_regs + (self.banking == "single")
+        """Cycles after the last input beat until the transform's first read: L + 1 (the write
+        crossbar's register) (+ X otf, +1 for the output register, +1 for single-port banks, which
+        read a word the cycle after its write)."""
+        return (self.butterfly_latency + self.tw_latency + self.out_regs + self.xbar_regs[1]
+                + (self.banking == "single"))
 
     @property
     def load_cycles(self) -> int:
@@ -236,6 +259,7 @@ class IterativeNtt(wiring.Component):
         single = self.banking == "single"
         nb, rows, crows = self.banks, n >> BB, n >> B          # banks, words per bank, cycles per stage
         L, D, E = self.butterfly_latency, self.depth, self.out_regs
+        XW = self.xbar_regs[1]
         qw, nsel = self.qbits, len(self.moduli)
         lp = self.lanes_log
 
@@ -288,14 +312,58 @@ class IterativeNtt(wiring.Component):
                 with m.If(run_cnt == t_last):
                     m.d.sync += [state.eq(UNLOAD), beat.eq(0)]
 
-        def delay(sig, cycles, name):
-            out = sig
+        def delay_chain(sig, cycles, name):
+            """[sig, sig delayed 1, .., sig delayed ``cycles``] (registers ``<name>_d1`` ..)."""
+            chain = [sig]
             for i in range(cycles):
                 r = Signal.like(sig, name=f"{name}_d{i + 1}") if isinstance(sig, Signal) else \
                     Signal(len(sig), name=f"{name}_d{i + 1}")
-                m.d.sync += r.eq(out)
-                out = r
+                m.d.sync += r.eq(chain[-1])
+                chain.append(r)
+            return chain
+
+        def delay(sig, cycles, name):
+            return delay_chain(sig, cycles, name)[-1]
+
+        def stage_k(stg):
+            """The butterfly bit k of stage ``stg`` (forward n-1-s, inverse s)."""
+            return Mux(inverse, stg, n_log - 1 - stg)
+
+        def xor_network(words, select, name):
+            """out[j] = words[j ^ select] (``select`` B' bits): B' levels of 2:1 multiplexers, level i
+            swapping the words j and j ^ 2^i when bit i of ``select`` is set."""
+            for i in range(len(select)):
+                level = []
+                for j, word in enumerate(words):
+                    s = Signal(qw, name=f"{name}{i}_{j}")
+                    m.d.comb += s.eq(Mux(select[i], words[j ^ (1 << i)], word))
+                    level.append(s)
+                words = level
+            return words
+
+        def static_select(k, sources, name):
+            """A word chosen by the butterfly bit k among ``sources[kk]`` (one per k; None: don't
+            care): one multiplexer input per distinct source, the most frequent one the default."""
+            groups = {}
+            for kk, src in enumerate(sources):
+                if src is not None:
+                    groups.setdefault(id(src), (src, []))[1].append(kk)
+            order = sorted(groups.values(), key=lambda g: -len(g[1]))
+            out = Signal(qw, name=name)
+            if not order:                              # never used (single-port: some banks)
+                return out
+            if len(order) == 1:
+                m.d.comb += out.eq(order[0][0])
+                return out
+            with m.Switch(k):
+                for src, ks in order[1:]:
+                    with m.Case(*ks):
+                        m.d.comb += out.eq(src)
+                with m.Default():
+                    m.d.comb += out.eq(order[0][0])
             return out
+
+        plans = [k_plan(kk, n_log, P) for kk in range(n_log)]
 
         # ---- address decoders (cores/ntt/address_decoder.py): the read side from the controller's
         # stage and cycle position, the write side (below) from the same values delayed D cycles
@@ -312,8 +380,9 @@ class IterativeNtt(wiring.Component):
             wp = mem.write_port()
             rp = mem.read_port(transparent_for=() if single else (wp,))
             banks.append((rp, wp))
-        rdata = Array(rp.data for rp, _ in banks)
 
+        # ---- twiddles: addressed one cycle after the read (the data meets the operands, which
+        # spend one cycle more in the read crossbar)
         factors = self.factors
         X = self.tw_latency
         if self.twiddles == "rom":
@@ -325,7 +394,7 @@ class IterativeNtt(wiring.Component):
                 m.submodules[f"twiddle_rom{lane}"] = mem
                 rom_ports.append(mem.read_port())
             rom_addr = Signal(range(len(rom[0])), name="rom_addr")
-            m.d.comb += rom_addr.eq((rd.t0 >> lp) + (sel * 2 + inverse) * rom_rows)
+            m.d.sync += rom_addr.eq((rd.t0 >> lp) + (sel * 2 + inverse) * rom_rows)
             for rp in rom_ports:
                 m.d.comb += [rp.addr.eq(rom_addr), rp.en.eq(1)]
         else:
@@ -336,7 +405,7 @@ class IterativeNtt(wiring.Component):
             for lane in range(P):
                 e = Signal(n_log + 1, name=f"tw_e{lane}")
                 brv = Cat(*reversed([rd.tw_idx[lane][i] for i in range(n_log)]))
-                m.d.comb += e.eq(Mux(inverse, (2 * n - brv)[:n_log + 1], brv))
+                m.d.sync += e.eq(Mux(inverse, (2 * n - brv)[:n_log + 1], brv))
                 ports = []
                 for tag, table, addr in (("hi", hi_t, e[h:]), ("lo", lo_t, e[:h])):
                     mem = memory.Memory(shape=qw, depth=len(table), init=table)
@@ -370,31 +439,37 @@ class IterativeNtt(wiring.Component):
                 m.d.comb += self.done.eq(1)
                 m.d.sync += [state.eq(IDLE), o_valid.eq(0), u_last.eq(0)]
         m.d.comb += self.o_stream.valid.eq(o_valid)
-        for p in range(P):
-            m.d.comb += self.o_stream.payload[p].eq(rdata[u_bank ^ p])
 
-        # ---- stage 1: read data -> lanes
+        # ---- read crossbar, stage 1 (cycle x+1): the read data through the XOR network,
+        # z[j] = bank (bb ^ j)'s word (bb = bank(base) of the coset read in x; unload: the beat's
+        # bank, so the beat's word p is z[p]), registered
         bb1 = delay(rd.bb, 1, "bb")
+        z = xor_network([rp.data for rp, _ in banks], Mux(state == UNLOAD, u_bank, bb1), "rx")
+        for p in range(P):
+            m.d.comb += self.o_stream.payload[p].eq(z[p])
+        zr = [Signal(qw, name=f"rz{j}") for j in range(nb)]
+        m.d.sync += [r.eq(v) for r, v in zip(zr, z)]
+
+        # ---- read crossbar, stage 2 (cycle x+2): lane l's lo / hi operand is slot
+        # lane_lo_slot(l, kpos) (| 2^kpos), in z at rotl(slot, G0 mod B') - a static choice per k
+        k2 = delay(rd.k, 2, "k")
         if self.twiddles == "rom":
-            twb1 = [delay(rd.tw_bank[lane], 1, f"twb{lane}") for lane in range(P)]
+            twb2 = [delay(rd.tw_bank[lane], 2, f"twb{lane}") for lane in range(P)]
             rom_data = Array(rp.data for rp in rom_ports)
-        k1 = delay(rd.k, 1, "k")
 
-        def slot_bank(lane, hi):
-            # bank of the lane's lo / hi index: bb ^ rotl(slot, G0 mod B') for bit k
-            offs = []
-            for kk in range(n_log):
-                kp = k_plan(kk, n_log, P)
-                offs.append(Const(rotl(lane_lo_slot(lane, kp.kpos) | (hi << kp.kpos), kp.g0 % BB, BB), BB))
-            return bb1 ^ Array(offs)[k1]
+        def operand(lane, hi):
+            return static_select(k2, [zr[rotl(lane_lo_slot(lane, kp.kpos) | (hi << kp.kpos), kp.g0 % BB, BB)]
+                                      for kp in plans], f"{'hi' if hi else 'lo'}_op{lane}")
 
-        # ---- stage 2: operand registers (transform or load), butterflies
+        # ---- operand registers (transform or load), butterflies
         op2 = Signal(3, name="op2")
         a2 = [Signal(qw, name=f"a2_{lane}") for lane in range(P)]
         b2 = [Signal(qw, name=f"b2_{lane}") for lane in range(P)]
         w2 = [Signal(qw, name=f"w2_{lane}") for lane in range(P)]
         scale = Array(Const(c, qw) for p, q in enumerate(self.moduli)
                       for c in (factors[p] % q, pow(n, -1, q) * factors[p] % q))
+        lo_ops = [operand(lane, 0) for lane in range(P)]
+        hi_ops = [operand(lane, 1) for lane in range(P)]
         with m.If(load_take):
             m.d.sync += op2.eq(OP_CODES["mul"])
             for lane in range(P):
@@ -403,16 +478,15 @@ class IterativeNtt(wiring.Component):
         with m.Else():
             m.d.sync += op2.eq(Mux(inverse, OP_CODES["gs"], OP_CODES["ct"]))
             for lane in range(P):
-                m.d.sync += [a2[lane].eq(rdata[slot_bank(lane, 0)]),
-                             b2[lane].eq(rdata[slot_bank(lane, 1)])]
+                m.d.sync += [a2[lane].eq(lo_ops[lane]), b2[lane].eq(hi_ops[lane])]
                 if self.twiddles == "rom":
-                    m.d.sync += w2[lane].eq(rom_data[twb1[lane]])
+                    m.d.sync += w2[lane].eq(rom_data[twb2[lane]])
         if self.twiddles == "otf":     # operands wait X cycles for the twiddle multipliers
             a2 = [delay(v, X, f"a2_{lane}") for lane, v in enumerate(a2)]
             b2 = [delay(v, X, f"b2_{lane}") for lane, v in enumerate(b2)]
             op2 = delay(op2, X, "op2")
             w2 = [Signal(qw, name=f"w_otf{lane}") for lane in range(P)]
-            for lane in range(P):       # multiplier output (stage 1 + X) registered
+            for lane in range(P):       # multiplier output (stage 2 + X) registered
                 m.d.sync += w2[lane].eq(tw_lane[lane])
         xs, ys = [], []
         for lane in range(P):
@@ -425,37 +499,51 @@ class IterativeNtt(wiring.Component):
             xs.append(delay(bf.x[:qw], E, f"x{lane}"))
             ys.append(delay(bf.y[:qw], E, f"y{lane}"))
 
-        # ---- stage D: writes (in place: re-decode the delayed stage / cycle position)
+        # ---- write crossbar, stage 1 (cycle W-1, W = x+D the write cycle): the lanes' results in
+        # bank order up to the XOR: v[rotl(slot, G0 mod B')] = slot's result (slot j: lane j
+        # without bit kpos, its x if bit kpos is 0, else its y), a static choice per k; a load
+        # writes like k = B-1 (kpos = B-1, no rotation: slot p < P is lane p's x), registered
         issue_d = delay(issue, D, "issue")
-        stage_d = delay(stage, D, "stage")
+        stage_c = delay_chain(stage, D, "stage")
         cyc_d = delay(cyc, D, "cyc")
+        lw = load_take if XW == 0 else delay(load_take, XW, "load_w")
+        load_c = delay_chain(lw, L + 1 + X + E, "load")     # load_d<L+1+X+E>: a load write in W
+        load_d = load_c[-1]
+        beat_d = delay(beat, L + 1 + X + E + XW, "lbeat")
+        kw = Signal(range(n_log), name="k_w")
+        m.d.comb += kw.eq(Mux(load_c[-2], B - 1, stage_k(stage_c[-2])))
+        v = []
+        for j in range(nb):
+            sources = []
+            for kp in plans:
+                slot = rotr(j, kp.g0 % BB, BB)
+                if slot >> B:                          # single-port: no slot in this bank half
+                    sources.append(None)
+                    continue
+                lane = (slot & ((1 << kp.kpos) - 1)) | ((slot >> (kp.kpos + 1)) << kp.kpos)
+                sources.append(ys[lane] if (slot >> kp.kpos) & 1 else xs[lane])
+            vj = static_select(kw, sources, f"wv{j}")
+            r = Signal(qw, name=f"wvr{j}")
+            m.d.sync += r.eq(vj)
+            v.append(r)
+
+        # ---- write crossbar, stage 2 (cycle W): bank b writes v[b ^ bb] (bb of the coset written,
+        # or of the load beat), at the address of the write decoder (re-decodes the delayed stage /
+        # cycle position: the results go back in place) or of the load beat
         m.submodules.wr_decoder = wr = NttAddressDecoder(n, P, self.banking)
-        m.d.comb += [wr.stage.eq(stage_d), wr.cyc.eq(cyc_d), wr.inverse.eq(inverse)]
-        load_d = delay(load_take, L + 1 + X + E, "load")
-        beat_d = delay(beat, L + 1 + X + E, "lbeat")
+        m.d.comb += [wr.stage.eq(stage_c[-1]), wr.cyc.eq(cyc_d), wr.inverse.eq(inverse)]
         l_idx = Signal(n_log + 1, name="l_idx")
         m.d.comb += l_idx.eq(beat_d << lp)
-        l_bank = _bank_of(l_idx[:n_log], n_log, BB)
-        # slot j's output: lane lo/hi by kpos
-        slot_out = []
-        for j in range(2 * P):
-            opts = []
-            for kp in range(B):
-                lane = (j & ((1 << kp) - 1)) | ((j >> (kp + 1)) << kp)
-                opts.append(ys[lane] if (j >> kp) & 1 else xs[lane])
-            slot_out.append(Array(opts)[wr.kpos] if B > 1 else opts[0])
-        slot_out = Array(slot_out)
-        x_arr = Array(xs)
+        l_bank = Signal(BB, name="l_bank")
+        m.d.comb += l_bank.eq(_bank_of(l_idx[:n_log], n_log, BB))
+        wdata = xor_network(v, Mux(load_d, l_bank, wr.bb), "wx")
         for b, (rp, wp) in enumerate(banks):
-            lsel = Signal(BB, name=f"lsel{b}")
             waddr = Signal(range(rows), name=f"waddr{b}")
-            m.d.comb += lsel.eq(Const(b, BB) ^ l_bank)
+            m.d.comb += wp.data.eq(wdata[b])
             with m.If(load_d):             # beat word p goes to bank bank(beat*P) ^ p
-                m.d.comb += [waddr.eq(l_idx >> BB), wp.data.eq(x_arr[lsel[:lp]] if lp else xs[0]),
-                             wp.en.eq(lsel[lp:] == 0)]
+                m.d.comb += [waddr.eq(l_idx >> BB), wp.en.eq(((b ^ l_bank) >> lp) == 0)]
             with m.Else():
-                m.d.comb += [waddr.eq(wr.addr[b]), wp.data.eq(slot_out[wr.slot[b]]),
-                             wp.en.eq(issue_d & wr.used[b])]
+                m.d.comb += [waddr.eq(wr.addr[b]), wp.en.eq(issue_d & wr.used[b])]
             raddr = Mux(state == UNLOAD, u_idx >> BB, rd.addr[b])
             ren = Mux(state == UNLOAD, u_en, 1)
             if single:

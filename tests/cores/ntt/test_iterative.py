@@ -72,14 +72,16 @@ def test_model_and_cycles_more(n, lanes):
 
 
 def test_transform_cycles_are_stage_starts():
-    """The controller's transform length is stage_starts' total at depth L + 2, within
-    bound + depth - 1 + a few cycles."""
+    """The controller's transform length is stage_starts' total at depth L + 4 (read, the two
+    crossbar registers, the operand registers), within bound + depth - 1 + a few cycles."""
     qs = ntt_primes(64, 20, 1)
     for lanes in (1, 2, 4, 8):
         dut = IterativeNtt(64, lanes, qs)
         dut._MustUse__silence = True            # only the plan is checked here
+        assert dut.xbar_regs == (1, 1) and dut.depth == dut.butterfly_latency + 4
+        assert dut.load_wait == dut.butterfly_latency + 1
         for inv in (False, True):
-            starts, total = stage_starts(ntt_schedule(64, lanes, inv), dut.butterfly_latency + 2)
+            starts, total = stage_starts(ntt_schedule(64, lanes, inv), dut.butterfly_latency + 4)
             assert dut.transform_cycles(inv) == total
             assert tuple(starts) == dut.starts[inv]
             assert dut.bound + dut.depth - 1 <= total
@@ -225,9 +227,9 @@ def test_single_port_bad_lanes():
 ])
 def test_otf_twiddles(n, lanes, banking, kind):
     """twiddles="otf": each lane multiplies two small-table entries; the operands wait for it
-    (depth L + 2 + the multiplier's latency); outputs and cycles as documented."""
+    (depth L + 4 + the multiplier's latency); outputs and cycles as documented."""
     qs = [p.q for p in abc_fhe_primes(n, 29)][:2] if kind == "ntt-montgomery" else ntt_primes(n, 24, 2)
     dut = IterativeNtt(n, lanes, qs, kind=kind, twiddles="otf", banking=banking)
-    assert dut.tw_latency >= 1 and dut.depth == dut.butterfly_latency + 2 + dut.tw_latency + dut.out_regs
+    assert dut.tw_latency >= 1 and dut.depth == dut.butterfly_latency + 4 + dut.tw_latency + dut.out_regs
     jobs = _jobs(n, qs, random.Random(n + lanes), corners=n <= 32)
     _check(dut, jobs, simulate(dut, jobs), qs)
