@@ -45,9 +45,13 @@ class RubatoCore(wiring.Component):
     :class:`~.datapath.RubatoDatapath` (``lanes`` words per cycle: ARK, MixColumns, MixRows by
     shift-and-add, Feistel with one squarer per lane), in the reference loop's order
     (:func:`~.schedule.phases`), then the first l words leave on ``o_stream``.  With ``noise``, a
-    second SHAKE256 of ``nonce || counter || seed LE64 || 0^8`` feeds
+    second SHAKE256 message, ``nonce || counter || seed LE64 || 0^8``, feeds
     :class:`~hhe_gen.cores.sampler.RubatoNoise` into an l-word FIFO, and a command with
-    ``noise = 1`` gets ``(z + e) mod q``.
+    ``noise = 1`` gets ``(z + e) mod q``.  By default (``shared_xof``) the same XOF computes it
+    after the round constants (restarted once the last constant is taken): one Keccak-f[1600]
+    instead of two.  The Keccak round is the one part of the core that is hard to route (every
+    state bit feeds bits all over the 1600-bit state through theta and rho/pi), and a second copy
+    doubled that: Par-128S at 2 lanes did not route on an ECP5-85F with two.
 
     Parameters
     ----------
@@ -60,7 +64,10 @@ class RubatoCore(wiring.Component):
                            Butterfly's Z_t mode: op "mac" in the Feistel, "mul" for the round
                            keys); see :mod:`.multiplier`
     mul_latency : int or None  latency of every modular multiplier (None: the minimum, 3)
-    xof_rounds_per_cycle : int  Keccak rounds per cycle of both XOFs (1, 2, 3, 4, 6, 8, 12, 24)
+    shared_xof : bool      (noise only) one XOF for the round constants and then the noise
+                           (True, default) or one XOF each (False: ~7k LUT4 and 1.6k FF more on
+                           ECP5, and the noise never delays the output)
+    xof_rounds_per_cycle : int  Keccak rounds per cycle of the XOF(s) (1, 2, 3, 4, 6, 8, 12, 24)
 
     Members
     -------
@@ -84,11 +91,16 @@ class RubatoCore(wiring.Component):
     The only input to it that is not a parameter is the positions of the rejected round-constant
     candidates, a public function of (nonce, counter); an ARK(j) phase waits until the round keys
     of round j are all written.  The next command is accepted once the last word has been loaded
-    into the output register.  The noise path finishes long before the output starts.
+    into the output register.  With separate XOFs the noise path finishes long before the output
+    starts; with the shared XOF the noise words arrive ``noise_first_word + k`` cycles after the
+    last round constant was taken (:func:`~.schedule.noise_first_word`), which delays the output
+    only when the layers are faster than that (many lanes: Par-128S at 16 lanes 231 instead of
+    222 cycles for the benchmark block; 1, 2 lanes unchanged); :meth:`cycles_per_block` with
+    ``noise=True`` counts it.
     """
 
     def __init__(self, params, lanes: int = 2, *, noise: bool = True, multiplier: str = "barrett",
-                 mul_latency=None, xof_rounds_per_cycle: int = 1):
+                 mul_latency=None, xof_rounds_per_cycle: int = 1, shared_xof: bool = True):
         try:
             p = self.params = check_params(params)
             self.lanes = check_lanes(lanes, p.n)
@@ -101,16 +113,20 @@ class RubatoCore(wiring.Component):
                                                in_bytes=BEAT_BYTES)
             from hhe_gen.cores.keccak import ShakeXof
             from hhe_gen.cores.sampler import RubatoNoise, SeedMessage
+            if not isinstance(shared_xof, bool):
+                raise ParameterError("shared_xof", shared_xof, "True or False")
             self._rc_msg = SeedMessage(BEAT_BYTES)
             self._rc_xof = ShakeXof(256, beat_bytes=BEAT_BYTES, rounds_per_cycle=xof_rounds_per_cycle)
             if noise:
-                self._nz_msg = SeedMessage(BEAT_BYTES)
-                self._nz_xof = ShakeXof(256, beat_bytes=BEAT_BYTES, rounds_per_cycle=xof_rounds_per_cycle)
+                if not shared_xof:
+                    self._nz_msg = SeedMessage(BEAT_BYTES)
+                    self._nz_xof = ShakeXof(256, beat_bytes=BEAT_BYTES, rounds_per_cycle=xof_rounds_per_cycle)
                 self._nz = RubatoNoise(p, in_bytes=BEAT_BYTES)
         except ParameterError:
             quiet(self)
             raise
         self.noise = noise
+        self.shared_xof = bool(noise and shared_xof)
         self.xof_rounds_per_cycle = xof_rounds_per_cycle
         self.mul_latency = self.round_keys.mul_latency
         self.depth = self.datapath.depth
@@ -127,11 +143,13 @@ class RubatoCore(wiring.Component):
         self.state = Signal(CoreState)
         self.out_count = Signal(range(p.l))
 
-    def cycles_per_block(self, accepted_positions=None) -> int:
-        """:func:`~.schedule.cycles_per_block` for this core (see there)."""
+    def cycles_per_block(self, accepted_positions=None, noise: bool = False) -> int:
+        """:func:`~.schedule.cycles_per_block` for this core (see there); ``noise``: the block's
+        command has ``noise = 1`` (matters only with the shared XOF)."""
         p = self.params
         return cycles_per_block(p.n, p.l, p.rounds, self.lanes, self.depth, self.mul_latency,
-                                accepted_positions, rounds_per_cycle=self.xof_rounds_per_cycle)
+                                accepted_positions, rounds_per_cycle=self.xof_rounds_per_cycle,
+                                shared_noise=bool(noise) and self.shared_xof)
 
     def elaborate(self, platform):
         m = Module()
@@ -147,35 +165,64 @@ class RubatoCore(wiring.Component):
         from hhe_gen.cores.sampler import MessageKind
         m.submodules.rc_msg = rc_msg = self._rc_msg
         m.submodules.rc_xof = rc_xof = self._rc_xof
+        m.submodules.round_keys = rks = self.round_keys
         all_ready = rc_msg.i_stream.ready & (state == CoreState.IDLE)
         if self.noise:
-            m.submodules.nz_msg = nz_msg = self._nz_msg
-            m.submodules.nz_xof = nz_xof = self._nz_xof
             m.submodules.nz = nz = self._nz
-            all_ready = all_ready & nz_msg.i_stream.ready
+            if not self.shared_xof:
+                m.submodules.nz_msg = nz_msg = self._nz_msg
+                m.submodules.nz_xof = nz_xof = self._nz_xof
+                all_ready = all_ready & nz_msg.i_stream.ready
         start = Signal()
         m.d.comb += [self.i_stream.ready.eq(all_ready), start.eq(self.i_stream.valid & all_ready)]
         with m.If(start):
             m.d.sync += cmd.eq(self.i_stream.payload)
 
-        def feed(msg, xof, smp, kind):
-            m.d.comb += [msg.i_stream.valid.eq(start), msg.i_stream.payload.kind.eq(kind),
-                         msg.i_stream.payload.nonce.eq(self.i_stream.payload.nonce),
-                         msg.i_stream.payload.counter.eq(self.i_stream.payload.counter),
+        def message(msg, xof, valid, kind, nonce, counter):
+            m.d.comb += [msg.i_stream.valid.eq(valid), msg.i_stream.payload.kind.eq(kind),
+                         msg.i_stream.payload.nonce.eq(nonce), msg.i_stream.payload.counter.eq(counter),
                          xof.i_stream.valid.eq(msg.o_stream.valid),
                          xof.i_stream.payload.data.eq(msg.o_stream.payload.data),
                          xof.i_stream.payload.last.eq(msg.o_stream.payload.last),
                          xof.i_stream.payload.nbytes.eq(msg.o_stream.payload.nbytes),
-                         msg.o_stream.ready.eq(xof.i_stream.ready),
-                         xof.restart.eq(start), smp.clear.eq(start)]
-            wiring.connect(m, xof.o_stream, smp.i_stream)
+                         msg.o_stream.ready.eq(xof.i_stream.ready), xof.restart.eq(valid)]
 
-        m.submodules.round_keys = rks = self.round_keys
-        feed(rc_msg, rc_xof, rks, MessageKind.RUBATO_RC)
-        if self.noise:
-            feed(nz_msg, nz_xof, nz, MessageKind.RUBATO_NOISE)
+        payload = self.i_stream.payload
+        if not self.shared_xof:
+            message(rc_msg, rc_xof, start, MessageKind.RUBATO_RC, payload.nonce, payload.counter)
+            m.d.comb += rks.clear.eq(start)
+            wiring.connect(m, rc_xof.o_stream, rks.i_stream)
+        if self.noise and not self.shared_xof:
+            message(nz_msg, nz_xof, start, MessageKind.RUBATO_NOISE, payload.nonce, payload.counter)
             m.d.comb += [nz_msg.seed_we.eq(self.seed_we), nz_msg.seed_addr.eq(self.seed_addr),
-                         nz_msg.seed_data.eq(self.seed_data)]
+                         nz_msg.seed_data.eq(self.seed_data), nz.clear.eq(start)]
+            wiring.connect(m, nz_xof.o_stream, nz.i_stream)
+        if self.shared_xof:
+            # One XOF for both streams: the round constants' message at the command; once the
+            # last constant is taken (a public moment: it depends only on which candidates were
+            # rejected), the noise message restarts the same XOF and its output goes to the
+            # noise sampler.  A block without noise never starts the second message.
+            noise_start = self.noise_start = Signal()
+            to_noise = Signal()               # the XOF's output belongs to the noise sampler
+            noise_done = Signal()             # this block's noise message was started
+            m.d.comb += noise_start.eq((state != CoreState.IDLE) & cmd.noise & ~noise_done &
+                                       (rks.rc_count == total) & rc_msg.i_stream.ready)
+            message(rc_msg, rc_xof, start | noise_start,
+                    Mux(start, MessageKind.RUBATO_RC, MessageKind.RUBATO_NOISE),
+                    Mux(start, payload.nonce, cmd.nonce), Mux(start, payload.counter, cmd.counter))
+            m.d.comb += [rc_msg.seed_we.eq(self.seed_we), rc_msg.seed_addr.eq(self.seed_addr),
+                         rc_msg.seed_data.eq(self.seed_data),
+                         rks.clear.eq(start), nz.clear.eq(start | noise_start),
+                         rks.i_stream.payload.eq(rc_xof.o_stream.payload),
+                         nz.i_stream.payload.eq(rc_xof.o_stream.payload),
+                         rks.i_stream.valid.eq(rc_xof.o_stream.valid & ~to_noise),
+                         nz.i_stream.valid.eq(rc_xof.o_stream.valid & to_noise),
+                         rc_xof.o_stream.ready.eq(Mux(to_noise, nz.i_stream.ready, rks.i_stream.ready))]
+            with m.If(start):
+                m.d.sync += [to_noise.eq(0), noise_done.eq(0)]
+            with m.Elif(noise_start):
+                m.d.sync += [to_noise.eq(1), noise_done.eq(1)]
+        if self.noise:
             fifo = SyncFIFOBuffered(width=len(nz.o_stream.payload), depth=p.l)
             m.submodules.noise_fifo = ResetInserter(start)(fifo)
             nz_count = Signal(range(p.l + 1))

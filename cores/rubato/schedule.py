@@ -22,8 +22,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["Phase", "phases", "WORDS_PER_BLOCK", "xof_first_word", "cycles_per_block",
-           "candidate_positions"]
+__all__ = ["Phase", "phases", "WORDS_PER_BLOCK", "xof_first_word", "noise_first_word",
+           "cycles_per_block", "candidate_positions"]
 
 WORDS_PER_BLOCK = 136 // 4      # SHAKE256 rate / 4-byte candidates: words never straddle blocks
 ARK, MC, MR, FEISTEL = "ARK", "MixColumns", "MixRows", "Feistel"
@@ -82,8 +82,20 @@ def candidate_positions(q: int, q_bits: int, words, count: int) -> list[int]:
     return out
 
 
+def noise_first_word(rounds_per_cycle: int = 1) -> int:
+    """With a shared XOF: cycles from the one in which the last round constant is taken to the
+    first cycle noise word 0 can be loaded into the output register: 1 (the controller sees the
+    count and starts the noise message) + :func:`xof_first_word` (restart, message, padding,
+    permutation, first word) + 4 (the noise message is 32 bytes, 4 beats more than the round
+    constants' 16) + 4 (the noise sampler's gatherer and CDT register, the FIFO's write-to-read
+    latency, less the round-constant filter register counted in ``xof_first_word``).
+    Measured in simulation for every set; the tests assert the whole formula."""
+    return 1 + xof_first_word(rounds_per_cycle) + 4 + 4
+
+
 def cycles_per_block(n: int, l: int, rounds: int, lanes: int, depth: int, mul_latency: int,
-                     accepted_positions=None, *, rounds_per_cycle: int = 1) -> int:
+                     accepted_positions=None, *, rounds_per_cycle: int = 1,
+                     shared_noise: bool = False) -> int:
     """Cycles from the command's acceptance to the cycle the last keystream word is taken (an
     always-ready consumer).
 
@@ -96,6 +108,9 @@ def cycles_per_block(n: int, l: int, rounds: int, lanes: int, depth: int, mul_la
     accepted_positions : candidate-word index of every accepted round constant, in order
         (``(r+1)*n`` of them, :func:`candidate_positions`); None = no rejection (0, 1, 2, ...)
     rounds_per_cycle : the XOF's Keccak rounds per cycle
+    shared_noise : the block adds noise and the core has one XOF for both streams
+        (``RubatoCore(shared_xof=True)``, the default): the noise message starts only after the
+        last round constant is taken, so the output may wait for the noise words
 
     The formula: with ``ready(j)`` the cycle the last round key of round j is visible,
     ``ready(j) = xof_first + w + perm*(w // 34) + mul_latency + 2`` for ``w`` the candidate index
@@ -104,6 +119,13 @@ def cycles_per_block(n: int, l: int, rounds: int, lanes: int, depth: int, mul_la
     n/lanes + depth + 1`` (the next phase may start in the cycle the previous one commits, which
     is ``end(p)``), and the output register loads word k in cycle ``end(last) + 1 + k``, so the
     last word is taken in cycle ``end(last) + 1 + l``.
+
+    With ``shared_noise``, noise word k is loadable from cycle ``t_rc + noise_first + k +
+    perm*(k // 34)`` (``t_rc = xof_first + w + perm*(w // 34)`` for ``w`` the candidate index of
+    the last constant, ``noise_first`` = :func:`noise_first_word`), so word k is loaded in
+    ``load(k) = max(load(k-1) + 1, that)`` with ``load(-1) = end(last)``, and the last word is
+    taken in cycle ``load(l-1) + 1``.  This is later than without noise only when the layers
+    finish before the noise arrives (many lanes); it still depends only on the rejection pattern.
     """
     perm = 24 // rounds_per_cycle
     total = (rounds + 1) * n
@@ -120,4 +142,12 @@ def cycles_per_block(n: int, l: int, rounds: int, lanes: int, depth: int, mul_la
         if ph.kind == ARK:
             t = max(t, ready(ph.round_key))
         t += n // lanes + depth + 1
-    return t + 1 + l
+    if not shared_noise:
+        return t + 1 + l
+    w = accepted_positions[total - 1]
+    t_rc = first + w + perm * (w // WORDS_PER_BLOCK)
+    noise_first = noise_first_word(rounds_per_cycle)
+    load = t
+    for k in range(l):
+        load = max(load + 1, t_rc + noise_first + k + perm * (k // WORDS_PER_BLOCK))
+    return load + 1

@@ -25,7 +25,7 @@ def _run_and_check(core, key, blocks, seed=None):
         out, tr = expected(p, key, nonce, counter, seed if noise else None)
         assert run.outputs == out
         check_states(core, run, tr)
-        assert run.cycles == core.cycles_per_block(accepted_positions(p, nonce, counter))
+        assert run.cycles == core.cycles_per_block(accepted_positions(p, nonce, counter), noise=noise)
         assert run.xof_words == tr.rc_xof_words_read
     return runs
 
@@ -73,6 +73,39 @@ def test_lanes_slow(name, lanes):
                                (rng.getrandbits(64), rng.getrandbits(64), 0)], seed=rng.getrandbits(64))
 
 
+@pytest.mark.parametrize("name,lanes", [("Par-80S", 16), ("Par-128M", 6)])
+def test_shared_xof_noise_waits(name, lanes):
+    """With one XOF for both streams (the default) the noise message starts after the last round
+    constant; with many lanes the output then waits for the noise words: the formula says by
+    how much (exactly), a block without noise does not wait, and the separate-XOF core
+    (``shared_xof=False``) never waits.  Keystream and noise equal the model in all cases."""
+    p = rubato_params(name)
+    rng = random.Random(f"shared{name}{lanes}")
+    key = [rng.randrange(p.q) for _ in range(p.n)]
+    seed = rng.getrandbits(64)
+    blocks = [(rng.getrandbits(64), rng.getrandbits(64), 1), (rng.getrandbits(64), rng.getrandbits(64), 0)]
+    shared = _run_and_check(RubatoCore(p, lanes), key, blocks, seed=seed)
+    nonce, counter, _ = blocks[0]
+    positions = accepted_positions(p, nonce, counter)
+    separate_core = RubatoCore(p, lanes, shared_xof=False)
+    separate = _run_and_check(separate_core, key, blocks, seed=seed)
+    assert separate[0].cycles == separate_core.cycles_per_block(positions)
+    assert shared[0].cycles > separate[0].cycles          # these configurations do wait
+    assert shared[1].cycles == separate[1].cycles
+
+
+def test_shared_xof_structure():
+    """The shared-XOF core has one Keccak permutation; the separate one two; noise off one."""
+    def xofs(core):
+        return sum(1 for v in vars(core).values() if type(v).__name__ == "ShakeXof")
+    cores = [RubatoCore("Par-128S", 2), RubatoCore("Par-128S", 2, shared_xof=False),
+             RubatoCore("Par-128S", 2, noise=False)]
+    assert [xofs(c) for c in cores] == [1, 2, 1]
+    assert [c.shared_xof for c in cores] == [True, False, False]
+    for c in cores:
+        quiet(c)
+
+
 def test_corner_keys_nonces_back_to_back():
     """All-zero and all-(q-1) keys, nonce/counter 0 and 2^64-1, blocks back to back with a key
     change between them; the cycle count does not depend on the key."""
@@ -87,7 +120,8 @@ def test_corner_keys_nonces_back_to_back():
         out, tr = expected(p, blk["key"], blk["nonce"], blk["counter"], seed if blk["noise"] else None)
         assert run.outputs == out
         check_states(core, run, tr)
-        assert run.cycles == core.cycles_per_block(accepted_positions(p, blk["nonce"], blk["counter"]))
+        assert run.cycles == core.cycles_per_block(accepted_positions(p, blk["nonce"], blk["counter"]),
+                                                   noise=blk["noise"])
     assert runs[1].cycles == runs[2].cycles
 
 
@@ -169,6 +203,7 @@ def test_targets_with_two_lanes():
     ({"params": "Par-128S", "lanes": 3}, "lanes"), ({"params": "Par-128S", "lanes": 0}, "lanes"),
     ({"params": "Par-128S", "lanes": True}, "lanes"), ({"params": "Par-80M", "lanes": 5}, "lanes"),
     ({"params": "Par-128S", "noise": "yes"}, "noise"),
+    ({"params": "Par-128S", "shared_xof": 1}, "shared_xof"),
     ({"params": "Par-128S", "multiplier": "montgomery"}, "multiplier"),
     ({"params": "Par-128S", "mul_latency": 1}, "latency"),
     ({"params": "Par-128S", "xof_rounds_per_cycle": 5}, "rounds_per_cycle"),
