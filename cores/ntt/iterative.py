@@ -423,7 +423,7 @@ class IterativeNtt(wiring.Component):
         # ---- unload read side (handshake with a synchronous read: the port holds its data while
         # the consumer stalls)
         o_valid = Signal(name="o_valid")
-        u_bank = Signal(BB, name="u_bank")
+        r_sel = Signal(BB, name="r_sel")        # the read XOR network's select (below)
         u_last = Signal(name="u_last")
         u_en = Signal(name="u_en")
         u_idx = Signal(n_log + 1, name="u_idx")
@@ -431,7 +431,7 @@ class IterativeNtt(wiring.Component):
         with m.If(state == UNLOAD):
             with m.If(u_en):
                 with m.If(beat < self.beats):
-                    m.d.sync += [o_valid.eq(1), beat.eq(beat + 1), u_bank.eq(_bank_of(u_idx[:n_log], n_log, BB)),
+                    m.d.sync += [o_valid.eq(1), beat.eq(beat + 1), r_sel.eq(_bank_of(u_idx[:n_log], n_log, BB)),
                                  u_last.eq(beat == self.beats - 1)]
                 with m.Else():
                     m.d.sync += o_valid.eq(0)
@@ -442,9 +442,12 @@ class IterativeNtt(wiring.Component):
 
         # ---- read crossbar, stage 1 (cycle x+1): the read data through the XOR network,
         # z[j] = bank (bb ^ j)'s word (bb = bank(base) of the coset read in x; unload: the beat's
-        # bank, so the beat's word p is z[p]), registered
-        bb1 = delay(rd.bb, 1, "bb")
-        z = xor_network([rp.data for rp, _ in banks], Mux(state == UNLOAD, u_bank, bb1), "rx")
+        # bank, held while the consumer stalls, so the beat's word p is z[p]), registered; the
+        # select is a register of its own (a multiplexed select made the mapper collapse the
+        # network towards a full multiplexer per word)
+        with m.If(state != UNLOAD):
+            m.d.sync += r_sel.eq(rd.bb)
+        z = xor_network([rp.data for rp, _ in banks], r_sel, "rx")
         for p in range(P):
             m.d.comb += self.o_stream.payload[p].eq(z[p])
         zr = [Signal(qw, name=f"rz{j}") for j in range(nb)]
@@ -509,7 +512,8 @@ class IterativeNtt(wiring.Component):
         lw = load_take if XW == 0 else delay(load_take, XW, "load_w")
         load_c = delay_chain(lw, L + 1 + X + E, "load")     # load_d<L+1+X+E>: a load write in W
         load_d = load_c[-1]
-        beat_d = delay(beat, L + 1 + X + E + XW, "lbeat")
+        beat_c = delay_chain(beat, L + 1 + X + E + XW, "lbeat")
+        beat_d = beat_c[-1]
         kw = Signal(range(n_log), name="k_w")
         m.d.comb += kw.eq(Mux(load_c[-2], B - 1, stage_k(stage_c[-2])))
         v = []
@@ -536,7 +540,14 @@ class IterativeNtt(wiring.Component):
         m.d.comb += l_idx.eq(beat_d << lp)
         l_bank = Signal(BB, name="l_bank")
         m.d.comb += l_bank.eq(_bank_of(l_idx[:n_log], n_log, BB))
-        wdata = xor_network(v, Mux(load_d, l_bank, wr.bb), "wx")
+        # the XOR network's select, registered in W-1 (a select computed in W through the write
+        # decoder made the mapper collapse the network into a full multiplexer per bank: 8 LUT4
+        # per bit instead of ~4): the load beat's bank or the coset's bb = the read decoder's bb of
+        # the read D cycles earlier
+        w_sel = Signal(BB, name="w_sel")
+        bb_c = delay_chain(rd.bb, D - 1, "bbw")
+        m.d.sync += w_sel.eq(Mux(load_c[-2], _bank_of((beat_c[-2] << lp)[:n_log], n_log, BB), bb_c[-1]))
+        wdata = xor_network(v, w_sel, "wx")
         for b, (rp, wp) in enumerate(banks):
             waddr = Signal(range(rows), name=f"waddr{b}")
             m.d.comb += wp.data.eq(wdata[b])

@@ -3,11 +3,12 @@
 Quick cases:
 
 * ``cycles-n<log N>-p<P>``: N = 2^10 .. 2^16, P = 1 .. 32: the controller's transform cycles
-  (``IterativeNtt.transform_cycles``: ``stage_starts`` at depth D = L + 2, forward and inverse),
+  (``IterativeNtt.transform_cycles``: ``stage_starts`` at depth D = L + 4, forward and inverse),
   their excess over and ratio to the butterfly bound (N/2) log2(N) / P, and the cycles of a whole
   command (load + transform + unload, ``command_cycles``), for the default 30-bit Barrett
-  butterfly (L = 8, D = 10); up to N = 2^14 also the single-port banking's transform cycles
-  (D = 11) and ratio, and the transform cycles with twiddles on the fly (D = 10 + the twiddle
+  butterfly (L = 8, D = 12: T = bound + 11, N = 2^10 P = 32: + 15, all within the goal
+  1.03 x bound + 64); up to N = 2^14 also the single-port banking's transform cycles
+  (D = 13) and ratio, and the transform cycles with twiddles on the fly (D = 12 + the twiddle
   multiplier's latency).
 * ``sim-n<N>-p<P>``: a forward and an inverse transform simulated in Amaranth's simulator, their
   measured cycles next to the formulas (and the outputs checked against the model).
@@ -63,7 +64,7 @@ def _primes(n, bits, count):
     return ntt_primes(n, bits, count)
 
 
-def _core(n, lanes, bits=30, count=1, target="ecp5", fast=False):
+def _core(n, lanes, bits=30, count=1, target="ecp5", fast=False, twiddles="rom"):
     """The benchmarked core; ``fast`` (54 bits, synthesis only): the butterfly configuration measured
     fastest in isolation (:data:`FAST_54`; ``dsp="primitive"`` on ECP5 cannot be simulated by
     Amaranth, the tests use ``dsp="model"``, the same wiring)."""
@@ -73,8 +74,9 @@ def _core(n, lanes, bits=30, count=1, target="ecp5", fast=False):
         extra = dict(FAST_54) if fast else {}
         if fast and target != "ecp5":
             extra.pop("dsp")
-        return IterativeNtt(n, lanes, qs, kind="special-barrett", k=54, target=target, **extra)
-    return IterativeNtt(n, lanes, qs, target=target)
+        return IterativeNtt(n, lanes, qs, kind="special-barrett", k=54, target=target, twiddles=twiddles,
+                            **extra)
+    return IterativeNtt(n, lanes, qs, target=target, twiddles=twiddles)
 
 
 #: 54-bit synthesis configuration: special-prime Barrett without Karatsuba, q_est*bnd as LUT
@@ -163,6 +165,41 @@ for _log_n in (12, 13):
         for _bits in (32, 54):
             bench_case("ntt", f"synth-n{_log_n}-p{_p}-{_bits}b", quick=False, log_n=_log_n, lanes=_p,
                        bits=_bits)(ntt_synth)
+
+
+#: LFE5U-85F capacity (LUT4, MULT18X18D, DP16KD) for the ``fits_85f`` verdicts.
+ECP5_85F = {"LUT4": 83640, "MULT18X18D": 156, "DP16KD": 208}
+
+
+def ntt_area(log_n, lanes, bits):
+    """Yosys-only ECP5 area (``synth_ecp5(place_and_route=False)``) of one point of the issue's grid;
+    54 bits in the :data:`FAST_54` configuration, 32 bits Barrett (two primes), twiddles from the ROM
+    up to N = 2^13 and on the fly at N = 2^16 (the ROM alone, 2N words per prime and direction,
+    would exceed the 85F's block RAM).  ``fits_85f``: LUT4 (without the PFUMX / L6MUX wide-function
+    muxes, which sit in the same slices), MULT18X18D and DP16KD within the LFE5U-85F's."""
+    from hhe_gen.synth import synth_ecp5
+    n = 1 << log_n
+    count = 3 if bits == 54 else 2
+    twiddles = "otf" if log_n >= 16 else "rom"
+    core = _core(n, lanes, bits, count, fast=bits == 54, twiddles=twiddles)
+    core._MustUse__silence = True
+    name = f"ntt_n{n}_p{lanes}_{bits}b_{twiddles}"
+    ecp5 = synth_ecp5(core, name=name, timeout=7200, place_and_route=False)
+    res = {"twiddles": twiddles, "latency": core.butterfly_latency, "depth": core.depth,
+           "cycles": core.transform_cycles(False), "bound": core.bound}
+    res.update({k: ecp5.get(k) for k in ("LUT4", "FF", "MULT18X18D", "DP16KD", "CCU2C")})
+    res["PFUMX"] = ecp5["cells"].get("PFUMX", 0)
+    res["L6MUX21"] = ecp5["cells"].get("L6MUX21", 0)
+    res["fits_85f"] = all((res[k] or 0) <= cap for k, cap in ECP5_85F.items())
+    res["yosys_s"] = ecp5.get("yosys_s")
+    return res
+
+
+for _log_n in (12, 13, 16):
+    for _p in (2, 8, 32):
+        for _bits in (32, 54):
+            bench_case("ntt", f"area-n{_log_n}-p{_p}-{_bits}b", quick=False, log_n=_log_n, lanes=_p,
+                       bits=_bits)(ntt_area)
 
 
 # -- pipelined SDF / MDC --------------------------------------------------------------------------------

@@ -10,6 +10,38 @@ def test_cases_registered():
     quick = {c.name for c in cases(["ntt"], quick=True)}
     assert {"cycles-n10-p1", "cycles-n16-p32", "sim-n64-p4", "synth-n13-p8-54b"} <= names
     assert "synth-n12-p2-32b" not in quick and "cycles-n13-p8" in quick
+    grid = {f"area-n{n}-p{p}-{b}b" for n in (12, 13, 16) for p in (2, 8, 32) for b in (32, 54)}
+    assert grid <= names and not grid & quick
+
+
+def test_area_case_verdict(monkeypatch):
+    """The area case synthesizes without place and route, picks the twiddle style by N and judges
+    the fit against the LFE5U-85F's LUT4 / MULT18X18D / DP16KD (synthesis replaced by a stub)."""
+    import hhe_gen.synth
+    from hhe_gen.benchmarks import ntt as bench
+    calls = []
+
+    def fake(core, **kw):
+        calls.append((core.twiddles, core.lanes, kw))
+        mult = 200 if core.lanes == 32 else 96
+        return {"LUT4": 40000, "FF": 1, "MULT18X18D": mult, "DP16KD": 208, "CCU2C": 0, "cells": {"PFUMX": 7}}
+
+    monkeypatch.setattr(hhe_gen.synth, "synth_ecp5", fake)
+    monkeypatch.setattr(bench, "_core", lambda n, lanes, bits, count, fast, twiddles: _Stub(lanes, twiddles))
+    assert bench.ntt_area(13, 8, 54)["fits_85f"] is True
+    res = bench.ntt_area(16, 32, 32)
+    assert res["fits_85f"] is False and res["twiddles"] == "otf" and res["PFUMX"] == 7
+    assert [c[0] for c in calls] == ["rom", "otf"] and all(c[2]["place_and_route"] is False for c in calls)
+
+
+class _Stub:
+    butterfly_latency, depth, bound = 11, 15, 6656
+
+    def __init__(self, lanes, twiddles):
+        self.lanes, self.twiddles = lanes, twiddles
+
+    def transform_cycles(self, inverse):
+        return 6670
 
 
 def test_cycles_case():
