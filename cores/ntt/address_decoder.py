@@ -117,10 +117,26 @@ class NttAddressDecoder(wiring.Component):
         c = Signal(max(cw, 1), name="c")                 # the coset number visited at c'
         base = self.base
         m.d.comb += self.bb.eq(bank_of(base, n_log, BB))
+        # one signal per bank and lane (assigning slices of the wide array ports case by case made
+        # elaboration and RTLIL export at P = 512 take minutes), joined onto the ports at the end
+        addr = [Signal(range(self.rows), name=f"addr{b}") for b in range(nb)]
+        slot = [Signal(B, name=f"slot{b}") for b in range(nb)]
+        used = [Signal(name=f"used{b}") for b in range(nb)]
+        tw_idx = [Signal(n_log, name=f"twi{lane}") for lane in range(P)]
+        tw_bank = [Signal(range(P), name=f"twb{lane}") for lane in range(P)]
+        m.d.comb += [self.addr.eq(Cat(*addr)), self.slot.eq(Cat(*slot)), self.used.eq(Cat(*used)),
+                     self.tw_idx.eq(Cat(*tw_idx)), self.tw_bank.eq(Cat(*tw_bank))]
+        # per butterfly bit k: the coset number c, the base, kpos, t0; the constants the per-bank and
+        # per-lane parts need (G0 and the lanes' twiddle offsets) as small case numbers, so those
+        # parts are built once per distinct value, not once per k (P = 512: G0 is 0 for every k)
+        plans = [k_plan(kk, n_log, P) for kk in range(n_log)]
+        g0s = sorted({kp.g0 for kp in plans})
+        offsets = sorted({kp.tw_offset for kp in plans})
+        g0_case = Signal(range(len(g0s) + 1), name="g0_case")        # len(g0s): no valid k
+        tw_case = Signal(range(len(offsets) + 1), name="tw_case")
+        m.d.comb += [g0_case.eq(len(g0s)), tw_case.eq(len(offsets))]
         with m.Switch(self.k):
-            for kk in range(n_log):
-                kp = k_plan(kk, n_log, P)
-                rot = kp.g0 % BB
+            for kk, kp in enumerate(plans):
                 with m.Case(kk):
                     if single:          # the stage's cycle order (single_port.order_cycle)
                         so = stage_order(kk, n_log, P)
@@ -137,14 +153,23 @@ class NttAddressDecoder(wiring.Component):
                         m.d.comb += c.eq(c_pos[:cw])
                     low = c[:kp.g0] if kp.g0 else Const(0, 0)
                     high = c[kp.g0:cw] if cw > kp.g0 else Const(0, 0)
-                    m.d.comb += [base.eq(Cat(low, Const(0, B), high)), self.kpos.eq(kp.kpos)]
+                    m.d.comb += [base.eq(Cat(low, Const(0, B), high)), self.kpos.eq(kp.kpos),
+                                 self.t0.eq((n >> (kk + 1)) + (base >> (kk + 1))),
+                                 g0_case.eq(g0s.index(kp.g0)), tw_case.eq(offsets.index(kp.tw_offset))]
+        # bank b serves slot j = rotr(b ^ bb, G0 mod B') at address (base | j << G0) >> B'
+        with m.Switch(g0_case):
+            for gi, g0 in enumerate(g0s):
+                rot = g0 % BB
+                with m.Case(gi):
                     for b in range(nb):
                         v = Const(b, BB) ^ self.bb
                         j = Cat(*[v[(i + rot) % BB] for i in range(BB)])       # rotr by rot
-                        m.d.comb += [self.slot[b].eq(j[:B]), self.used[b].eq(~j[B] if single else 1),
-                                     self.addr[b].eq((base | (j[:B] << kp.g0)) >> BB)]
-                    m.d.comb += self.t0.eq((n >> (kk + 1)) + (base >> (kk + 1)))
+                        m.d.comb += [slot[b].eq(j[:B]), used[b].eq(~j[B] if single else 1),
+                                     addr[b].eq((base | (j[:B] << g0)) >> BB)]
+        with m.Switch(tw_case):
+            for ti, offs in enumerate(offsets):
+                with m.Case(ti):
                     for lane in range(P):
-                        m.d.comb += [self.tw_idx[lane].eq(self.t0 + kp.tw_offset[lane]),
-                                     self.tw_bank[lane].eq((self.t0 + kp.tw_offset[lane]) & (P - 1) if P > 1 else 0)]
+                        m.d.comb += [tw_idx[lane].eq(self.t0 + offs[lane]),
+                                     tw_bank[lane].eq((self.t0 + offs[lane]) & (P - 1) if P > 1 else 0)]
         return m

@@ -31,12 +31,15 @@ and the unload order.
 
 from __future__ import annotations
 
+import contextlib
+
 from amaranth.asserts import AnyConst
-from amaranth.hdl import Assert, Assume, Cover, Signal
+from amaranth.hdl import Assert, Assume, Cover, Fragment, Signal
 
 from hhe_gen.models.ntt import intt, ntt
 
 from ..common.sby import formal_module
+from .spec_butterfly import spec_butterflies
 
 __all__ = ["EquivalenceHarness", "transform_matrix", "butterfly_network"]
 
@@ -83,6 +86,25 @@ def butterfly_network(a, q: int, inverse: bool, mulmod, addmod, submod) -> list:
     return a
 
 
+@contextlib.contextmanager
+def _wrong_rom_word(inverse: bool):
+    """IterativeNtt elaborates with one wrong twiddle ROM word: the twiddle index 1 of prime 0 in
+    the given direction (stage 0's twiddle forward, the last stage's inverse) plus 1 mod q."""
+    import hhe_gen.cores.ntt.iterative as it
+    orig = it.twiddle_rom
+
+    def wrong(n, lanes, moduli, factors):
+        banks = orig(n, lanes, moduli, factors)
+        row = (n // lanes) * int(inverse) + 1 // lanes
+        banks[1 % lanes][row] = (banks[1 % lanes][row] + 1) % moduli[0]
+        return banks
+    it.twiddle_rom = wrong
+    try:
+        yield
+    finally:
+        it.twiddle_rom = orig
+
+
 class EquivalenceHarness:
     """One command of the proven direction on free inputs; every output checked (module docstring).
 
@@ -94,13 +116,18 @@ class EquivalenceHarness:
     ``mutant``: compare with the other direction's transform (must be refuted).
     """
 
-    def __init__(self, n: int, q: int, lanes: int, inverse: bool, banking: str = "dual", mutant: bool = False,
-                 spec: str = "network", inputs: str = "free"):
+    def __init__(self, n: int, q: int, lanes: int, inverse: bool, banking: str = "dual", mutant=False,
+                 spec: str = "network", inputs: str = "free", butterflies: str = "real"):
         from hhe_gen.cores.ntt import IterativeNtt
+        if butterflies not in ("real", "spec"):
+            raise ValueError(f"butterflies {butterflies!r} is not 'real' or 'spec'")
+        if mutant not in (False, True, "direction", "rom-word"):
+            raise ValueError(f"mutant {mutant!r} is not False, 'direction' (True) or 'rom-word'")
         self.n, self.q, self.lanes, self.inverse = n, q, lanes, bool(inverse)
         self.dut = IterativeNtt(n, lanes, q, banking=banking)
-        self.spec_inverse = self.inverse != mutant
-        self.spec, self.inputs = spec, inputs
+        self.spec_inverse = self.inverse != (mutant in (True, "direction"))
+        self.rom_mutant = mutant == "rom-word"
+        self.spec, self.inputs, self.butterflies = spec, inputs, butterflies
 
     @property
     def depth(self) -> int:
@@ -111,7 +138,9 @@ class EquivalenceHarness:
         dut, n, q, P = self.dut, self.n, self.q, self.lanes
         w = dut.qbits
         m, _ = formal_module()
-        m.submodules.dut = dut
+        with (spec_butterflies() if self.butterflies == "spec" else contextlib.nullcontext()), \
+                (_wrong_rom_word(self.inverse) if self.rom_mutant else contextlib.nullcontext()):
+            m.submodules.dut = Fragment.get(dut, None)      # elaborated under the substitutions
         a = [Signal(w, name=f"a{j}") for j in range(n)]
         for v in a:
             m.d.comb += [v.eq(AnyConst(w)), Assume(v < q)]

@@ -103,6 +103,42 @@ proof(GROUP, "mutant-schedule-single-bank-function", engine="sby-bmc", expect="F
       n=16, lanes=2, banking="single", inverse=False, bank_mutant=True)(schedule_mutant)
 
 
+def decoder(ctx, n: int, lanes: int, banking: str, mutant=None):
+    from .decoder import DecoderHarness
+    h = DecoderHarness(n, lanes, banking, mutant=mutant)
+    run = run_harness(h.build(), ctx.workdir, "decoder", mode="bmc", depth=h.depth, timeout=ctx.timeout)
+    return _result([run], f"one SAT query (BMC depth 1 of a stateless harness), {run.seconds:.1f} s")
+
+
+_DECODER_WHAT = ("NttAddressDecoder ({banking}), every stage, every cycle, both directions: 2P banks used, "
+                 "serving 2P distinct slots (conflict-free); each served index is in the coset the model's "
+                 "stage visits in that cycle, at the memory plan's bank / address / slot (plan); (cycle, "
+                 "bank) -> index injective, so every index once per stage (complete); its partner x ^ 2^k "
+                 "served in the same cycle (pair); the lane's twiddle index N/2^(k+1) + (lo >> (k+1)) and "
+                 "ROM bank / row (twiddle)")
+_QUICK_DECODER = {("dual", 8, 1), ("dual", 8, 2), ("dual", 8, 4), ("dual", 16, 2), ("dual", 16, 8),
+                  ("single", 16, 1), ("single", 16, 4)}
+for _banking in ("dual", "single"):
+    for _log in range(3, 11):
+        _n = 1 << _log
+        for _p in _lane_counts(_n, _banking):
+            proof(GROUP, f"decoder-{_banking}-n{_n}-p{_p}", engine="sby-bmc",
+                  quick=(_banking, _n, _p) in _QUICK_DECODER, what=_DECODER_WHAT.format(banking=_banking),
+                  size=f"N = {_n}, P = {_p}, stage / cycles / banks / direction free; BMC depth 1 (complete: "
+                       f"no state)", n=_n, lanes=_p, banking=_banking)(decoder)
+
+
+def _register_decoder_mutants():
+    from .decoder import MUTANTS
+    for mutant, prop in MUTANTS.items():
+        proof(GROUP, f"mutant-decoder-{mutant}", engine="sby-bmc", expect="FAIL",
+              what=f"a decoder with the '{mutant}' bug is refuted by the '{prop}' property alone",
+              size="N = 16, P = 2, dual; BMC depth 1", n=16, lanes=2, banking="dual", mutant=mutant)(decoder)
+
+
+_register_decoder_mutants()
+
+
 def streams(ctx, n: int, lanes: int, banking: str, mode: str = "prove", mutant: bool = False):
     from .streams import StreamHarness
     h = StreamHarness(n, lanes, banking, mutant=mutant)
@@ -128,9 +164,9 @@ proof(GROUP, "mutant-streams-glitch", engine="sby-bmc", expect="FAIL",
 
 
 def equivalence(ctx, n: int, q: int, lanes: int, inverse: bool, inputs: str, banking: str = "dual",
-                mutant: bool = False):
+                mutant=False, butterflies: str = "real"):
     from .equivalence import EquivalenceHarness
-    h = EquivalenceHarness(n, q, lanes, inverse, banking, mutant=mutant, inputs=inputs)
+    h = EquivalenceHarness(n, q, lanes, inverse, banking, mutant=mutant, inputs=inputs, butterflies=butterflies)
     run = run_harness(h.build(), ctx.workdir, "equivalence", mode="bmc", depth=h.depth, timeout=ctx.timeout)
     return _result([run], f"BMC over one command, depth {h.depth}")
 
@@ -157,6 +193,24 @@ proof(GROUP, "mutant-equivalence-direction", engine="sby-bmc", expect="FAIL", qu
       what="the forward core checked against the model's INTT is refuted",
       size="N = 8, q = 17, P = 2, impulse inputs", n=8, q=17, lanes=2, inverse=False, inputs="impulse",
       mutant=True)(equivalence)
+
+
+# compositional (formal/ntt/spec_butterfly.py): the lanes' butterflies replaced by the specification
+# butterfly (same ports and latency, exact q-bit arithmetic with %), every coefficient free
+_SPEC_EQ = ((8, 17, 1, False), (8, 17, 1, True), (8, 17, 2, False), (8, 17, 2, True), (8, 17, 4, False),
+            (8, 17, 4, True), (16, 97, 2, False), (16, 97, 2, True))
+for _n, _q, _p, _inv in _SPEC_EQ:
+    _t = "INTT" if _inv else "NTT"
+    proof(GROUP, f"equivalence-n{_n}-p{_p}-{'inv' if _inv else 'fwd'}-spec-butterfly", engine="sby-bmc", quick=False,
+          what=f"IterativeNtt with specification butterflies == model {_t} on free inputs (every coefficient "
+               f"AnyConst < q): every output beat, done within the command's cycle count (the real butterfly "
+               f"== the specification butterfly: cores/arith's model checks and hhe-gen prove arith)",
+          size=f"N = {_n}, q = {_q}, P = {_p}, BMC over one command",
+          n=_n, q=_q, lanes=_p, inverse=_inv, inputs="free", butterflies="spec")(equivalence)
+proof(GROUP, "mutant-equivalence-rom-word", engine="sby-bmc", expect="FAIL", quick=False,
+      what="a core with one wrong twiddle ROM word (psi_brv[1] + 1) is refuted by the compositional proof",
+      size="N = 8, q = 17, P = 2, forward, specification butterflies, free inputs", n=8, q=17, lanes=2,
+      inverse=False, inputs="free", butterflies="spec", mutant="rom-word")(equivalence)
 
 
 def miter(ctx, n: int, lanes: int, arch: str, inverse: bool, inputs: str, mutant: bool = False):

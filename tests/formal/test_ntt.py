@@ -53,6 +53,14 @@ def test_registry_covers_every_size_and_has_mutants():
         for banking in ("dual", "single"):
             for d in ("fwd", "inv"):
                 assert f"schedule-{banking}-n{1 << log}-{d}" in names
+    for log in range(3, 11):
+        n = 1 << log
+        for banking, top in (("dual", n // 2), ("single", n // 4)):
+            for i in range(top.bit_length()):
+                assert f"decoder-{banking}-n{n}-p{1 << i}" in names
+    from hhe_gen.formal.ntt.decoder import MUTANTS
+    for mutant in MUTANTS:
+        assert f"mutant-decoder-{mutant}" in names
     quick = _ntt_proofs(True)
     assert any(p.expect == "FAIL" for p in quick)
     assert any(p.engine == "sby-cover" for p in quick)
