@@ -18,8 +18,42 @@ nextpnr-ecp5) and Xilinx 7-series LUT / FF / DSP / BRAM (``synth_xilinx``) at N 
 32-bit (Barrett, two primes) and 54-bit (DNA-HHE's three special primes, special-prime Barrett,
 k = 54, in the :data:`FAST_54` configuration: no Karatsuba, LUT-row q_est*bnd, MULT18X18D
 primitives, butterfly latency 11; nextpnr's router2) primes; these take long (N = 2^12, P = 2,
-32 bits: about 8 minutes of wall time here; N = 2^13, P = 8, 54 bits: Yosys 22 min, 69094 LUT4 /
-96 MULT18X18D / 176 DP16KD of the 85F's 83640 / 156 / 208, placement alone over 45 min).
+32 bits: about 8 minutes of wall time here; N = 2^13, P = 8, 54 bits: Yosys about 20 min, of
+which 60 % reading the Verilog, placement over 45 min).
+
+Not quick (``area-n<log N>-p<P>-<bits>b``, N = 2^12, 2^13, 2^16 x P = 2, 8, 32 x 32, 54 bits: the
+issue's grid): Yosys-only ECP5 area and whether it fits an LFE5U-85F (LUT4 / MULT18X18D / DP16KD);
+twiddles on the fly at N = 2^16.  Without synthesis it is already clear that P = 32 at 54 bits
+cannot fit (32 butterflies x 12 MULT18X18D = 384 > 156) and that N = 2^16 at 54 bits is marginal
+at best (the data banks alone hold 2^16 x 54 = 3.54 Mbit, the 85F's 208 DP16KD 3.83 Mbit:
+2048 x 9 packing needs 192 DP16KD before any twiddle table).
+
+Where the LUTs of N = 2^13, P = 8, 54 bits go (Yosys 0.70 ``synth_ecp5``; every LUT4 charged to
+the registers / memory inputs / ports its logic cone feeds, shared cells split; PFUMX / L6MUX21
+wide-function muxes not counted):
+
+* before (Array-indexed multiplexers, 69,094 LUT4 + 16,373 PFUMX + 4,625 L6MUX21): write
+  crossbar and load into the banks 33,549; read crossbar into the operand registers 11,988;
+  unload (o_stream payload) 5,344; twiddle ROM output multiplexer 3,089; the 8 butterflies
+  14,752; controller, decoders, ROM address < 300;
+* XOR network + static permutation (39,639 LUT4 + 9,859 PFUMX + 2,003 L6MUX21): write side
+  12,909 (permutation 5,966 including the butterflies' last adders, XOR network 6,943 at 8 LUT4
+  per bit: its select came through the write decoder and ABC collapsed the network); read side
+  with the unload 8,630 (XOR network 5,620, permutation 3,010); twiddle multiplexer 3,089;
+  butterflies 14,634;
+* registered XOR selects (current): measured on a stub-butterfly N = 2^10, P = 8 core
+  (crossbars, banks, ROM only): 26,382 -> 19,029 LUT4, the write XOR network 11.6k -> 3.6k
+  (4.2 LUT4 per bit).
+
+Before: every bank's write data was an Array-indexed 16:1 multiplexer over 16 slot values that
+were themselves Array-indexed 4:1 (kpos) multiplexers, which Amaranth re-expands inside every
+bank's multiplexer (16 copies), and ABC maps 16:1 multiplexers at 12-14 LUT4 per bit; the read
+side had 16 such operand multiplexers and the unload 8 more.  Now (``IterativeNtt``, "Crossbars"):
+an XOR network on bb (4 levels of 2:1 per word) and a static per-k permutation, a register
+between them; the unload shares the read network, the load the write crossbar.  The remaining
+per-bank cost beyond the network is the transparency of the read port for the write port (the
+core's bypass plus Yosys's emulation of the read-first DP16KD port: two comparators and two
+2:1 levels per bank bit, and 2 x 54 flip-flops per bank).
 
 ``plot`` (quick): ``bench-results/ntt.png``, cycles against P (iterative, bound, pipelined per
 polynomial), the iterative transform's ratio to the bound against the goal, and the ECP5 area of
