@@ -24,6 +24,27 @@ of cores/arith):
   this proof - it rests on the butterflies' own checks (cores/arith tests and proofs) and on the
   simulation tests against the model on random inputs.
 
+Compositional route (``butterflies="spec"``, free inputs): the blocker above is the solver seeing
+through 16-bit Barrett multipliers, not the NTT.  So the proof is split in two:
+
+1. (here) the core elaborated with :class:`~.spec_butterfly.SpecButterfly` in every lane - the
+   real unit's ports and latency, results computed exactly with ``%`` at the prime's own width
+   (5 bits for q = 17, 7 for q = 97), the ports keep the core's 16 bits - equals the model's
+   transform for FREE inputs (every coefficient ``AnyConst`` < q), every output beat, by BMC over
+   the whole command from reset (complete: one command, nothing depends on the data);
+2. (cited) the real :class:`~hhe_gen.cores.arith.Butterfly` computes the specification
+   butterfly's function for operands < q: its golden model (:mod:`hhe_gen.models.butterfly`) is
+   the specification's table, the unit is simulated against the model (tests/cores/arith) and
+   its reducers are proven in ``hhe-gen prove arith`` (:mod:`hhe_gen.formal.arith`: bit-level
+   a*b mod q at reduced widths, z3 bounds at full width).
+
+Together: the core with its real butterflies equals the model on all inputs at these sizes -
+modulo the cited butterfly proofs' own scope (their widths).  What part 1 covers that the schedule
+proofs do not: the slot-to-lane wiring, the twiddle ROM contents and addressing, the load (N^-1
+for the inverse) and the unload order, each for every input value.  Its mutant
+(``mutant="rom-word"``: psi_brv[1] stored + 1) must be refuted.  Measured here (loaded machine):
+see :mod:`.proofs`.
+
 This covers what the schedule proof (:mod:`.schedule`) does not: the routing of the data between
 banks and lanes, the butterflies, the twiddle ROM contents, the load (with N^-1 for the inverse)
 and the unload order.
@@ -113,7 +134,10 @@ class EquivalenceHarness:
     core's butterflies, which lets the solver's sweeping match them).
     ``inputs``: "free" (every coefficient free) or "impulse" (one coefficient, at a free position,
     with a free value; the others 0: the core's response to every scaled unit vector).
-    ``mutant``: compare with the other direction's transform (must be refuted).
+    ``mutant``: True / "direction": compare with the other direction's transform; "rom-word":
+    elaborate the core with one wrong twiddle ROM word (both must be refuted).
+    ``butterflies``: "real" (the lanes' :class:`~hhe_gen.cores.arith.Butterfly`) or "spec"
+    (:class:`~.spec_butterfly.SpecButterfly`, the compositional proof of the module docstring).
     """
 
     def __init__(self, n: int, q: int, lanes: int, inverse: bool, banking: str = "dual", mutant=False,

@@ -6,9 +6,16 @@
   safe), k-induction, one run per lane count P (dual 1 .. N/2, single-port 1 .. N/4).
 * ``mutant-schedule-*`` (``expect="FAIL"``): a wrong bank function, a stage started one cycle
   early (BMC over the whole command).
-* ``equivalence-n<N>-p<P>-<fwd|inv>``: the core's outputs equal the model's NTT / INTT of free
-  inputs (:mod:`.equivalence`, BMC over one command); ``mutant-equivalence-*``: checked against
-  the other direction's matrix.
+* ``decoder-<banking>-n<N>-p<P>``: the schedule on the address decoder alone (:mod:`.decoder`:
+  conflict-free, the memory plan's bank / address / slot, complete, pairs, twiddle indices; every
+  stage, cycle and both directions in one SAT query), every N = 2^3 .. 2^10, every P, both
+  bankings; ``mutant-decoder-*``: one bug per property, each refuted by that property alone.
+* ``equivalence-n<N>-p<P>-<fwd|inv>-<impulse|free>``: the core's outputs equal the model's NTT /
+  INTT (:mod:`.equivalence`, BMC over one command); ``mutant-equivalence-direction``: checked
+  against the other direction's transform.
+* ``equivalence-n<N>-p<P>-<fwd|inv>-spec-butterfly``: the compositional proof - the core with
+  the specification butterfly (:mod:`.spec_butterfly`) equals the model on FREE inputs;
+  ``mutant-equivalence-rom-word``: one wrong twiddle ROM word is refuted.
 * ``streams-*``: stream rules, no loss, busy / done (:mod:`.streams`, k-induction); ``cover-*``:
   a command completes (with back-pressure on its last beat); ``mutant-streams-*``: a payload that
   changes while stalled.

@@ -30,9 +30,11 @@ Asserted in every cycle (t = cycles since the transform's first read, kept by th
   written once per stage, D cycles after its read, and never at any other time;
 * (S) slots: when x is read, the read decoder's coset bank ``bb`` XOR rotl(j, G0 mod B') is bank(x),
   j = the bits of x in G (its slot in the coset: the lanes take slot j's operand from that bank,
-  one cycle later), and when x is written, the write port of bank(x) takes slot j's result
-  (the write decoder's ``slot``) - this is what refutes a wrong bank function (the (bank, address) pairs of a
-  cycle alone do not: a consistent permutation of the slots would pass (R) and (W));
+  one cycle later), and when x is written, the write crossbar's select ``w_sel`` (the coset's bb
+  the XOR network applies to the results in bank order, v[rotl(j, G0 mod B')] = slot j's result)
+  XOR rotl(j, G0 mod B') is bank(x), so bank(x) writes slot j's result - this is what refutes a
+  wrong bank function (the (bank, address) pairs of a cycle alone do not: a consistent
+  permutation of the slots would pass (R) and (W));
 * (T) when x is the lower index of its pair in stage s and is read, the twiddle index of its lane
   (lane = the bits of x in G minus k, the plan's lane order) is N/2^(k+1) + (x >> (k+1))
   (the index into psi_brv / psi_inv_brv of the model);
@@ -223,10 +225,9 @@ class ScheduleHarness:
         rd_used = find_signal(frag, "used", domain=None, path=("rd_decoder",))
         rd_twi = find_signal(frag, "tw_idx", domain=None, path=("rd_decoder",))
         rd_bb = find_signal(frag, "bb", domain=None, path=("rd_decoder",))
-        wr_slot_flat = find_signal(frag, "slot", domain=None, path=("wr_decoder",))
+        w_sel = sig("w_sel")
         used = [rd_used[b] for b in range(nb)]
         twi = [rd_twi[lane * n_log:(lane + 1) * n_log] for lane in range(P)]
-        wr_slot = Array(wr_slot_flat[b * B:(b + 1) * B] for b in range(nb))
         rports, wports = [], []
         for b in range(nb):
             mem = frag.find_subfragment(f"bank{b}")
@@ -288,15 +289,15 @@ class ScheduleHarness:
             # (R) read exactly at r_s(x), in stage s
             m.d.comb += Assert((read_x & (stage == s)) == ((state == RUN) & (t == r)), f"read stage {s}")
             # (S) slots: x is slot j = the bits of x in G of its coset; the lanes take slot j's
-            # operand from bank rd_bb ^ rotl(j, G0 mod B') (rd_bb delayed one cycle), the write
-            # port of bank(x) writes slot wr_slot's result
+            # operand from bank rd_bb ^ rotl(j, G0 mod B') (rd_bb delayed one cycle); the write
+            # crossbar gives bank w_sel ^ rotl(j, G0 mod B') slot j's result
             j = [x[g] for g in group] + [Const(0, 1)] * (BB - B)
             rot = group[0] % BB
             j_bank = Cat(*[j[(i - rot) % BB] for i in range(BB)])
             with m.If(read_x & (stage == s)):
                 m.d.comb += Assert((rd_bb ^ j_bank) == xb, f"read bank of the slot, stage {s}")
             with m.If(t == r + D):
-                m.d.comb += Assert(wr_slot[xb] == Cat(*j[:B]), f"written slot, stage {s}")
+                m.d.comb += Assert((w_sel ^ j_bank) == xb, f"written slot, stage {s}")
             # (T) twiddle of x's lane when x is the pair's lower index
             lane_bits = [x[g] for g in group if g != k]
             lane = Cat(*lane_bits) if lane_bits else Const(0, 1)
