@@ -35,6 +35,9 @@ Properties (``PROPERTIES``), for the served index y = plan_index(b1, addr[b1]) o
 * ``pair``: the partner y XOR 2^k is served in the same cycle, by its own bank(y ^ 2^k) at its
   address, in slot slot[b1] XOR 2^(k-G0): the issued pair is a pair of the stage (the two indices
   differ exactly in bit k);
+* (together, ``conflict`` + ``plan``: 2P used banks with distinct slots, each serving an index of
+  the cycle's coset (2P indices) in its own slot - so every index of the coset is served, each
+  by its own bank);
 * ``twiddle``: when y is a lower index (bit k = 0), its lane's ``tw_idx`` is the model's
   N/2^(k+1) + (y >> (k+1)), ``tw_bank`` of the lane is that mod P and ``t0 >> log2 P`` is that
   >> log2 P (the lanes' ROM words are one aligned block at address t0 >> log2 P).
