@@ -24,6 +24,9 @@ from amaranth.hdl import Cat, Const, Module, Mux, Signal
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
+from hhe_gen.cores.arith.constants import quiet_on_error
+from hhe_gen.params.errors import ParameterError
+
 from .plan import check_lanes, check_n, k_plan
 from .single_port import stage_order
 
@@ -72,8 +75,8 @@ class NttAddressDecoder(wiring.Component):
     0 cycles (combinational).
     """
 
+    @quiet_on_error
     def __init__(self, n: int, lanes: int, banking: str = "dual"):
-        from hhe_gen.params.errors import ParameterError
         self.n_log = check_n(n)
         self.n = n
         check_lanes(lanes, n)
