@@ -470,7 +470,7 @@ def synth_ecp5(component, *, device: str = "85k", package: str = "CABGA381", see
                freq_mhz: float = 125, name: str | None = None, router: str = "router1",
                cache: bool = True, timeout: float | None = None, fold: int | None = None,
                tie_high=("en",), synth_args: tuple = (), nextpnr_args: tuple = (),
-               place_and_route: bool = True) -> SynthResult:
+               place_and_route: bool = True, abc9: bool = True) -> SynthResult:
     """Synthesize (Yosys ``synth_ecp5``) and place and route (``nextpnr-ecp5``) a component.
 
     Parameters
@@ -492,8 +492,11 @@ def synth_ecp5(component, *, device: str = "85k", package: str = "CABGA381", see
     nextpnr_args : tuple of str  extra ``nextpnr-ecp5`` options (e.g. ``("--placer", "sa")``,
                        ``("--placer-heap-timingweight", "5")``, ``("--no-route",)``-style flags)
     place_and_route : bool       False: Yosys only (area; ``fmax_mhz`` and ``critical_path`` None)
+    abc9 : bool        map LUTs with ABC9 (what ``synth_ecp5`` does); False maps them with the classic
+                       ``abc -lut 4`` (:data:`_ECP5_CLASSIC_ABC`; LUT4 only, so the ``-nowidelut``
+                       netlist): hours faster on large XOR networks (unrolled Keccak rounds)
 
-    Both argument tuples and ``place_and_route`` are part of the cache key.
+    The argument tuples, ``place_and_route`` and ``abc9`` are part of the cache key.
 
     Returns
     -------
@@ -535,7 +538,11 @@ def synth_ecp5(component, *, device: str = "85k", package: str = "CABGA381", see
     if synth_args or nextpnr_args or not place_and_route:     # keeps the older runs' cache keys
         options.update(synth_args=list(synth_args), nextpnr_args=list(nextpnr_args),
                        place_and_route=place_and_route)
+    if not abc9:
+        options["abc9"] = False
     extra_synth = "".join(" " + a for a in synth_args)
+    synth_cmd = (f"synth_ecp5 -top {name}{extra_synth} -json netlist.json\n" if abc9 else
+                 _ECP5_CLASSIC_ABC.format(name=name, extra=extra_synth))
 
     def job(workdir: Path) -> dict:
         from hhe_gen.toolchain import run
@@ -543,7 +550,7 @@ def synth_ecp5(component, *, device: str = "85k", package: str = "CABGA381", see
             "read_verilog -sv top.v\n"
             f"hierarchy -top {name}\n"
             f"setattr -mod -set keep_hierarchy 1 {name}.dut\n"
-            f"synth_ecp5 -top {name}{extra_synth} -json netlist.json\n"
+            + synth_cmd +
             "tee -q -o stat.json stat -json\n")
         t0 = time.monotonic()
         run("yosys", ["-q", "-l", "yosys.log", "synth.ys"], cwd=workdir, timeout=timeout,
@@ -584,6 +591,16 @@ def synth_ecp5(component, *, device: str = "85k", package: str = "CABGA381", see
         }
 
     return _cached_run("ecp5", name, text, tools, options, cache, job, summarize)
+
+
+#: ``synth_ecp5`` with the classic ABC LUT mapper (Yosys 0.70's ``synth_lattice`` always runs ABC9 in
+#: ``map_luts``): the script up to ``map_luts``, ``abc -lut 4`` for that label's ``abc9 -W 300``, then
+#: the rest (``help synth_lattice`` lists the labels and commands).
+_ECP5_CLASSIC_ABC = """synth_ecp5 -top {name}{extra} -run :map_luts
+abc -lut 4
+clean
+synth_ecp5 -top {name}{extra} -run map_cells: -json netlist.json
+"""
 
 
 #: ``synth_xilinx`` with the classic ABC LUT mapper instead of ABC9 (Yosys 0.70 has no option for
