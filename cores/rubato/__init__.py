@@ -56,7 +56,14 @@ Design notes
   output except through the keystream itself.
 * **Messages.** ``c = round(Delta*m) + z mod t`` is left to software (one modular addition per
   word; :func:`hhe_gen.models.rubato.encrypt`): the core outputs ``z`` or ``z + e``.
-* **XOF.** SHAKE256 only (the KATs' AES-128-CTR alternative is not built).
+* **XOF.** SHAKE256 only (the KATs' AES-128-CTR alternative is not built).  One XOF serves
+  both streams (``shared_xof=True``, the default): the round constants' message at the command,
+  then, once the last constant is taken, the noise message.  The Keccak round is the part of the
+  core that decides whether it routes on an ECP5 (every state bit drives LUTs all over the
+  1600-bit state); with two of them Par-128S at 2 lanes did not route, and even one needs
+  ``synth_ecp5 -nowidelut -nodffe`` and nextpnr's static placer (measurements in
+  :mod:`hhe_gen.benchmarks.rubato`).  The price: with many lanes the output may wait for the
+  noise (:func:`~.schedule.cycles_per_block`, ``shared_noise``); 1 and 2 lanes never do.
 """
 
 from .core import RubatoCore, command_layout

@@ -23,19 +23,51 @@ With n lanes the block is XOF-bound: the (r+1)*n round constants arrive one cand
 (plus 24 cycles per SHAKE256 permutation) while the 4r+3 phases take 1 + depth + 1 cycles each.
 
 Area (Yosys 0.70 synth_ecp5, the core in hhe_gen.synth's TimingHarness): Par-128S, 2 lanes,
-noise on: 17531 LUT4, 6416 FF, 1014 CCU2C, 34 MULT18X18D, 51 TRELLIS_DPR16X4; with the
-Butterfly multipliers 17834 / 6702 / 1042 / 34 (case ``128s-l2-multipliers``, also xc7).
-Place and route (nextpnr-ecp5, LFE5U-85F): the two SHAKE256 cores (one Keccak round per cycle
-each) make the design very congested for its size: router1 had 42k overused wires after 17
-minutes and router2 still 14k after 25 minutes (iteration 6) on Par-128S/2 lanes, both stopped;
-Par-80S, 1 lane, noise off (one XOF, 10k TRELLIS_COMB of 83640, 22 MULT18X18D): placement
-estimate 60.3 MHz, but router2 stalled at ~4700 overused wires (iteration 18, 18 minutes) and
-router1 at ~19800 after 8 minutes; both stopped, so there is no post-route Fmax yet (case
-``80s-l1-nonoise-ecp5``).  The fully parallel Par-128S (16 lanes, noise on; case
-``128s-l16-area``, Yosys only): 28687 LUT4, 15672 FF, 4077 CCU2C, 202 MULT18X18D - more than the
-85F's 156 (17 Barrett units of 10 tiles, and 2 tiles per lane for the ``(s >> b) * q`` of the
-linear layers' reduction, which a shift-and-add by the sparse q would free), so it cannot be
-placed on that device as built.
+noise on, with the two XOFs of before (``shared_xof=False``): 17531 LUT4, 6416 FF, 1014 CCU2C,
+34 MULT18X18D, 51 TRELLIS_DPR16X4; with the Butterfly multipliers 17834 / 6702 / 1042 / 34 (case
+``128s-l2-multipliers``, also xc7).
+
+Place and route (nextpnr-ecp5 0.11.1, LFE5U-85F CABGA381, seed 1).  Why nothing routed before:
+the SHAKE256 XOF's Keccak round.  Per module (the flattened netlist's cell names), Par-80S, 1
+lane, noise off: XOF 6589 LUT4 + 1466 PFUMX + 1615 FF, datapath 1373 LUT4 + 1508 FF + 222
+CCU2C + 12 MULT18X18D, round keys 1034 LUT4 + 505 FF + 10 MULT18X18D, message 8 LUT4 + 134 FF.
+The XOF is about 4 LUT4 per state bit, and every state bit feeds LUT inputs in other lanes
+(theta's column parities, rho/pi's lane moves), so nothing in it is local; HeAP packed it into
+~1100 tiles at ~7.6 cells per tile, and router2's congestion map (``--router2-heatmap``) put 71%
+of the overuse on the XOF state's nets, 8% on the XOF's absorb/enable control (a 2430-sink net)
+and 6% on its 34:1 output word multiplexer; the datapath (a rotating register: every tap a fixed
+wire, the largest fan-out the 416-bit state enables) had under 5%.  Most overused wires were the
+tiles' local input multiplexers: a PFU-mux LUT5 is two LUT4s reading the same four signals, so
+the wide-LUT mapping doubles the input pins the Keccak needs.  Measured on that core (router2
+overused wires at iteration 5 / 18 / final): HeAP placer 6861 / 4728 / stopped after 18 min;
+router1 after HeAP: 6900 arcs left after 16 min (plateau), stopped; ``--placer-heap-beta 0.5``:
+the same placement (no effect); ``--placer static``: 5164 / 3519 at iteration 15 (plateau
+~3400); ``static`` and ``synth_ecp5 -nowidelut``: 3223 / 813 (plateau ~650 at iteration 40);
+``static``, ``-nowidelut``
+and ``-nodffe`` (XOF 7030 LUT4, no PFUMX; the enables go into LUTs, spreading the round a little
+more): routed at iteration 33, 356 s, **54.4 MHz** post-route (critical path: the Feistel
+squarer's last Barrett stage into the datapath's ``x[i] + x[i-1]^2 mod q`` carry chains).  The
+``-ecp5`` cases use that flow (:func:`rubato_synth`), and the core has one XOF in all
+configurations now (``shared_xof``, :class:`~hhe_gen.cores.rubato.RubatoCore`), where noise
+configurations had two.  Results (all routed to the end; blocks/s at the post-route Fmax and the
+benchmark block's cycles; the reference software does 210k-350k blocks/s)::
+
+    case                  LUT4    FF    MULT18  Fmax MHz  cycles  blocks/s   router2
+    80S L1 noise off      10512  3799     22     54.39     297     183k     33 it., 356 s
+    128s-l2-ecp5          11997  4797     34     51.79     365     142k     30 it., 419 s
+    128s-l8-ecp5          16324  8764    106     51.61     231     223k     64 it., 790 s
+
+(80S L1: the netlist of case ``80s-l1-nonoise-ecp5`` placed and routed by hand with this flow,
+LUT4 with ``-nodffe``.)  At 1 and 2 lanes the critical path is the Feistel squarer's last
+Barrett stage (``cores/arith`` modmul's final correction) followed by the datapath's modular
+addition of ``x[i]`` (``lanes.mod_add``): about 31 carry segments in one cycle, 13.6 of its
+19.3 ns routing; at 8 lanes the linear layers' ``reduce_small`` (``lin_sum`` -> ``lin``: the quotient
+estimate's multiply-subtract and the conditional subtractions in one cycle) is as slow (19.4
+ns).  So the core runs at ~52 MHz whatever the lanes, and 8 lanes (106 of the 156 MULT18X18D) is
+the most that fits: 223k blocks/s, 0.64-1.06x the reference software.  Not measured yet: case
+``128s-l2-mul4-ecp5`` (multipliers of latency 4: one more stage in the Barrett reducer, one
+more cycle per phase); a register between the squarer and the modular addition, and one in
+``reduce_small``, are the next steps for Fmax.
 """
 
 from __future__ import annotations
@@ -111,25 +143,34 @@ _register()
 @bench_case("rubato", "128m-l2-ecp5", quick=False, params="Par-128M", lanes=2, noise=True)
 @bench_case("rubato", "128l-l2-ecp5", quick=False, params="Par-128L", lanes=2, noise=True)
 @bench_case("rubato", "128l-l8-ecp5", quick=False, params="Par-128L", lanes=8, noise=True)
+@bench_case("rubato", "128s-l8-ecp5", quick=False, params="Par-128S", lanes=8, noise=True)
+@bench_case("rubato", "128s-l2-mul4-ecp5", quick=False, params="Par-128S", lanes=2, noise=True, mul_latency=4)
 @bench_case("rubato", "128s-l16-ecp5", quick=False, params="Par-128S", lanes=16, noise=True)
-def rubato_synth(params, lanes, noise, multiplier=None, router="router2", timeout=3000):
+def rubato_synth(params, lanes, noise, multiplier=None, mul_latency=None, router="router2",
+                 placer="static", synth_args=("-nowidelut", "-nodffe"), timeout=3000):
     """ECP5-85F area and post-route Fmax of the whole core; blocks/s and keystream words/s at
-    that Fmax, and against the reference software (6-10k cycles per block at 2.1 GHz).
+    that Fmax (noise-on cases: blocks with noise, ``cycles_per_block(noise=True)``), and against
+    the reference software (6-10k cycles per block at 2.1 GHz).
 
-    nextpnr's router2: router1 had not converged after 17 minutes on Par-128S at 2 lanes."""
+    The flow that routes (module docstring): Yosys ``synth_ecp5 -nowidelut`` (no PFU-mux LUT5s:
+    a LUT5 is two LUT4s reading the same four signals, which doubles the tile input pins the
+    Keccak round needs), nextpnr's ``static`` placer and router2."""
     from hhe_gen.cores.rubato import RubatoCore
     from hhe_gen.synth import synth_ecp5
 
     kwargs = {} if multiplier is None else {"multiplier": multiplier}
-    core = RubatoCore(params, lanes, noise=noise, **kwargs)
+    core = RubatoCore(params, lanes, noise=noise, mul_latency=mul_latency, **kwargs)
     p = core.params
     tag = "" if noise else "_nonoise"
     tag += "" if multiplier is None else f"_{multiplier}"
+    tag += "" if mul_latency is None else f"_mul{mul_latency}"
     r = synth_ecp5(core, name=f"rubato_{p.short_name.lower()}_l{lanes}{tag}", router=router,
-                   timeout=timeout)
+                   timeout=timeout, synth_args=tuple(synth_args),
+                   nextpnr_args=() if placer == "heap" else ("--placer", placer))
     res = {k: r.get(k) for k in ("LUT4", "FF", "CCU2C", "MULT18X18D", "DP16KD", "DPR16X4", "fmax_mhz")}
     res["nextpnr_s"] = r.get("nextpnr_s")
-    cycles = core.cycles_per_block(_positions(p))
+    res["critical_path"] = r.get("critical_path")
+    cycles = core.cycles_per_block(_positions(p), noise=noise)
     res["cycles_per_block"] = cycles
     if r.get("fmax_mhz"):
         res["blocks_per_s"] = round(r["fmax_mhz"] * 1e6 / cycles)
@@ -199,4 +240,5 @@ def rubato_area(params, lanes, noise):
     p = core.params
     area = yosys_ecp5_area(core, f"rubato_{p.short_name.lower()}_l{lanes}" + ("" if noise else "_nonoise"))
     return {**{k: area[k] for k in ("LUT4", "FF", "MULT18X18D", "CCU2C", "DPR16X4")},
-            "fits_85f": area["MULT18X18D"] <= ECP5_85F_MULT18, "cycles_per_block": core.cycles_per_block(_positions(p))}
+            "fits_85f": area["MULT18X18D"] <= ECP5_85F_MULT18,
+            "cycles_per_block": core.cycles_per_block(_positions(p), noise=noise)}
