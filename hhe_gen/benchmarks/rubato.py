@@ -25,7 +25,13 @@ With n lanes the block is XOF-bound: the (r+1)*n round constants arrive one cand
 Area (Yosys 0.70 synth_ecp5, the core in hhe_gen.synth's TimingHarness): Par-128S, 2 lanes,
 noise on, with the two XOFs of before (``shared_xof=False``): 17531 LUT4, 6416 FF, 1014 CCU2C,
 34 MULT18X18D, 51 TRELLIS_DPR16X4; with the Butterfly multipliers 17834 / 6702 / 1042 / 34 (case
-``128s-l2-multipliers``, also xc7).
+``128s-l2-multipliers``, also xc7).  With the shared XOF (now the default), same flow: 10430
+LUT4, 4797 FF, 1008 CCU2C, 34 MULT18X18D (-7101 LUT4, -1619 FF: one Keccak-f[1600] less).
+The fully parallel Par-128S (16 lanes, noise on, shared XOF; case ``128s-l16-area``, Yosys
+only): 21605 LUT4, 14053 FF, 4071 CCU2C, 202 MULT18X18D (two XOFs: 28687 LUT4, 15672 FF) -
+more multipliers than the 85F's 156 (17 Barrett units of 10 tiles, and 2 tiles per lane for
+the ``(s >> b) * q`` of the linear layers' reduction, which a shift-and-add by the sparse q
+would free), so it cannot be placed on that device as built; 231 cycles per block with noise.
 
 Place and route (nextpnr-ecp5 0.11.1, LFE5U-85F CABGA381, seed 1).  Why nothing routed before:
 the SHAKE256 XOF's Keccak round.  Per module (the flattened netlist's cell names), Par-80S, 1
