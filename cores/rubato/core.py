@@ -202,7 +202,7 @@ class RubatoCore(wiring.Component):
             # last constant is taken (a public moment: it depends only on which candidates were
             # rejected), the noise message restarts the same XOF and its output goes to the
             # noise sampler.  A block without noise never starts the second message.
-            noise_start = self.noise_start = Signal()
+            noise_start = Signal()            # the noise message starts (restarts the XOF)
             to_noise = Signal()               # the XOF's output belongs to the noise sampler
             noise_done = Signal()             # this block's noise message was started
             m.d.comb += noise_start.eq((state != CoreState.IDLE) & cmd.noise & ~noise_done &
