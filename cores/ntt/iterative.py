@@ -514,8 +514,8 @@ class IterativeNtt(wiring.Component):
         load_d = load_c[-1]
         beat_c = delay_chain(beat, L + 1 + X + E + XW, "lbeat")
         beat_d = beat_c[-1]
-        kw = Signal(range(n_log), name="k_w")
-        m.d.comb += kw.eq(Mux(load_c[-2], B - 1, stage_k(stage_c[-2])))
+        kw = Signal(range(n_log), name="k_w")         # registered (in W-2), like the read side's k
+        m.d.sync += kw.eq(Mux(load_c[-3], B - 1, stage_k(stage_c[-3])))
         v = []
         for j in range(nb):
             sources = []
