@@ -41,9 +41,19 @@ wide-function muxes not counted):
   per bit: its select came through the write decoder and ABC collapsed the network); read side
   with the unload 8,630 (XOR network 5,620, permutation 3,010); twiddle multiplexer 3,089;
   butterflies 14,634;
-* registered XOR selects (current): measured on a stub-butterfly N = 2^10, P = 8 core
-  (crossbars, banks, ROM only): 26,382 -> 19,029 LUT4, the write XOR network 11.6k -> 3.6k
-  (4.2 LUT4 per bit).
+* registered XOR selects (commit e75fc97, ``area-n13-p8-54b``: Yosys 875 s): 39,752 LUT4 +
+  8,775 PFUMX + 1,583 L6MUX21, 30,840 FF, 96 MULT18X18D, 176 DP16KD, 3,194 CCU2C - fits the 85F;
+  write XOR network 3,731 (4.3 LUT4 per bit, was 6,943), but the write permutation's cone grew
+  to 8,318 (its select k_w was still combinational: the stage decode folded into it; read
+  permutation 2,911 with a registered k); on a stub-butterfly N = 2^10, P = 8 core (crossbars,
+  banks, ROM only) the selects took 26,382 -> 19,029 LUT4.  k_w is registered since (1310aa6,
+  not yet synthesized at N = 2^13).
+
+Post-route Fmax of N = 2^13, P = 8, 54 bits: not measured.  With the XOR-network crossbars
+nextpnr-ecp5 (router2, seed 1) reported TRELLIS_COMB 46,638 / 83,640 (55 %, was 76,093 = 90 %)
+and finished HeAP in 1,208 s (was 1,751 s; strict legalisation 492 s, was 1,181 s), but its
+simulated-annealing refinement was still improving (wirelen 751,579 -> 674,250 after 55
+iterations, 56 min on the loaded machine) when it was stopped to leave time for the area run.
 
 Before: every bank's write data was an Array-indexed 16:1 multiplexer over 16 slot values that
 were themselves Array-indexed 4:1 (kpos) multiplexers, which Amaranth re-expands inside every
