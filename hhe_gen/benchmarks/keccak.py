@@ -5,9 +5,30 @@ and report measured cycle counts next to the documented formulas: cycles per per
 steady-state squeeze rate of SHAKE128 and SHAKE256 in bytes per cycle (over whole blocks, so the
 permutation between blocks is included), and the cycles from the first beat of the 41-byte
 seeding message (``hhe_gen.models.sampler.seeded_xof``'s size) to the first output beat.  The
-``-ecp5`` cases (not quick) add post-place-and-route LUT4 / FF / Fmax on an ECP5-85F
-(``hhe_gen.synth.synth_ecp5``) and, for the XOF, Yosys' Xilinx 7-series LUT/FF counts (classic ABC
-LUT mapping, ``synth_xilinx(abc9=False)``).
+``-ecp5`` cases (not quick) add the ECP5-85F area (``hhe_gen.synth.synth_ecp5``, LUTs mapped by
+the classic ABC: :data:`ECP5_ABC9`) with post-place-and-route Fmax up to :data:`PNR_MAX_ROUNDS`
+rounds per cycle, and Yosys' Xilinx 7-series LUT/FF counts (classic ABC LUT mapping,
+``synth_xilinx(abc9=False)``).
+
+Measured (SHAKE256, 8-byte beats; Yosys 0.70 with the classic ABC LUT mapper on both families,
+nextpnr-ecp5 seed 1; FF 1611..1616 throughout)::
+
+    rounds/cycle       1      2      3      4      6      8     12     24
+    bytes/cycle    3.317  4.690  5.440  5.913  6.476  6.800  7.158  7.556
+    xc7 LUT         5360   9740  15039  20084  34820  49235  74963 151390
+    ECP5 LUT4       7230  11764  15340  19499      -      -      -      -
+    ECP5 Fmax       90.45 MHz = 300 MB/s (k = 1); k >= 2 does not route (below)
+
+(ECP5 k >= 6: not measured yet; the Xilinx column is complete.)
+
+The ECP5 LUT4 of k = 1 with Yosys' default ABC9 mapping: 15199 LUT4 + 6315 PFUMX + 3104 L6MUX21
+(91.3 MHz); ABC9 with ``-nowidelut``: 7802 LUT4 (93.48 MHz).  k = 1's critical path: the squeeze
+position counter into the output word multiplexer (``pos`` -> ``o_stream.payload``).  k = 2 on
+ECP5 (11764 LUT4, 14 % of the 85F) left 16-25k overused wires after several router2 iterations
+with HeAP at the default density, with ``--placer-heap-beta 0.5`` and with ``--placer static``:
+the unrolled full-state rounds have no locality (rho/pi move every lane), so the placed cluster
+cannot be routed; k = 1 routes (router1, ~18 min on the loaded 2-core machine).  The fastest
+routed setting is therefore k = 1: 90.45 MHz x 3.317 B/cycle = 300 MB/s of SHAKE256 output.
 """
 
 from __future__ import annotations
@@ -81,6 +102,17 @@ def _xof(variant, w, k):
     return ShakeXof(variant, beat_bytes=w, rounds_per_cycle=k)
 
 
+#: ``synth_ecp5``'s default ABC9 mapping builds LUT5..LUT7 from LUT4 + PFUMX / L6MUX21; on the
+#: Keccak round's XOR networks that doubles the LUT4 count (SHAKE256, 8-byte beats, k = 1: 15199 LUT4
+#: + 6315 PFUMX + 3104 L6MUX21 by default, 7802 LUT4 with ``-nowidelut``, 7230 LUT4 with the classic
+#: ``abc -lut 4``), and ABC9 takes hours on the unrolled rounds, so the XOF is mapped by classic ABC.
+ECP5_ABC9 = False
+
+#: place and route (Fmax) up to this many rounds per cycle; above it the ECP5 figures are Yosys'
+#: area only (k = 2 did not route: see the module docstring)
+PNR_MAX_ROUNDS = 1
+
+
 @bench_case("keccak", "xof256-w8-k1-ecp5", quick=False, variant=256, w=8, k=1)
 @bench_case("keccak", "xof256-w8-k2-ecp5", quick=False, variant=256, w=8, k=2)
 @bench_case("keccak", "xof256-w8-k3-ecp5", quick=False, variant=256, w=8, k=3)
@@ -92,14 +124,16 @@ def _xof(variant, w, k):
 @bench_case("keccak", "xofboth-w8-k1-ecp5", quick=False, variant="both", w=8, k=1)
 @bench_case("keccak", "xof256-w1-k1-ecp5", quick=False, variant=256, w=1, k=1)
 def keccak_synth(variant, w, k):
-    """ECP5-85F (yosys + nextpnr) and Xilinx 7-series (yosys) area of the XOF; the bytes/cycle of
-    the documented formula and the resulting MB/s at the measured Fmax."""
+    """ECP5-85F (Yosys, classic ABC; nextpnr for k <= :data:`PNR_MAX_ROUNDS`) and Xilinx
+    7-series (Yosys, classic ABC) area of the XOF; the bytes/cycle of the documented formula and
+    the resulting MB/s at the measured Fmax."""
     from hhe_gen.cores.keccak import squeeze_bytes_per_cycle
     from hhe_gen.synth import synth_ecp5, synth_xilinx
-    ecp5 = synth_ecp5(_xof(variant, w, k), name="shake")
+    ecp5 = synth_ecp5(_xof(variant, w, k), name="shake", abc9=ECP5_ABC9,
+                      place_and_route=k <= PNR_MAX_ROUNDS, timeout=5400)
     # the classic ABC LUT mapper: ABC9 spends hours on the larger k's full-state XOR networks
     # (k = 4: 77k AND gates), classic ABC minutes (k = 1: 5360 LUT vs ABC9's 5330)
-    xc7 = synth_xilinx(_xof(variant, w, k), name="shake", abc9=False)
+    xc7 = synth_xilinx(_xof(variant, w, k), name="shake", abc9=False, timeout=5400)
     rate = squeeze_bytes_per_cycle(256 if variant == "both" else variant, w, k)
     res = {key: ecp5.get(key) for key in ("LUT4", "FF", "CCU2C", "fmax_mhz")}
     res["B_per_cycle"] = round(rate, 3)

@@ -6,11 +6,13 @@ documented formula (:func:`hhe_gen.cores.rubato.cycles_per_block`) for a fixed b
 the lane counts that simulate quickly - the same block simulated (cycles and keystream checked
 against the formula and the golden model).  The DNA-HHE reference (Par-128S/M/L: 1235 / 2087 /
 3036 cycles per block, 2 MACs) and the ratio to it are listed.  The ``-ecp5`` cases (not quick)
-synthesize and place the whole core (both XOFs, noise path, multipliers) for ECP5-85F:
+synthesize and place the whole core (the shared XOF, noise path, multipliers) for ECP5-85F:
 LUT4, FF, MULT18X18D, DP16KD and Fmax, and the resulting blocks per second.
 
-Cycles per block (quick cases, the fixed block above, XOF included; DNA-HHE's 2-MAC figure
-in brackets; targets 0.8 x: 988 / 1670 / 2429)::
+Cycles per block (quick cases, the fixed block above, XOF included, noise off - with noise the
+output of many-lane cores waits for the shared XOF's noise words, ``cycles_per_block(noise=True)``:
+1 and 2 lanes unchanged, e.g. Par-128S L=8 231, L=16 231; DNA-HHE's 2-MAC figure in brackets;
+targets 0.8 x: 988 / 1670 / 2429)::
 
     Par-80S    L=1 297   L=2 209   L=4 165   L=8 143   L=16 132
     Par-80M    L=1 582   L=2 384   L=4 289   L=6 268   L=12 259   L=36 257
