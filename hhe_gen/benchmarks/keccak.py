@@ -16,10 +16,10 @@ nextpnr-ecp5 seed 1; FF 1611..1616 throughout)::
     rounds/cycle       1      2      3      4      6      8     12     24
     bytes/cycle    3.317  4.690  5.440  5.913  6.476  6.800  7.158  7.556
     xc7 LUT         5360   9740  15039  20084  34820  49235  74963 151390
-    ECP5 LUT4       7230  11764  15340  19499      -      -      -      -
+    ECP5 LUT4       7230  11764  15340  19499  27339  35262  50958  98270
     ECP5 Fmax       90.45 MHz = 300 MB/s (k = 1); k >= 2 does not route (below)
 
-(ECP5 k >= 6: not measured yet; the Xilinx column is complete.)
+(ECP5 k = 24 needs more LUT4 than the LFE5U-85F has, 83640.)
 
 The ECP5 LUT4 of k = 1 with Yosys' default ABC9 mapping: 15199 LUT4 + 6315 PFUMX + 3104 L6MUX21
 (91.3 MHz); ABC9 with ``-nowidelut``: 7802 LUT4 (93.48 MHz).  k = 1's critical path: the squeeze
