@@ -189,48 +189,19 @@ def rubato_synth(params, lanes, noise, multiplier=None, mul_latency=None, router
     return res
 
 
-def yosys_ecp5_area(component, name: str, timeout: float = 3000) -> dict:
-    """Yosys ``synth_ecp5`` area of ``component`` in :class:`hhe_gen.synth.TimingHarness`, no
-    place and route (the same script as :func:`hhe_gen.synth.synth_ecp5`; cached next to its
-    entries under ``ecp5yosys-<name>-<key>``): the DUT's LUT4, FF, MULT18X18D, CCU2C, DPR16X4..."""
-    import json
-
-    from hhe_gen import synth
-    from hhe_gen.toolchain import run
-
-    text, _ = synth.harness_verilog(component, name=name)
-    tools = synth._tools_fingerprint(("yosys",))
-    key = synth._key(text, tools, {"target": "ecp5-yosys-only", "name": name})
-    workdir = synth.cache_root() / f"ecp5yosys-{name}-{key[:20]}"
-    stat_file = workdir / "stat.json"
-    if not stat_file.is_file():
-        workdir.mkdir(parents=True, exist_ok=True)
-        (workdir / "top.v").write_text(text)
-        (workdir / "synth.ys").write_text(
-            "read_verilog -sv top.v\n"
-            f"hierarchy -top {name}\n"
-            f"setattr -mod -set keep_hierarchy 1 {name}.dut\n"
-            f"synth_ecp5 -top {name}\n"
-            "tee -q -o stat.part stat -json\n")
-        run("yosys", ["-q", "-l", "yosys.log", "synth.ys"], cwd=workdir, timeout=timeout,
-            progress=f"yosys synth_ecp5 {name} (area only)")
-        (workdir / "stat.part").rename(stat_file)
-    cells, _ = synth._stat_cells(json.loads(stat_file.read_text()), name)
-    return synth._ecp5_area(cells)
-
-
 @bench_case("rubato", "128s-l2-multipliers", quick=False, params="Par-128S", lanes=2)
 def rubato_multipliers(params, lanes):
     """Yosys area (ECP5 synth_ecp5 and Xilinx synth_xilinx -family xc7) of the whole core (noise
     on) with each multiplier kind: "barrett" (modmul; the Feistel adds x[i] in the datapath) and
     "butterfly" (the multi-field Butterfly's Z_t field; op "mac" in the Feistel)."""
     from hhe_gen.cores.rubato import RubatoCore
-    from hhe_gen.synth import synth_xilinx
+    from hhe_gen.synth import synth_ecp5, synth_xilinx
 
     res = {}
     for kind in ("barrett", "butterfly"):
         tag = f"rubato_{params.replace('Par-', '').lower()}_l{lanes}_{kind}"
-        ecp5 = yosys_ecp5_area(RubatoCore(params, lanes, multiplier=kind), tag)
+        ecp5 = synth_ecp5(RubatoCore(params, lanes, multiplier=kind), name=tag, place_and_route=False,
+                          timeout=3000)
         xc7 = synth_xilinx(RubatoCore(params, lanes, multiplier=kind), name=tag, timeout=3000)
         res[kind] = {"ecp5": {k: ecp5[k] for k in ("LUT4", "FF", "MULT18X18D", "CCU2C", "DPR16X4")},
                      "xc7": {k: xc7.get(k) for k in ("LUT", "FF", "DSP48E1", "CARRY4", "LUTRAM", "SRL")}}
@@ -243,10 +214,12 @@ def rubato_area(params, lanes, noise):
     """Yosys synth_ecp5 area only (no place and route) of the whole core, e.g. the fully
     parallel variant; ``fits_85f``: its MULT18X18D within the ECP5-85F's 156."""
     from hhe_gen.cores.rubato import RubatoCore
+    from hhe_gen.synth import synth_ecp5
 
     core = RubatoCore(params, lanes, noise=noise)
     p = core.params
-    area = yosys_ecp5_area(core, f"rubato_{p.short_name.lower()}_l{lanes}" + ("" if noise else "_nonoise"))
+    area = synth_ecp5(core, name=f"rubato_{p.short_name.lower()}_l{lanes}" + ("" if noise else "_nonoise"),
+                      place_and_route=False, timeout=3000)
     return {**{k: area[k] for k in ("LUT4", "FF", "MULT18X18D", "CCU2C", "DPR16X4")},
             "fits_85f": area["MULT18X18D"] <= ECP5_85F_MULT18,
             "cycles_per_block": core.cycles_per_block(_positions(p), noise=noise)}
