@@ -488,10 +488,11 @@ def synth_ecp5(component, *, device: str = "85k", package: str = "CABGA381", see
     cache : bool       use and fill the result cache (a fresh run overwrites the entry)
     timeout : float | None   seconds per tool run
     fold, tie_high     see ``TimingHarness``
-    synth_args : tuple of str    extra ``synth_ecp5`` options (e.g. ``("-abc9",)``, ``("-nowidelut",)``)
-    nextpnr_args : tuple of str  extra ``nextpnr-ecp5`` options (e.g. ``("--placer", "sa")``,
-                       ``("--placer-heap-timingweight", "5")``, ``("--no-route",)``-style flags)
-    place_and_route : bool       False: Yosys only (area; ``fmax_mhz`` and ``critical_path`` None)
+    synth_args : tuple of str    extra ``synth_ecp5`` options (e.g. ``("-nowidelut", "-nodffe")``)
+    nextpnr_args : tuple of str  extra ``nextpnr-ecp5`` options (e.g. ``("--placer", "static")``,
+                       ``("--placer-heap-beta", "0.5")``)
+    place_and_route : bool       False: Yosys only (area; ``fmax_mhz``, ``critical_path`` and
+                       ``nextpnr_s`` None)
     abc9 : bool        map LUTs with ABC9 (what ``synth_ecp5`` does); False maps them with the classic
                        ``abc -lut 4`` (:data:`_ECP5_CLASSIC_ABC`; LUT4 only, so the ``-nowidelut``
                        netlist): hours faster on large XOR networks (unrolled Keccak rounds)
