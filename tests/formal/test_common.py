@@ -5,11 +5,12 @@ import os
 from pathlib import Path
 
 import pytest
-from amaranth.hdl import Cat, Fragment, Module, Mux, Signal
-from amaranth.lib import stream, wiring
+from amaranth.hdl import Array, Assert, Cat, Const, Fragment, Module, Mux, Signal
+from amaranth.lib import memory, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from hhe_gen.formal.common.contract import induction_depth, pipeline_contract
+from hhe_gen.formal.common import sby as sby_module
 from hhe_gen.formal.common.sby import find_signal, formal_module, run_harness, sby_template, write_sby
 from hhe_gen.formal.common.stream import popcount, stream_harness
 from hhe_gen.toolchain import ToolError
@@ -143,6 +144,39 @@ def test_find_signal_and_template(tmp_path):
     assert "mode cover" in sby.read_text() and "depth 7" in sby.read_text()
     with pytest.raises(ValueError):
         write_sby(tmp_path / "y.sby", mode="magic", depth=1, il_file="x.il")
+
+
+def _rom_harness(kind):
+    """A counter indexes a table of non-zero constants (an ``Array`` of ``Const`` - Yosys'
+    ``proc_rom`` makes it a ROM - or a ``lib.memory`` ROM read asynchronously); asserted: the word
+    read is non-zero.  Inductive at depth 1 only if the table's contents are constants."""
+    m, _ = formal_module()
+    words = [3, 1, 4, 1, 5, 9, 2, 6]
+    idx = Signal(3, name="idx")
+    m.d.sync += idx.eq(idx + 1)
+    word = Signal(4, name="word")
+    if kind == "array":
+        table = Array(Const(w, 4) for w in words)
+        with m.Switch(idx):
+            for i in range(len(words)):
+                with m.Case(i):
+                    m.d.comb += word.eq(table[i])
+    else:
+        m.submodules.rom = rom = memory.Memory(shape=4, depth=len(words), init=words)
+        port = rom.read_port(domain="comb")
+        m.d.comb += [port.addr.eq(idx), word.eq(port.data)]
+    m.d.comb += Assert(word != 0, "table word non-zero")
+    return m
+
+
+@pytest.mark.parametrize("kind", ["array", "memory"])
+def test_prove_mode_keeps_rom_contents_constant(tmp_path, kind, monkeypatch):
+    run = run_harness(_rom_harness(kind), tmp_path / "mapped", "rom", mode="prove", depth=1)
+    assert run.status == "PASS"
+    # without the ROM mapping the step case may start from any ROM contents: no proof
+    monkeypatch.setattr(sby_module, "PROVE_ROM_LINES", "")
+    run = run_harness(_rom_harness(kind), tmp_path / "free", "rom", mode="prove", depth=1)
+    assert run.status != "PASS"
 
 
 def _processes_in(folder: Path) -> list[int]:
