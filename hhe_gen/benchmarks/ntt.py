@@ -220,8 +220,11 @@ def ntt_area(log_n, lanes, bits):
     54 bits in the :data:`FAST_54` configuration, 32 bits Barrett (two primes), twiddles from the ROM
     up to N = 2^13 and on the fly at N = 2^16 (the ROM alone, 2N words per prime and direction,
     would exceed the 85F's block RAM).  ``fits_85f``: LUT4 (without the PFUMX / L6MUX wide-function
-    muxes, which sit in the same slices), MULT18X18D and DP16KD within the LFE5U-85F's."""
-    from hhe_gen.synth import synth_ecp5
+    muxes, which sit in the same slices), MULT18X18D and DP16KD within the LFE5U-85F's.  ``xc7_*``:
+    the same core built for 7-series DSP48E1 (``target="xilinx"``) through Yosys ``synth_xilinx``
+    (:func:`~hhe_gen.synth.synth_xilinx_any`: ABC9, or the classic ABC where Yosys 0.70's ABC9
+    stops)."""
+    from hhe_gen.synth import synth_ecp5, synth_xilinx_any
     n = 1 << log_n
     count = 3 if bits == 54 else 2
     twiddles = "otf" if log_n >= 16 else "rom"
@@ -229,6 +232,8 @@ def ntt_area(log_n, lanes, bits):
     core._MustUse__silence = True
     name = f"ntt_n{n}_p{lanes}_{bits}b_{twiddles}"
     ecp5 = synth_ecp5(core, name=name, timeout=7200, place_and_route=False)
+    xc7 = synth_xilinx_any(lambda: _core(n, lanes, bits, count, target="xilinx", fast=bits == 54,
+                                         twiddles=twiddles), name=name, timeout=7200)
     res = {"twiddles": twiddles, "latency": core.butterfly_latency, "depth": core.depth,
            "cycles": core.transform_cycles(False), "bound": core.bound}
     res.update({k: ecp5.get(k) for k in ("LUT4", "FF", "MULT18X18D", "DP16KD", "CCU2C")})
@@ -236,6 +241,7 @@ def ntt_area(log_n, lanes, bits):
     res["L6MUX21"] = ecp5["cells"].get("L6MUX21", 0)
     res["fits_85f"] = all((res[k] or 0) <= cap for k, cap in ECP5_85F.items())
     res["yosys_s"] = ecp5.get("yosys_s")
+    res.update({f"xc7_{k}": xc7.get(k) for k in ("LUT", "FF", "DSP48E1", "RAMB18", "RAMB36", "yosys_s")})
     return res
 
 
