@@ -57,7 +57,9 @@ def _twiddle_memory(core) -> dict:
         return {"kind": "otf", "words_per_prime": per_prime, "copies": core.lanes,
                 "detail": "per lane: psi^e = hi[e >> h] * lo[e mod 2^h], h = (log2 N + 1) // 2"}
     return {"kind": "rom", "words_per_prime": 2 * core.n, "banks": core.lanes,
-            "detail": "psi_brv (forward) and psi_inv_brv (inverse), banked P ways by index mod P"}
+            "words_per_bank": core.rom_words, "pieces_per_bank": core.rom_pieces,
+            "detail": "psi_brv (forward) and psi_inv_brv (inverse), banked P ways by index mod P; a bank "
+                      "over one piece is built of registered pieces (X = tw_latency cycles)"}
 
 
 def generate_ntt(n: int, lanes: int, out_dir, *, bits: int | None = None, count: int = 1,

@@ -48,6 +48,11 @@ Datapath
   multiplication": in this schedule the twiddle index of a lane runs through bit-reversed
   exponents and, in the low stages, changes every cycle, which a multiply-by-a-ratio loop of
   latency X cannot follow; the two-table product has no loop.
+  A ROM bank larger than ``ROM_PIECE_WORDS`` (1024 words: one 1024 x 18 block RAM per 18 bits on
+  ECP5 and 7-series, no multiplexer inside) is built from pieces of that depth, each read into a
+  register next to its block RAM, then one registered piece multiplexer: X = 2 (measured: the
+  unpieced 24576-word ROM of N = 2^13, P = 2, three 54-bit primes left the multiplexer Yosys
+  builds behind the block RAMs as the critical path, 17.9 ns of which 16.2 ns routing, 55.8 MHz).
 * N^-1: the Butterfly's GS sum has no multiplier, so the inverse does not fold N^-1 into its last
   butterflies; instead the load path sends every coefficient through the same butterflies with op
   ``mul`` and b = N^-1 (forward: b = 1) - in Z_q the two orders give the same residues, and the
@@ -67,14 +72,14 @@ next command.  Payloads are ``ArrayLayout(unsigned(qbits), P)`` (coefficient p o
 Latency (cycles at full rate: producer always valid, consumer always ready)
 --------------------------------------------------------------------------
 With L = the butterfly latency, D = the read-to-write depth (L + 4: read, one register in each
-crossbar, the operand registers; + X with ``twiddles="otf"``; single-port: the next odd number,
+crossbar, the operand registers; + X with ``twiddles="otf"`` or a pieced ROM; single-port: the next odd number,
 one register after the butterflies when needed), T = ``transform_cycles(inverse)``
 (dual-port: the total of ``stage_starts(ntt_schedule(N, P, inverse), D)``, bound (N/2) log2 N / P
 + D - 1 for N >= 2^10, P <= 32; single-port: :func:`~.single_port.single_port_starts`):
 
 * cycle 0: ``cmd`` accepted;
 * load: cycles 1 .. N/P take the input beats, then ``load_wait`` cycles while the last beats go
-  through the butterflies and the write crossbar (L + 1, + X otf, + 1 with the output register,
+  through the butterflies and the write crossbar (L + 1, + X, + 1 with the output register,
   + 1 single-port): ``load_cycles`` = N/P + load_wait;
 * transform: T cycles from the first read to the cycle the unload may read, stage s starting
   ``starts[s]`` cycles after the first read (no other stall);
@@ -85,10 +90,13 @@ one register after the butterflies when needed), T = ``transform_cycles(inverse)
 
 Gaps in the streams add exactly their own length; nothing depends on the data.
 
-Measured (``hhe-gen bench ntt``, 30-bit Barrett, L = 8, D = 12): T = bound + 11 for every N =
-2^10 .. 2^16 and P = 1 .. 32 (N = 2^10, P = 32: + 15), e.g. N = 2^13, P = 8: 6667 cycles (bound
-6656), a whole command 8726 cycles.  Single-port (D = 13): N = 2^13, P = 8: 6786 (+2.0 %).
-(Before the crossbar registers, D = 10: bound + 9, 6665 and 8723 cycles; single-port 6766.)
+Measured (``hhe-gen bench ntt``, 30-bit Barrett, one prime, L = 8): T = bound + 11 (D = 12) or,
+where the lane's twiddle ROM is pieced (2N/P > 1024 words, X = 2, D = 14), bound + 13, for every
+N = 2^10 .. 2^16 and P = 1 .. 32 (N = 2^10, P = 32: + 15), e.g. N = 2^13, P = 8: 6669 cycles
+(bound 6656), a whole command 8730 cycles.  Single-port (D = 15 there): N = 2^13, P = 8: 6806
+(+2.3 %).
+(Before the crossbar registers, D = 10: bound + 9, 6665 and 8723 cycles; single-port 6766;
+before the ROM pieces 6667, 8726, single-port 6786.)
 
 Banking
 -------
@@ -120,6 +128,10 @@ from .single_port import single_port_starts
 __all__ = ["IterativeNtt", "TWIDDLES", "BANKING"]
 
 TWIDDLES = ("rom", "otf")
+#: Depth of a twiddle ROM piece (``twiddles="rom"``): larger ROM banks are built from registered
+#: pieces of this many words (X = ``ROM_PIECE_LATENCY`` extra cycles).
+ROM_PIECE_WORDS = 1024
+ROM_PIECE_LATENCY = 2
 BANKING = ("dual", "single")
 
 
@@ -149,7 +161,9 @@ class IterativeNtt(wiring.Component):
     busy : Out(1)     a command is in progress
     done : Out(1)     one-cycle pulse with the last output beat's handshake
     n, n_log, lanes, coset_bits (B = log2 2P), bank_bits (B or B+1), banks (2P or 4P), moduli, qbits,
-    butterfly_latency (L), tw_latency (X, 0 for "rom"), out_regs, xbar_regs (the pipeline registers
+    butterfly_latency (L), tw_latency (X: otf the twiddle multiplier's latency; rom 0, or
+    ROM_PIECE_LATENCY when a lane's ROM bank has several pieces), rom_words (words per lane's ROM
+    bank, 2N len(moduli) / P), rom_piece_words (ROM_PIECE_WORDS), rom_pieces, out_regs, xbar_regs (the pipeline registers
     inside the read and the write crossbar: (1, 1)), depth (D), starts[inverse] (stage start
     cycles), factors (the reducer's constant factor per prime), plus the cycle formulas ``beats``,
     ``load_wait``, ``load_cycles``, ``transform_cycles(inverse)``, ``unload_cycles``,
@@ -186,6 +200,12 @@ class IterativeNtt(wiring.Component):
         self.tw_latency = 0
         if twiddles == "otf":
             self.tw_latency = self._twiddle_multiplier().latency
+        # rom: words per lane's ROM bank, pieces of ROM_PIECE_WORDS (registered when more than one)
+        self.rom_words = 2 * n * len(self.moduli) // lanes if twiddles == "rom" else 0
+        self.rom_piece_words = ROM_PIECE_WORDS
+        self.rom_pieces = -(-self.rom_words // self.rom_piece_words)
+        if self.rom_pieces > 1:
+            self.tw_latency = ROM_PIECE_LATENCY
         # crossbar pipeline registers: one inside the read crossbar, one inside the write crossbar
         self.xbar_regs = (1, 1)
         # single: an odd read-to-write depth (one register after the butterflies if it is even)
@@ -227,7 +247,7 @@ class IterativeNtt(wiring.Component):
     @property
     def load_wait(self) -> int:
         """Cycles after the last input beat until the transform's first read: L + 1 (the write
-        crossbar's register) (+ X otf, +1 for the output register, +1 for single-port banks, which
+        crossbar's register) (+ X, +1 for the output register, +1 for single-port banks, which
         read a word the cycle after its write)."""
         return (self.butterfly_latency + self.tw_latency + self.out_regs + self.xbar_regs[1]
                 + (self.banking == "single"))
@@ -387,16 +407,35 @@ class IterativeNtt(wiring.Component):
         X = self.tw_latency
         if self.twiddles == "rom":
             rom = twiddle_rom(n, P, self.moduli, factors)
+            assert len(rom[0]) == self.rom_words
             rom_rows = n // P
-            rom_ports = []
-            for lane in range(P):
-                mem = memory.Memory(shape=qw, depth=len(rom[lane]), init=rom[lane])
-                m.submodules[f"twiddle_rom{lane}"] = mem
-                rom_ports.append(mem.read_port())
             rom_addr = Signal(range(len(rom[0])), name="rom_addr")
             m.d.sync += rom_addr.eq((rd.t0 >> lp) + (sel * 2 + inverse) * rom_rows)
-            for rp in rom_ports:
-                m.d.comb += [rp.addr.eq(rom_addr), rp.en.eq(1)]
+            rom_words = []          # per lane: the word read (cycle x+2, or x+2+X from pieces)
+            pw = self.rom_piece_words
+            if self.rom_pieces > 1:     # the piece index, aligned with the pieces' registers
+                which = delay(rom_addr[pw.bit_length() - 1:], 2, "tw_piece_sel")
+            for lane in range(P):
+                if self.rom_pieces == 1:
+                    mem = memory.Memory(shape=qw, depth=len(rom[lane]), init=rom[lane])
+                    m.submodules[f"twiddle_rom{lane}"] = mem
+                    rp = mem.read_port()
+                    m.d.comb += [rp.addr.eq(rom_addr), rp.en.eq(1)]
+                    rom_words.append(rp.data)
+                    continue
+                piece_q = []
+                for i in range(self.rom_pieces):
+                    words = rom[lane][i * pw:(i + 1) * pw]
+                    mem = memory.Memory(shape=qw, depth=len(words), init=words)
+                    m.submodules[f"twiddle_rom{lane}_{i}"] = mem
+                    rp = mem.read_port()
+                    m.d.comb += [rp.addr.eq(rom_addr[:pw.bit_length() - 1]), rp.en.eq(1)]
+                    q = Signal(qw, name=f"tw_piece{lane}_{i}")
+                    m.d.sync += q.eq(rp.data)
+                    piece_q.append(q)
+                word = Signal(qw, name=f"tw_word{lane}")
+                m.d.sync += word.eq(Array(piece_q)[which])
+                rom_words.append(word)
         else:
             # psi^e (e = brv(t), inverse 2N - brv(t)) = hi[e >> h] * lo[e mod 2^h] per lane
             h = (n_log + 1) // 2
@@ -457,8 +496,8 @@ class IterativeNtt(wiring.Component):
         # lane_lo_slot(l, kpos) (| 2^kpos), in z at rotl(slot, G0 mod B') - a static choice per k
         k2 = delay(rd.k, 2, "k")
         if self.twiddles == "rom":
-            twb2 = [delay(rd.tw_bank[lane], 2, f"twb{lane}") for lane in range(P)]
-            rom_data = Array(rp.data for rp in rom_ports)
+            twb2 = [delay(rd.tw_bank[lane], 2 + X, f"twb{lane}") for lane in range(P)]
+            rom_data = Array(rom_words)
 
         def operand(lane, hi):
             return static_select(k2, [zr[rotl(lane_lo_slot(lane, kp.kpos) | (hi << kp.kpos), kp.g0 % BB, BB)]
@@ -482,15 +521,15 @@ class IterativeNtt(wiring.Component):
             m.d.sync += op2.eq(Mux(inverse, OP_CODES["gs"], OP_CODES["ct"]))
             for lane in range(P):
                 m.d.sync += [a2[lane].eq(lo_ops[lane]), b2[lane].eq(hi_ops[lane])]
-                if self.twiddles == "rom":
+                if self.twiddles == "rom" and not X:
                     m.d.sync += w2[lane].eq(rom_data[twb2[lane]])
-        if self.twiddles == "otf":     # operands wait X cycles for the twiddle multipliers
+        if X:       # operands wait X cycles for the twiddle multipliers / the ROM pieces
             a2 = [delay(v, X, f"a2_{lane}") for lane, v in enumerate(a2)]
             b2 = [delay(v, X, f"b2_{lane}") for lane, v in enumerate(b2)]
             op2 = delay(op2, X, "op2")
-            w2 = [Signal(qw, name=f"w_otf{lane}") for lane in range(P)]
-            for lane in range(P):       # multiplier output (stage 2 + X) registered
-                m.d.sync += w2[lane].eq(tw_lane[lane])
+            w2 = [Signal(qw, name=f"w_late{lane}") for lane in range(P)]
+            for lane in range(P):       # the twiddle at stage 2 + X, registered (the load's mul ignores it)
+                m.d.sync += w2[lane].eq(tw_lane[lane] if self.twiddles == "otf" else rom_data[twb2[lane]])
         xs, ys = [], []
         for lane in range(P):
             bf = Butterfly(zq=self._zq, target=self.target, latency=self.butterfly_latency)

@@ -6,9 +6,10 @@ Quick cases:
   (``IterativeNtt.transform_cycles``: ``stage_starts`` at depth D = L + 4, forward and inverse),
   their excess over and ratio to the butterfly bound (N/2) log2(N) / P, and the cycles of a whole
   command (load + transform + unload, ``command_cycles``), for the default 30-bit Barrett
-  butterfly (L = 8, D = 12: T = bound + 11, N = 2^10 P = 32: + 15, all within the goal
+  butterfly (L = 8, D = 12: T = bound + 11; D = 14 where a lane's twiddle ROM is built of
+  registered pieces, 2N/P > 1024 words: bound + 13; N = 2^10 P = 32: + 15; all within the goal
   1.03 x bound + 64); up to N = 2^14 also the single-port banking's transform cycles
-  (D = 13) and ratio, and the transform cycles with twiddles on the fly (D = 12 + the twiddle
+  (D = 13, 15 with ROM pieces) and ratio, and the transform cycles with twiddles on the fly (D = 12 + the twiddle
   multiplier's latency).
 * ``sim-n<N>-p<P>``: a forward and an inverse transform simulated in Amaranth's simulator, their
   measured cycles next to the formulas (and the outputs checked against the model).
@@ -123,6 +124,12 @@ def _core(n, lanes, bits=30, count=1, target="ecp5", fast=False, twiddles="rom")
     return IterativeNtt(n, lanes, qs, target=target, twiddles=twiddles)
 
 
+#: ECP5 flow of the 54-bit cores, the one that made Rubato route (:mod:`.rubato`): Yosys without
+#: wide-LUT muxes and clock-enable flip-flops, nextpnr's static placer, router2.  With Yosys'
+#: defaults the N = 2^13, P = 8 core still had 24k overused wires after 7 router2 iterations.
+ROUTABLE_SYNTH = ("-nowidelut", "-nodffe")
+ROUTABLE_PNR = ("--placer", "static")
+
 #: 54-bit synthesis configuration: special-prime Barrett without Karatsuba, q_est*bnd as LUT
 #: rows, MULT18X18D primitives taking the pipeline registers, butterfly latency 11 (the
 #: Z_q-only butterfly alone: 121.6 MHz post-route, 12 MULT18X18D).
@@ -188,7 +195,11 @@ def ntt_synth(log_n, lanes, bits):
     core = _core(n, lanes, bits, count, fast=fast)
     core._MustUse__silence = True
     name = f"ntt_n{n}_p{lanes}_l{core.butterfly_latency}_rom" if fast else "ntt"
-    ecp5 = synth_ecp5(core, name=name, timeout=7200, router="router2" if fast else "router1")
+    if fast:    # the flow that routes the 54-bit cores (see the module docstring)
+        ecp5 = synth_ecp5(core, name=name, timeout=10800, router="router2", synth_args=ROUTABLE_SYNTH,
+                          nextpnr_args=ROUTABLE_PNR)
+    else:
+        ecp5 = synth_ecp5(core, name=name, timeout=7200, router="router1")
     xc7 = synth_xilinx(_core(n, lanes, bits, count, target="xilinx", fast=fast), name=name, timeout=7200)
     res = {"latency": core.butterfly_latency, "cycles": core.transform_cycles(False), "bound": core.bound}
     res.update({k: ecp5.get(k) for k in ("LUT4", "FF", "MULT18X18D", "DP16KD", "fmax_mhz")})

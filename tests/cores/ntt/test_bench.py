@@ -26,19 +26,29 @@ def test_area_case_verdict(monkeypatch):
         mult = 200 if core.lanes == 32 else 96
         return {"LUT4": 40000, "FF": 1, "MULT18X18D": mult, "DP16KD": 208, "CCU2C": 0, "cells": {"PFUMX": 7}}
 
+    def fake_xc7(factory, **kw):
+        core = factory()
+        calls_xc7.append((core.twiddles, core.target))
+        return {"LUT": 50000 + core.lanes, "FF": 1, "DSP48E1": 3, "RAMB18": 4, "RAMB36": 5, "yosys_s": 6}
+
+    calls_xc7 = []
     monkeypatch.setattr(hhe_gen.synth, "synth_ecp5", fake)
-    monkeypatch.setattr(bench, "_core", lambda n, lanes, bits, count, fast, twiddles: _Stub(lanes, twiddles))
-    assert bench.ntt_area(13, 8, 54)["fits_85f"] is True
+    monkeypatch.setattr(hhe_gen.synth, "synth_xilinx_any", fake_xc7)
+    monkeypatch.setattr(bench, "_core", lambda n, lanes, bits, count, fast, twiddles, target="ecp5":
+                        _Stub(lanes, twiddles, target))
+    res = bench.ntt_area(13, 8, 54)
+    assert res["fits_85f"] is True and res["xc7_LUT"] == 50008 and res["xc7_RAMB36"] == 5
     res = bench.ntt_area(16, 32, 32)
     assert res["fits_85f"] is False and res["twiddles"] == "otf" and res["PFUMX"] == 7
     assert [c[0] for c in calls] == ["rom", "otf"] and all(c[2]["place_and_route"] is False for c in calls)
+    assert calls_xc7 == [("rom", "xilinx"), ("otf", "xilinx")]
 
 
 class _Stub:
     butterfly_latency, depth, bound = 11, 15, 6656
 
-    def __init__(self, lanes, twiddles):
-        self.lanes, self.twiddles = lanes, twiddles
+    def __init__(self, lanes, twiddles, target="ecp5"):
+        self.lanes, self.twiddles, self.target = lanes, twiddles, target
 
     def transform_cycles(self, inverse):
         return 6670

@@ -233,3 +233,24 @@ def test_otf_twiddles(n, lanes, banking, kind):
     assert dut.tw_latency >= 1 and dut.depth == dut.butterfly_latency + 4 + dut.tw_latency + dut.out_regs
     jobs = _jobs(n, qs, random.Random(n + lanes), corners=n <= 32)
     _check(dut, jobs, simulate(dut, jobs), qs)
+
+
+@pytest.mark.parametrize("n,lanes,banking", [(64, 2, "dual"), (64, 4, "single")])
+def test_pieced_twiddle_rom(monkeypatch, n, lanes, banking):
+    """A ROM bank over one piece (ROM_PIECE_WORDS, made small here: the 1024-word pieces start at
+    N = 2^10, P = 1) is read through registered pieces: X = ROM_PIECE_LATENCY more cycles of depth,
+    the same outputs."""
+    from hhe_gen.cores.ntt import iterative
+    monkeypatch.setattr(iterative, "ROM_PIECE_WORDS", 16)
+    qs = ntt_primes(n, 20, 2)
+    dut = IterativeNtt(n, lanes, qs, banking=banking)
+    assert dut.rom_words == 2 * n * 2 // lanes and dut.rom_pieces == dut.rom_words // 16 > 1
+    assert dut.tw_latency == iterative.ROM_PIECE_LATENCY
+    monkeypatch.undo()
+    plain = IterativeNtt(n, lanes, qs, banking=banking)
+    plain._MustUse__silence = True
+    assert plain.rom_pieces == 1 and plain.tw_latency == 0
+    assert dut.depth in (plain.depth + 2, plain.depth + 3)      # single-port: the next odd depth
+    rng = random.Random(n + lanes)
+    jobs = _jobs(n, qs, rng)
+    _check(dut, jobs, simulate(dut, jobs), qs)
