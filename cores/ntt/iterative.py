@@ -72,8 +72,8 @@ next command.  Payloads are ``ArrayLayout(unsigned(qbits), P)`` (coefficient p o
 Latency (cycles at full rate: producer always valid, consumer always ready)
 --------------------------------------------------------------------------
 With L = the butterfly latency, D = the read-to-write depth (L + 4: read, one register in each
-crossbar, the operand registers; + X with ``twiddles="otf"`` or a pieced ROM; single-port: the next odd number,
-one register after the butterflies when needed), T = ``transform_cycles(inverse)``
+crossbar, the operand registers; + X with ``twiddles="otf"`` or a pieced ROM; single-port: the
+next odd number, one register after the butterflies when needed), T = ``transform_cycles(inverse)``
 (dual-port: the total of ``stage_starts(ntt_schedule(N, P, inverse), D)``, bound (N/2) log2 N / P
 + D - 1 for N >= 2^10, P <= 32; single-port: :func:`~.single_port.single_port_starts`):
 
@@ -163,11 +163,11 @@ class IterativeNtt(wiring.Component):
     n, n_log, lanes, coset_bits (B = log2 2P), bank_bits (B or B+1), banks (2P or 4P), moduli, qbits,
     butterfly_latency (L), tw_latency (X: otf the twiddle multiplier's latency; rom 0, or
     ROM_PIECE_LATENCY when a lane's ROM bank has several pieces), rom_words (words per lane's ROM
-    bank, 2N len(moduli) / P), rom_piece_words (ROM_PIECE_WORDS), rom_pieces, out_regs, xbar_regs (the pipeline registers
-    inside the read and the write crossbar: (1, 1)), depth (D), starts[inverse] (stage start
-    cycles), factors (the reducer's constant factor per prime), plus the cycle formulas ``beats``,
-    ``load_wait``, ``load_cycles``, ``transform_cycles(inverse)``, ``unload_cycles``,
-    ``command_cycles(inverse)``, ``bound``.
+    bank, 2N len(moduli) / P), rom_piece_words (ROM_PIECE_WORDS), rom_pieces, out_regs, xbar_regs
+    (the pipeline registers inside the read and the write crossbar: (1, 1)), depth (D),
+    starts[inverse] (stage start cycles), factors (the reducer's constant factor per prime), plus
+    the cycle formulas ``beats``, ``load_wait``, ``load_cycles``, ``transform_cycles(inverse)``,
+    ``unload_cycles``, ``command_cycles(inverse)``, ``bound``.
     """
 
     @quiet_on_error

@@ -1,9 +1,9 @@
 """``hhe-gen prove ntt``: the quick proofs (schedule k-induction at N = 16, mutants, stream rules,
 covers) in the default run, everything else (the schedule for every N up to 2^10 and every P -
 hours at N = 1024 -, the equivalence with the model and the miter on impulse inputs) under
--m slow; the free-input equivalences (``*-free``: do not finish in a test run's time) only through
-``hhe-gen prove ntt``; plus the harnesses' own ingredients checked against the models without a
-solver."""
+-m slow; the free-input equivalences (``*-free``, ``*-spec-butterfly``: minutes to hours each, some
+do not finish in a test run's time) only through ``hhe-gen prove ntt``; plus the harnesses' own
+ingredients checked against the models without a solver."""
 
 import random
 
@@ -25,23 +25,13 @@ def test_quick_ntt_proof(tmp_path, p):
     assert record["ok"], f"{record['status']} (expected {p.expect}): {record['detail']}"
 
 
-# k-induction of the schedule harness does not close at N = 128 and 256 (P = 1, 8, 64 tried: a
-# counterexample to induction within a few seconds, not understood yet) although it closes for
-# N = 8 .. 64 and for the N = 1024 configurations tried: an open item, expected to fail for now
-_OPEN = tuple(f"schedule-{b}-n{n}-" for b in ("dual", "single") for n in (128, 256, 512))
-
-
-def _slow_param(p):
-    if p.name.startswith(_OPEN):
-        return pytest.param(p, marks=pytest.mark.xfail(reason="k-induction does not close (open)", strict=False))
-    return p
+_FREE = ("-free", "-spec-butterfly")     # every input free: minutes to hours per proof
 
 
 @pytest.mark.slow
 @pytest.mark.toolchain
-@pytest.mark.parametrize("p", [_slow_param(p) for p in _ntt_proofs(False)
-                               if not p.quick and not p.name.endswith("-free")],
-                         ids=lambda p: getattr(p, "name", None))
+@pytest.mark.parametrize("p", [p for p in _ntt_proofs(False) if not p.quick and not p.name.endswith(_FREE)],
+                         ids=lambda p: p.name)
 def test_slow_ntt_proof(tmp_path, p):
     record = prove.run_proof(p, tmp_path, quick=False, timeout=7200)
     assert record["ok"], f"{record['status']} (expected {p.expect}): {record['detail']}"
