@@ -9,8 +9,8 @@ Quick cases:
   butterfly (L = 8, D = 12: T = bound + 11; D = 14 where a lane's twiddle ROM is built of
   registered pieces, 2N/P > 1024 words: bound + 13; N = 2^10 P = 32: + 15; all within the goal
   1.03 x bound + 64); up to N = 2^14 also the single-port banking's transform cycles
-  (D = 13, 15 with ROM pieces) and ratio, and the transform cycles with twiddles on the fly (D = 12 + the twiddle
-  multiplier's latency).
+  (D = 13, 15 with ROM pieces) and ratio, and the transform cycles with twiddles on the fly
+  (D = 12 + the twiddle multiplier's latency).
 * ``sim-n<N>-p<P>``: a forward and an inverse transform simulated in Amaranth's simulator, their
   measured cycles next to the formulas (and the outputs checked against the model).
 
@@ -18,9 +18,9 @@ Not quick (``synth-n<log N>-p<P>-<bits>b``): ECP5-85F area and Fmax (``synth_ecp
 nextpnr-ecp5) and Xilinx 7-series LUT / FF / DSP / BRAM (``synth_xilinx``) at N = 2^12, 2^13, P = 2, 8,
 32-bit (Barrett, two primes) and 54-bit (DNA-HHE's three special primes, special-prime Barrett,
 k = 54, in the :data:`FAST_54` configuration: no Karatsuba, LUT-row q_est*bnd, MULT18X18D
-primitives, butterfly latency 11; nextpnr's router2) primes; these take long (N = 2^12, P = 2,
-32 bits: about 8 minutes of wall time here; N = 2^13, P = 8, 54 bits: Yosys about 20 min, of
-which 60 % reading the Verilog, placement over 45 min).
+primitives, butterfly latency 11; :data:`ROUTABLE_SYNTH`, :data:`ROUTABLE_PNR`, router2) primes;
+these take long (N = 2^12, P = 2, 32 bits: about 8 minutes of wall time here; N = 2^13, P = 8,
+54 bits: Yosys 5 min, placement 13 min on the quiet machine, routing does not finish - below).
 
 Not quick (``area-n<log N>-p<P>-<bits>b``, N = 2^12, 2^13, 2^16 x P = 2, 8, 32 x 32, 54 bits: the
 issue's grid): Yosys-only ECP5 area and whether it fits an LFE5U-85F (LUT4 / MULT18X18D / DP16KD);
@@ -50,11 +50,12 @@ wide-function muxes not counted):
   banks, ROM only) the selects took 26,382 -> 19,029 LUT4.  k_w is registered since (1310aa6,
   not yet synthesized at N = 2^13).
 
-Post-route Fmax of N = 2^13, P = 8, 54 bits: not measured.  With the XOR-network crossbars
-nextpnr-ecp5 (router2, seed 1) reported TRELLIS_COMB 46,638 / 83,640 (55 %, was 76,093 = 90 %)
-and finished HeAP in 1,208 s (was 1,751 s; strict legalisation 492 s, was 1,181 s), but its
-simulated-annealing refinement was still improving (wirelen 751,579 -> 674,250 after 55
-iterations, 56 min on the loaded machine) when it was stopped to leave time for the area run.
+Post-route Fmax of N = 2^13, P = 8, 54 bits: none - it places (-nowidelut -nodffe netlist:
+35,757 LUT4, 30,844 FF, 96 MULT18X18D, 176 DP16KD; TRELLIS_COMB 42,756 / 83,640 = 51 %) but does
+not route: router2's overused wires 76k / 50k / 37k / 28k / 23k / 19k / 17.7k / 17.0k / 16.8k at
+iterations 1 - 9 (a plateau; with one prime instead of three, 80 DP16KD, the same curve: 66k /
+47k / 33k / 26k at 1 - 4), Yosys' default mapping 24k at iteration 7.  Its congestion map
+(``--router2-heatmap``) is the next measurement.  N = 2^13, P = 2 routes (next paragraph).
 
 Before: every bank's write data was an Array-indexed 16:1 multiplexer over 16 slot values that
 were themselves Array-indexed 4:1 (kpos) multiplexers, which Amaranth re-expands inside every
@@ -77,7 +78,14 @@ its default latency 8), 12297 cycles = 159 us per NTT; xc7: 3085 LUT, 1607 FF, 2
 24 MULT18X18D, 168 DP16KD (the twiddle ROM, 3 x 2 x 8192 x 54 bits, is most of them: see
 ``twiddles="otf"``), 60.8 MHz (again the butterfly's 54-bit multiplier at latency 8, 16.5 ns),
 26633 cycles = 438 us per NTT (Yosys 28 min + nextpnr 12 min on the loaded 2-core machine;
-the xc7 run was not finished).
+the xc7 run was not finished).  The same in the FAST_54 configuration (butterfly latency 11) and
+the routable flow: 7984 LUT4, 8167 FF, 55.8 MHz, critical path the twiddle ROM's block RAMs
+through the multiplexer Yosys builds behind the 24576-word ROM of a lane (17.9 ns, 16.2 ns of it
+routing); with the ROM in registered 1024-word pieces (``ROM_PIECE_WORDS``, X = 2): 8866 LUT4,
+11373 FF, 67.2 MHz, 26640 cycles = 396 us per NTT (Yosys 278 s + nextpnr 247 s), the critical
+path now the read decoder's combinational control (stage / cycle registers to the twiddle bank
+select, 11 LUT levels, 3.1 ns logic + 11.8 ns routing): registering the decoder's outputs a
+cycle ahead is the next step toward 100 MHz.
 
 Pipelined (:class:`~hhe_gen.cores.ntt.PipelinedNtt`), quick:
 
