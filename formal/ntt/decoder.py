@@ -42,19 +42,15 @@ Properties (``PROPERTIES``), for the served index y = plan_index(b1, addr[b1]) o
   N/2^(k+1) + (y >> (k+1)), ``tw_bank`` of the lane is that mod P and ``t0 >> log2 P`` is that
   >> log2 P (the lanes' ROM words are one aligned block at address t0 >> log2 P).
 
-What the combination with the whole-core k-induction (:mod:`.schedule`, N = 8 .. 64 and the
-N = 1024 runs listed in :mod:`.proofs`) proves: this module establishes, for every N = 2^3 .. 2^10,
-every P and both bankings, that the decoder's outputs for every (stage, cycle) are the memory plan's
-conflict-free, complete schedule with the model's twiddle indices.  The whole-core proof
-establishes, at the sizes where it closes, the rest of the schedule: that the controller feeds the
-read decoder every (stage, cycle) exactly once at the plan's start cycles, the write decoder the
-same values D cycles later, that the memories' ports take the decoders' addresses and enables,
-and that the stage overlap is safe.  That controller and wiring are the same generator code for
-every N and P (only table sizes change), so the decoder proof extends the schedule guarantee to
-the sizes where k-induction of the whole core does not close (N = 128 .. 512) as far as the
-address generation goes - not the timing of the stage starts, which rests there on
-:func:`hhe_gen.models.ntt_schedule.stage_starts` / ``single_port_starts`` (checked by their tests
-and the simulations).  Not covered by either: the slot-to-lane wiring (:mod:`.equivalence`).
+What the combination with the whole-core k-induction (:mod:`.schedule`, every N = 2^3 .. 2^10 and
+every P, see :mod:`.proofs`) proves: this module establishes, for the same sizes and both
+bankings, that the decoder's outputs for every (stage, cycle) are the memory plan's
+conflict-free, complete schedule with the model's twiddle indices - one SAT query per
+configuration, no induction needed (the decoder has no state).  The whole-core proof establishes
+the rest: that the controller feeds the read decoder every (stage, cycle) exactly once at the
+plan's start cycles, the write decoder the same values D cycles later, that the memories' ports
+take the decoders' addresses and enables, and that the stage overlap is safe.  Not covered by
+either: the slot-to-lane wiring (:mod:`.equivalence`).
 
 Mutants (``MUTANTS``, each must FAIL its one property): ``slot-msb`` (the top slot bit stuck at 0:
 two banks serve one slot - conflict), ``bank-low-chunk`` (bank function = the low chunk only, not

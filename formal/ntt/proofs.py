@@ -22,19 +22,23 @@
 * ``miter-*``: IterativeNtt and PipelinedNtt (SDF / MDC) agree on the same polynomial
   (:mod:`.miter`, BMC); ``mutant-miter-direction``: against the other direction's pipeline.
 
-Measured on this (loaded, 2-core) machine: the schedule closes (PASS) for every P at N = 8, 16,
-32 (both bankings, both directions), N = 64 (dual forward, single-port inverse), and at N = 1024
-for P = 1 (forward 130 s, inverse 22 s), P = 8 single-port inverse (284 s), P = 64 dual inverse
-(516 s); at N = 128 and 256 (P = 1, 2, 8, 64 tried) k-induction returns UNKNOWN within seconds
-(a counterexample to induction, also with 12 more steps; not understood yet - an open item, so
-the schedule is NOT proven there, nor for N = 512 and the untried N = 1024 lane counts).
+Measured on this 2-core machine (a place-and-route job beside it; ``hhe-gen prove ntt --only
+schedule-...``): the schedule closes (PASS) for every N = 2^3 .. 2^10, every P, both bankings and
+both directions - 32 proofs, 192 runs; per proof (all its lane counts): N <= 64 3 - 25 s, N = 128
+48 - 57 s, N = 256 106 - 133 s, N = 512 314 - 483 s, N = 1024 dual 1214 s (forward) / 1264 s
+(inverse), single-port 1118 s / 1025 s (and N = 1024, P = 1 again after the twiddle ROM became
+registered pieces, the only proven size that change touches: 30 - 65 s per banking and
+direction).  Until k-induction got ROMs as logic (prove mode's ``memory_map -rom-only``,
+:data:`hhe_gen.formal.common.sby.PROVE_ROM_LINES`) it failed at N >= 128 within seconds: Yosys'
+``proc_rom`` had turned the core's stage-start table into a ROM, whose contents the step case
+may choose freely.
 
 Decoder proofs (``decoder-*``, one SAT query each, measured with the machine loaded by other
-jobs): PASS for all 87 configurations with P <= 64 (every N = 8 .. 1024, both bankings; total
-1331 s wall; the largest single-port N = 1024, P = 64: 206 s, N = 512, P = 64: 128 s,
-N = 1024, P = 32: 92 s; dual N = 1024, P = 64: 70 s; N <= 128: 2 - 13 s each); the 9 configurations
-with P >= 128 (N >= 256) are registered but were not run in that session (the time roughly
-doubles with P: estimated 3 - 15 min each).  The 5 decoder mutants FAIL in 2 - 3 s each.
+jobs): PASS for all 96 configurations, every N = 8 .. 1024, every P, both bankings (P <= 64:
+1331 s wall in total, the largest single-port N = 1024, P = 64: 206 s; P >= 128: dual N = 256
+P = 128 11 s, N = 512 P = 128 / 256 31 / 47 s, N = 1024 P = 128 / 256 / 512 64 / 90 / 347 s,
+single-port N = 512 P = 128 60 s, N = 1024 P = 128 / 256 116 / 244 s).  The 5 decoder mutants
+FAIL in 2 - 3 s each.
 Compositional equivalence (``*-spec-butterfly``): see the measurements next to ``_SPEC_EQ``.
 """
 
