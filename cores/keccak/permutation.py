@@ -16,6 +16,7 @@ from amaranth import Array, Cat, Const, Module, Mux, Signal, Value
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from hhe_gen.cores.arith.constants import quiet_on_error
 from hhe_gen.models.keccak import RHO_OFFSETS, ROUND_CONSTANTS
 from hhe_gen.params.errors import ParameterError
 
@@ -148,6 +149,7 @@ class KeccakRounds(wiring.Component):
     _round_constants = ROUND_CONSTANTS
     _rho_offsets = RHO_OFFSETS
 
+    @quiet_on_error
     def __init__(self, rounds_per_cycle: int = 1):
         self.rounds_per_cycle = k = check_rounds_per_cycle(rounds_per_cycle)
         self.steps = NUM_ROUNDS // k
@@ -208,6 +210,7 @@ class KeccakF1600(wiring.Component):
     The cycle count never depends on the data.
     """
 
+    @quiet_on_error
     def __init__(self, rounds_per_cycle: int = 1):
         self.rounds_per_cycle = check_rounds_per_cycle(rounds_per_cycle)
         self.latency = self.ii = NUM_ROUNDS // self.rounds_per_cycle

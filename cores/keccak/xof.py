@@ -9,6 +9,7 @@ from amaranth import Array, Cat, Const, Module, Mux, Signal
 from amaranth.lib import data, enum, stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from hhe_gen.cores.arith.constants import quiet_on_error
 from hhe_gen.params.errors import ParameterError
 
 from .permutation import NUM_ROUNDS, STATE_BITS, KeccakRounds, check_rounds_per_cycle
@@ -131,6 +132,7 @@ class ShakeXof(wiring.Component):
     - restart: 1 cycle (ready again in the next cycle).
     """
 
+    @quiet_on_error
     def __init__(self, variant=256, *, beat_bytes: int = 8, rounds_per_cycle: int = 1):
         if isinstance(variant, bool) or variant not in VARIANTS:
             raise ParameterError("variant", variant, "128, 256 or 'both' (runtime port shake256)")
