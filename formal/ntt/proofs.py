@@ -196,7 +196,9 @@ _EQ_WHAT = {"free": "IterativeNtt == model {t} on free inputs (every coefficient
             "impulse": "IterativeNtt == model {t} on every scaled unit vector (one free coefficient at a free "
                        "position, zeros elsewhere): the core's response to each basis vector; done within the "
                        "command's cycle count"}
-# (N, q, P, inverse, inputs).  Measured here: impulse N = 8 forward 135 s, inverse 204 s.  Free
+# (N, q, P, inverse, inputs).  Measured here: impulse N = 8 forward 135 s, inverse 204 s; N = 16,
+# P = 4 forward 2949 s (steps up to 65 of 72 in 1 min, then ~10 min per output step; a proof
+# job beside it), inverse not finished in that session.  Free
 # inputs at N = 8 forward: output beat 0 (2 outputs) proven in 23 s, beat 1 in 7 min, beat 2 still
 # open after 8 min (the solver has to see through the 16-bit Barrett multipliers of 12
 # butterflies for 40 free input bits) - registered for ``hhe-gen prove ntt`` but not expected to
