@@ -11,7 +11,6 @@ MAPPED = {
     "hhe_gen.soc": "soc",
     "hhe_gen.formal": "formal",
     "hhe_gen.boards": "boards",
-    "hhe_gen.lattigo_peer": "tests/interop/peer",
 }
 
 packages, package_dir = [], {}
@@ -24,9 +23,9 @@ setup(
     packages=packages,
     package_dir=package_dir,
     package_data={
-        "hhe_gen": ["data/*.json"],
+        "hhe_gen": ["data/kat/rubato/*.json", "data/kat/rubato/*.md"],
         "hhe_gen.formal": ["**/*.sby"],
-        "hhe_gen.lattigo_peer": ["*.go", "go.mod", "go.sum"],
+        "hhe_gen.host.lattigo_peer": ["*.go", "go.mod", "go.sum"],
     },
     include_package_data=False,
 )

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from hhe_gen.cli import main
+from hhe_gen.apps.cli import main
 from hhe_gen.params import is_prime
 
 SHARED = Path(__file__).resolve().parents[1] / ".." / "shared"

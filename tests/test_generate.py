@@ -5,8 +5,8 @@ import re
 
 import pytest
 
-from hhe_gen import cli
-from hhe_gen.generate import generate_ntt, ntt_primes_for
+from hhe_gen.apps import cli
+from hhe_gen.apps.generate import generate_ntt, ntt_primes_for
 from hhe_gen.models.ntt import evaluate_at
 from hhe_gen.params import ParameterError, is_prime, primitive_root
 
@@ -108,7 +108,7 @@ def test_generate_pipelined(tmp_path, arch):
     the negacyclic transform (checked by evaluation at the odd powers of an independently found
     root), and the simulated cores emit exactly the vectors' output streams."""
     from hhe_gen.cores.ntt import PipelinedNtt
-    from hhe_gen.cores.ntt.pipelined_simulate import simulate_pipelined
+    from hhe_gen.sim.ntt_pipelined import simulate_pipelined
     res = generate_ntt(16, 2, tmp_path, bits=20, count=2, arch=arch, vectors=1, seed=3)
     assert set(res["paths"]) == {"verilog", "manifest", "vectors", "verilog_inverse", "manifest_inverse",
                                  "vectors_inverse"}

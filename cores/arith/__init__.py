@@ -24,7 +24,7 @@ no data-dependent control, no data-dependent cycle counts.
 
 ``StreamPipeline(unit)`` wraps any raw unit into ``i_stream`` (payload ``StructLayout({"a":
 width, "b": width, "sel": ...})``) and ``o_stream`` (payload ``width``) for
-:func:`hhe_gen.testing.run_stream`; :func:`hhe_gen.testing.run_unit` drives a raw unit.
+:func:`hhe_gen.sim.stream.run_stream`; :func:`hhe_gen.sim.stream.run_unit` drives a raw unit.
 
 Units
 -----

@@ -86,7 +86,7 @@ or within ``max_stage_ns``; with the bound lifted, ``max_stage_ns=1000``, all th
 the 12 tiles of the Z_q reducer on both targets).
 
 Measured (Yosys 0.70 ``synth_ecp5`` + nextpnr-ecp5, LFE5U-85F, seed 1, the DNA-HHE
-configuration above, unit in :class:`hhe_gen.synth.TimingHarness`): shared 12 MULT18X18D,
+configuration above, unit in :class:`hhe_gen.flow.synth.TimingHarness`): shared 12 MULT18X18D,
 3052 LUT4, 4225 FF, 59.7 MHz; the same without sharing 29 MULT18X18D, 2587 LUT4, 4940 FF,
 64.4 MHz; the Z_q field alone 12 MULT18X18D, 61.9 MHz (the 54-bit reducer at latency 6 limits
 Fmax); Z_t alone 9 / 74.5 MHz; complex alone 9 / 81.8 MHz.  The Z_q field alone with the reducer's fastest
@@ -216,7 +216,7 @@ class Butterfly(wiring.Component):
     tiles (physical DSP tiles), tiles_separate (without sharing), tiles_by_field, share_plan
     (unit -> (start, latency) in the multiplier section), tile_usage (stage -> {field: tiles
     used at that stage}; with sharing the tiles of a stage are the largest of its row), probes ({"x": (x, latency), "y": ...}
-    after elaboration, for :func:`hhe_gen.testing.run_unit`)
+    after elaboration, for :func:`hhe_gen.sim.stream.run_unit`)
     """
 
     @quiet_on_error

@@ -47,7 +47,7 @@ N       W/F     A mean/max   B mean/max   E mean/max
   decoder.  Lattigo sees the A precision on hardware-encoded, model-encrypted plaintexts
   (tests/interop/test_hw_codec_lattigo.py: DNA-HHE 20.73 mean bits, A = 20.73).
 * Structure: both cores are pure compositions (Encoder = SpecialIfft -> ResidueStage, Decoder =
-  CrtCentre -> ScaleDownStage -> SpecialFft); see hhe_gen.benchmarks.fft for why (Yosys 0.70)
+  CrtCentre -> ScaleDownStage -> SpecialFft); see hhe_gen.apps.bench.fft for why (Yosys 0.70)
   and the ECP5 numbers.
 """
 

@@ -19,7 +19,7 @@ Datapath (one transform at a time)::
 Phases: LOAD (n/P beats accepted, ``i_stream.ready`` = 1; with ``split_load`` 2n/P beats: real
 parts of the n values first, then the imaginary parts), COMPUTE (fixed length), UNLOAD
 (``passes`` x n/P beats with back-pressure), then LOAD again.  The schedule is static (stage
-issue cycles from :func:`hhe_gen.models.ntt_schedule.stage_starts`); no cycle count depends on
+issue cycles from :func:`hhe_gen.cores.ntt.schedule.stage_starts`); no cycle count depends on
 data.
 
 Parameters

@@ -2,7 +2,7 @@
 in pure Python, checked against :mod:`hhe_gen.models.fft` by :func:`run_plan`).
 
 The n = N/2 complex slots live in 2P banks, B = log2(2P) bank bits, n/2P words each, indexed
-exactly like the NTT's (:mod:`hhe_gen.models.ntt_schedule`): bank(i) = XOR of the B-bit chunks
+exactly like the NTT's (:mod:`hhe_gen.cores.ntt.schedule`): bank(i) = XOR of the B-bit chunks
 of i, addr(i) = i >> B.  Position i is the model's array index x[i] (after the input bit
 reversal for the FFT).
 
@@ -35,7 +35,7 @@ from __future__ import annotations
 import functools
 
 from hhe_gen.models import fft as fftm
-from hhe_gen.models.ntt_schedule import ntt_schedule, stage_starts
+from hhe_gen.cores.ntt.schedule import ntt_schedule, stage_starts
 from hhe_gen.params.errors import ParameterError
 
 __all__ = ["MIN_SLOTS", "MAX_SLOTS", "FftPlan", "fft_plan", "run_plan", "bit_reverse"]

@@ -5,7 +5,7 @@ Components
 :class:`IterativeNtt`
     iterative, memory-based negacyclic NTT / INTT: N = 2^3 .. 2^16, P butterfly lanes, a run-time
     selected prime of an RNS set, Lattigo's convention (:mod:`hhe_gen.models.ntt`), the memory
-    plan of :mod:`hhe_gen.models.ntt_schedule` (dual-port banks) or :mod:`.single_port` (single-port
+    plan of :mod:`hhe_gen.cores.ntt.schedule` (dual-port banks) or :mod:`.single_port` (single-port
     banks); twiddles from a banked ROM or formed on the fly; streams in and out.
 :class:`NttAddressDecoder`
     the iterative core's combinational address decoder (stage, cycle -> banks' addresses and

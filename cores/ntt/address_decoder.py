@@ -1,7 +1,7 @@
 """The address decoder of :class:`hhe_gen.cores.ntt.IterativeNtt`: (stage, cycle position) -> the
 coset, the banks' addresses and slots, and the lanes' twiddle indices.
 
-The memory plan is :mod:`hhe_gen.models.ntt_schedule` (dual-port banks) or :mod:`.single_port`
+The memory plan is :mod:`hhe_gen.cores.ntt.schedule` (dual-port banks) or :mod:`.single_port`
 (single-port banks): N = 2^n coefficients in 2^B' banks (B' = B = log2 2P dual, B + 1 single),
 bank(i) = XOR of the B'-bit chunks of i, addr(i) = i >> B'.  Stage s works on butterfly bit k
 (forward k = n-1-s, inverse k = s); its cycle at position c' serves the coset

@@ -1,6 +1,6 @@
 """Iterative, memory-based negacyclic NTT / INTT with P butterfly lanes and a run-time prime.
 
-The memory plan is :mod:`hhe_gen.models.ntt_schedule` (2P banks, bank(i) = XOR of the B-bit
+The memory plan is :mod:`hhe_gen.cores.ntt.schedule` (2P banks, bank(i) = XOR of the B-bit
 chunks of i, conflict-free cosets, static stage start cycles from ``stage_starts``); the result is
 :func:`hhe_gen.models.ntt.ntt` / :func:`~hhe_gen.models.ntt.intt` bit for bit (Lattigo's
 convention: forward Cooley-Tukey natural -> bit-reversed, inverse Gentleman-Sande bit-reversed ->
@@ -35,7 +35,7 @@ Datapath
   no rotation).  Measured at N = 2^13, P = 8, 54 bits (ECP5, Yosys): the Array-indexed 16:1
   multiplexers of the previous version took ~51k of the core's 69k LUT4 (write side 33.5k: a
   kpos multiplexer per slot re-expanded inside every bank's multiplexer; read side 12k; unload
-  5.3k), see ``hhe_gen.benchmarks.ntt``.
+  5.3k), see ``hhe_gen.apps.bench.ntt``.
 * One :class:`hhe_gen.cores.arith.Butterfly` per lane (op ct forward, gs inverse; ``en`` = 1 always:
   a fixed pipeline, no data-dependent timing).
 * Twiddles, ``twiddles="rom"``: P ROM banks per :func:`~.plan.twiddle_rom` (2N words per prime;
@@ -101,7 +101,7 @@ before the ROM pieces 6667, 8726, single-port 6786.)
 Banking
 -------
 ``banking="dual"``: 2P banks of N/2P words, each with a read port and a write port (plan of
-:mod:`hhe_gen.models.ntt_schedule`).  ``banking="single"``: 4P banks of N/4P words, each used
+:mod:`hhe_gen.cores.ntt.schedule`).  ``banking="single"``: 4P banks of N/4P words, each used
 through ONE address per cycle (read or write, the 1RW banks of RACE, seeds/004 section 4.3.2),
 P <= N/4; the plan is :mod:`.single_port` (bank bits B + 1, each stage's cycles reordered so that
 the reads of a cycle and the writes landing in it use disjoint halves of the banks - the role of

@@ -1,7 +1,7 @@
 """Static plan of :class:`~hhe_gen.cores.ntt.IterativeNtt`: parameter checks, the per-butterfly-bit
 constants the address generator uses, the twiddle ROM contents and the cycle formulas.
 
-Everything here follows :mod:`hhe_gen.models.ntt_schedule` (its docstring is the memory plan):
+Everything here follows :mod:`hhe_gen.cores.ntt.schedule` (its docstring is the memory plan):
 N = 2^n coefficients in 2P banks (B = log2(2P)), bank(i) = XOR of the B-bit chunks of i,
 addr(i) = i >> B; stage s works on butterfly bit k (forward k = n-1-s, inverse k = s) and serves,
 in its cycle c, the coset ``base(c) | (j << G0)`` for j = 0 .. 2P-1, where G0 is the lowest of the
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from hhe_gen.models.ntt import ntt_tables
-from hhe_gen.models.ntt_schedule import ntt_schedule, stage_starts
+from hhe_gen.cores.ntt.schedule import ntt_schedule, stage_starts
 from hhe_gen.params.errors import ParameterError
 from hhe_gen.params.primes import check_ntt_prime
 
@@ -100,7 +100,7 @@ def k_plan(k: int, n_log: int, lanes: int) -> KPlan:
 
 @lru_cache(maxsize=64)
 def schedule_starts(n: int, lanes: int, inverse: bool, depth: int) -> tuple[tuple[int, ...], int]:
-    """:func:`hhe_gen.models.ntt_schedule.stage_starts` of the schedule (cached): (start cycle of
+    """:func:`hhe_gen.cores.ntt.schedule.stage_starts` of the schedule (cached): (start cycle of
     every stage, transform cycles) for a read-to-write depth of ``depth`` cycles."""
     starts, total = stage_starts(ntt_schedule(n, lanes, inverse), depth)
     return tuple(starts), total

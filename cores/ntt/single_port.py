@@ -7,7 +7,7 @@ for P lanes).  RACE reorders the outputs of four consecutive butterflies (NTT_sw
 same effect comes from the bank function and the order of the cycles:
 
 * banks: B' = B + 1 = log2(4P) bits, bank(i) = XOR of the B'-bit chunks of i, addr(i) = i >> B'
-  (the dual-port plan of :mod:`hhe_gen.models.ntt_schedule` with one more bank bit);
+  (the dual-port plan of :mod:`hhe_gen.cores.ntt.schedule` with one more bank bit);
 * a cycle still serves the coset ``base XOR span{e_g : g in G}`` (G = B consecutive positions
   containing k, the same lanes and twiddles): its B positions have distinct residues mod B', so
   its 2P indices hit 2P distinct banks, namely the banks v with bit rho of v XOR bank(base) = 0,
@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from hhe_gen.models.ntt_schedule import NttSchedule, _group_bits, run_schedule, stage_cycles
+from hhe_gen.cores.ntt.schedule import NttSchedule, _group_bits, run_schedule, stage_cycles
 from hhe_gen.params.errors import ParameterError
 
 __all__ = ["StageOrder", "stage_order", "single_port_schedule", "single_port_starts", "order_cycle", "run_banked"]
@@ -79,7 +79,7 @@ def stage_order(k: int, n_log: int, lanes: int) -> StageOrder:
 
 @lru_cache(maxsize=32)
 def single_port_schedule(n: int, lanes: int, inverse: bool = False) -> NttSchedule:
-    """The schedule (an :class:`~hhe_gen.models.ntt_schedule.NttSchedule` with B' bank bits, so
+    """The schedule (an :class:`~hhe_gen.cores.ntt.schedule.NttSchedule` with B' bank bits, so
     ``run_schedule`` executes it) with every stage's cycles in :func:`order_cycle` order."""
     if not isinstance(lanes, int) or lanes > n // 4:
         raise ParameterError("lanes", lanes, f"a power of two 1 .. N/4 = {n // 4} with banking='single'")
@@ -131,6 +131,6 @@ def single_port_starts(n: int, lanes: int, inverse: bool, depth: int) -> tuple[t
 
 def run_banked(schedule: NttSchedule, a, q: int) -> list[int]:
     """Execute a single-port schedule (4P banks) with the model's butterflies, checking that each
-    cycle's accesses hit distinct banks: :func:`hhe_gen.models.ntt_schedule.run_schedule`, which
+    cycle's accesses hit distinct banks: :func:`hhe_gen.cores.ntt.schedule.run_schedule`, which
     sizes the memory by the schedule's ``bank_bits``."""
     return run_schedule(schedule, a, q)

@@ -11,7 +11,7 @@
 =================================  =====================================================
 
 Specification: ``shared/kat/rubato/SPEC.md``; golden model :mod:`hhe_gen.models.rubato`; the
-core equals it word for word and layer for layer (``hhe_gen.kat_rtl`` runs every KAT vector).
+core equals it word for word and layer for layer (``hhe_gen.host.kat_rtl`` runs every KAT vector).
 
 Design notes
 ------------
@@ -62,7 +62,7 @@ Design notes
   core that decides whether it routes on an ECP5 (every state bit drives LUTs all over the
   1600-bit state); with two of them Par-128S at 2 lanes did not route, and even one needs
   ``synth_ecp5 -nowidelut -nodffe`` and nextpnr's static placer (measurements in
-  :mod:`hhe_gen.benchmarks.rubato`).  The price: with many lanes the output may wait for the
+  :mod:`hhe_gen.apps.bench.rubato`).  The price: with many lanes the output may wait for the
   noise (:func:`~.schedule.cycles_per_block`, ``shared_noise``); 1 and 2 lanes never do.
 """
 

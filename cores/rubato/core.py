@@ -79,7 +79,7 @@ class RubatoCore(wiring.Component):
     i_stream : In(stream.Signature(command_layout(noise)))   one command per block
     o_stream : Out(stream.Signature(unsigned(q_bits)))       l words per block, in order
 
-    Observation (not ports; tests and :mod:`hhe_gen.kat_rtl`): ``datapath`` (its ``state`` /
+    Observation (not ports; tests and :mod:`hhe_gen.host.kat_rtl`): ``datapath`` (its ``state`` /
     ``next_state`` / ``commit``), ``commit_phase`` (index into :func:`~.schedule.phases` of the
     phase committing), ``state`` (``CoreState``: IDLE, RUN, DRAIN, OUT), ``out_count`` (words
     loaded into the output register in this block), ``rk_count`` (round keys written),

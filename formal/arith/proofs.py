@@ -1,4 +1,4 @@
-"""The proofs of ``hhe-gen prove arith`` (registered with :func:`hhe_gen.prove.proof`).
+"""The proofs of ``hhe-gen prove arith`` (registered with :func:`hhe_gen.flow.proof.proof`).
 
 z3 (integer arithmetic, full widths 36/44/54/61/64; statements in ``formal/arith/bounds.py``):
 parametric statements with q symbolic (every prime of a form at once) and per-prime statements
@@ -11,7 +11,7 @@ The RTL proofs (SymbiYosys) of the hardware in ``cores/arith`` are registered by
 
 from __future__ import annotations
 
-from hhe_gen.prove import ProofResult, proof
+from hhe_gen.flow.proof import ProofResult, proof
 
 from . import bounds
 from .primes import WIDTHS, abc_set, dna_set, ntt_set

@@ -53,7 +53,7 @@ from amaranth.asserts import AnyConst
 from amaranth.hdl import Array, Assume, Const, Mux, Signal, Value
 
 from hhe_gen.params import dna_hhe_primes, is_prime
-from hhe_gen.prove import ProofResult, proof
+from hhe_gen.flow.proof import ProofResult, proof
 
 from ..common.contract import induction_depth, pipeline_contract
 from ..common.sby import run_harness

@@ -16,7 +16,7 @@ Modes (the ``.sby`` ``mode`` option):
 
 The ``.sby`` file comes from the template ``harness.sby`` next to this module (installed with
 the package); :func:`write_sby` fills it in, :func:`run_harness` writes harness and ``.sby`` into
-a work directory and runs :func:`hhe_gen.toolchain.run_sby` there.
+a work directory and runs :func:`hhe_gen.flow.toolchain.run_sby` there.
 """
 
 from __future__ import annotations
@@ -190,11 +190,11 @@ def run_harness(harness, workdir, name: str, *, mode: str, depth: int, ports=Non
 
     Raises
     ------
-    hhe_gen.toolchain.ToolError   when sby errors out or times out (a TIMEOUT: returncode None)
+    hhe_gen.flow.toolchain.ToolError   when sby errors out or times out (a TIMEOUT: returncode None)
     """
     from amaranth.back import rtlil
 
-    from hhe_gen.toolchain import run_sby
+    from hhe_gen.flow.toolchain import run_sby
 
     workdir = Path(workdir)
     workdir.mkdir(parents=True, exist_ok=True)
@@ -218,7 +218,7 @@ def _clock_ports(harness):
 
 
 def tasks_result(results: dict, sby_file):
-    """One :class:`hhe_gen.prove.ProofResult` for the ``.sby`` tasks of one harness run.
+    """One :class:`hhe_gen.flow.proof.ProofResult` for the ``.sby`` tasks of one harness run.
 
     ``results`` maps task name -> result (``.passed``, ``.status``, ``.log``, ``.workdir``), as a
     family's ``prove(name, workdir, tasks=...)`` returns them; ``sby_file`` is the ``.sby`` that ran
@@ -226,7 +226,7 @@ def tasks_result(results: dict, sby_file):
     first task that did not gives the status and the tail of its log."""
     import re
 
-    from hhe_gen.prove import ProofResult
+    from hhe_gen.flow.proof import ProofResult
 
     found = re.search(r"^prove: depth (\d+)$", Path(sby_file).read_text(), re.M)
     depth = int(found.group(1)) if found else None

@@ -29,7 +29,7 @@ import math
 from amaranth.asserts import AnyConst
 from amaranth.hdl import Array, Assert, Assume, Cat, Const, Signal, Value, signed
 
-from hhe_gen.prove import ProofResult
+from hhe_gen.flow.proof import ProofResult
 
 from ..common.sby import find_signal, formal_module, run_harness
 from ..common.stream import popcount, stream_harness, stream_rules

@@ -33,7 +33,7 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from hhe_gen.models.fft import FixedPointFormat
-from hhe_gen.prove import ProofResult
+from hhe_gen.flow.proof import ProofResult
 
 from ..common.contract import pipeline_contract
 from ..common.sby import find_signal, formal_module, run_harness

@@ -1,4 +1,4 @@
-"""The proofs of ``hhe-gen prove fft`` (registered with :func:`hhe_gen.prove.proof`); the harnesses
+"""The proofs of ``hhe-gen prove fft`` (registered with :func:`hhe_gen.flow.proof.proof`); the harnesses
 and what they prove at which size are in :mod:`.harnesses`.  Mutants (``expect="FAIL"``) show that
 each kind of proof can fail: a butterfly checked against the model of another rounding mode, and a
 core whose output payload changes while stalled."""
@@ -6,7 +6,7 @@ core whose output payload changes while stalled."""
 from __future__ import annotations
 
 from hhe_gen.models.fft import FixedPointFormat
-from hhe_gen.prove import proof
+from hhe_gen.flow.proof import proof
 
 from . import harnesses
 

@@ -1,4 +1,4 @@
-"""The proofs of ``hhe-gen prove keccak`` (registered with :func:`hhe_gen.prove.proof`).
+"""The proofs of ``hhe-gen prove keccak`` (registered with :func:`hhe_gen.flow.proof.proof`).
 
 Each proof builds one harness of this package at one core configuration and runs its ``.sby``
 tasks (``round``: the combinational equivalence; ``sponge``: ``prove`` (k-induction) and
@@ -10,7 +10,7 @@ the others are the further configurations (``hhe-gen prove keccak`` runs them al
 from __future__ import annotations
 
 from hhe_gen.formal.common.sby import tasks_result
-from hhe_gen.prove import proof
+from hhe_gen.flow.proof import proof
 
 from . import TASKS, mutants
 

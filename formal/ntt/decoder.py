@@ -9,7 +9,7 @@ with no state anywhere, a bounded model check of depth 1 is a complete proof (on
 assignment of the free inputs violates an assertion).
 
 Specification (independent of the decoder; from the models' memory plan,
-:mod:`hhe_gen.models.ntt_schedule` and :mod:`hhe_gen.cores.ntt.single_port`):
+:mod:`hhe_gen.cores.ntt.schedule` and :mod:`hhe_gen.cores.ntt.single_port`):
 
 * k = n-1-s forward, s inverse; G = the B = log2 2P consecutive bit positions containing k
   (``_group_bits``), G0 its lowest; the model's stage visits in cycle c' the coset whose bits
@@ -69,7 +69,7 @@ from amaranth.hdl import Array, Assert, Assume, Cat, Const, Fragment, Module, Mu
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from hhe_gen.models.ntt_schedule import _group_bits
+from hhe_gen.cores.ntt.schedule import _group_bits
 
 from ..common.sby import formal_module
 from .schedule import inverse_order

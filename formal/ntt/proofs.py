@@ -1,4 +1,4 @@
-"""The proofs of ``hhe-gen prove ntt`` (registered with :func:`hhe_gen.prove.proof`).
+"""The proofs of ``hhe-gen prove ntt`` (registered with :func:`hhe_gen.flow.proof.proof`).
 
 * ``schedule-<banking>-n<N>-<fwd|inv>``: the address / bank schedule of IterativeNtt
   (:mod:`.schedule`: one port access per bank and cycle, every pair of every stage read exactly
@@ -44,7 +44,7 @@ Compositional equivalence (``*-spec-butterfly``): see the measurements next to `
 
 from __future__ import annotations
 
-from hhe_gen.prove import ProofResult, proof
+from hhe_gen.flow.proof import ProofResult, proof
 
 from ..common.sby import run_harness
 

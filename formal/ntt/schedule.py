@@ -10,7 +10,7 @@ a cycle reads) and the lanes' twiddle indices ``tw_idx``.  One coefficient index
 (``AnyConst``), so every property holds for every index.
 
 Specification (independent of the core's address generator; written from the memory plan of
-:mod:`hhe_gen.models.ntt_schedule` / :mod:`hhe_gen.cores.ntt.single_port`):
+:mod:`hhe_gen.cores.ntt.schedule` / :mod:`hhe_gen.cores.ntt.single_port`):
 
 * the word of x lives in bank ``bank(x)`` = XOR of the B'-bit chunks of x, address x >> B';
 * stage s works on butterfly bit k (forward k = n-1-s, inverse k = s) and reads x in its cycle
@@ -68,7 +68,7 @@ from amaranth.hdl import Array, Assert, Cat, Const, Fragment, Module, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from hhe_gen.models.ntt_schedule import _group_bits
+from hhe_gen.cores.ntt.schedule import _group_bits
 
 from ..common.sby import find_signal, formal_module
 

@@ -1,4 +1,4 @@
-"""The proofs of ``hhe-gen prove rubato`` (registered with :func:`hhe_gen.prove.proof`).
+"""The proofs of ``hhe-gen prove rubato`` (registered with :func:`hhe_gen.flow.proof.proof`).
 
 * ``datapath-q<q>-l<L>``: the datapath equals SPEC.md's layers (ARK, MixColumns, MixRows,
   Feistel) at v = 4, n = 16 and a small prime q, every committed word (:mod:`.datapath`, BMC over
@@ -24,7 +24,7 @@
 
 from __future__ import annotations
 
-from hhe_gen.prove import ProofResult, proof
+from hhe_gen.flow.proof import ProofResult, proof
 
 from ..common.sby import run_harness
 

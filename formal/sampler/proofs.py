@@ -1,4 +1,4 @@
-"""The proofs of ``hhe-gen prove sampler`` (registered with :func:`hhe_gen.prove.proof`).
+"""The proofs of ``hhe-gen prove sampler`` (registered with :func:`hhe_gen.flow.proof.proof`).
 
 Each proof builds one harness of this package at one core configuration and runs its ``.sby``
 tasks: ``prove`` (k-induction) and ``cover`` (every cover reached); PASS needs both.  The
@@ -10,7 +10,7 @@ are the further sizes (``hhe-gen prove sampler`` runs them all).
 from __future__ import annotations
 
 from hhe_gen.formal.common.sby import tasks_result
-from hhe_gen.prove import proof
+from hhe_gen.flow.proof import proof
 
 from hhe_gen.cores.sampler.bytes import choose_structure
 

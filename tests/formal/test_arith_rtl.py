@@ -3,7 +3,7 @@ each with its expected verdict; mutants must FAIL.  The full set runs under -m s
 
 import pytest
 
-from hhe_gen import prove
+from hhe_gen.apps import prove
 
 pytestmark = pytest.mark.toolchain
 

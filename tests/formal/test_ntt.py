@@ -9,7 +9,7 @@ import random
 
 import pytest
 
-from hhe_gen import prove
+from hhe_gen.apps import prove
 from hhe_gen.cores.ntt.single_port import order_cycle, stage_order
 from hhe_gen.models.ntt import intt, ntt
 
@@ -94,7 +94,7 @@ def test_spec_butterfly_equals_the_butterfly_model(q):
     from hhe_gen.cores.arith import Butterfly
     from hhe_gen.cores.arith.butterfly import OP_CODES
     from hhe_gen.formal.ntt.spec_butterfly import SpecButterfly
-    from hhe_gen.testing import run_unit
+    from hhe_gen.sim.stream import run_unit
     zq = dict(kind="barrett", moduli=[q])
     real = Butterfly(zq=zq)
     real._MustUse__silence = True

@@ -1,11 +1,12 @@
-"""The proof registry and runner (hhe_gen.prove) and ``hhe-gen prove``."""
+"""The proof records and runner (hhe_gen.flow.proof, hhe_gen.apps.prove) and ``hhe-gen prove``."""
 
 import json
 
 import pytest
 
-from hhe_gen import prove
-from hhe_gen.cli import main
+from hhe_gen.apps import prove
+from hhe_gen.apps.cli import main
+from hhe_gen.flow import proof as proof_records
 from hhe_gen.params import ParameterError
 
 
@@ -36,7 +37,7 @@ def test_every_quick_z3_arith_proof_gives_its_expected_verdict(tmp_path):
 def scratch_registry(monkeypatch):
     """A private copy of the registry so test proofs do not leak into other tests."""
     prove._load()
-    monkeypatch.setattr(prove, "_REGISTRY", dict(prove._REGISTRY))
+    monkeypatch.setattr(proof_records, "_REGISTRY", dict(proof_records._REGISTRY))
 
 
 def test_runner_records_failures_errors_and_expectations(scratch_registry, tmp_path):

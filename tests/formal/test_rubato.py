@@ -5,11 +5,11 @@ refuted.  The quick selection runs by default; the further sizes are slow."""
 import pytest
 
 import hhe_gen.formal.rubato.proofs  # noqa: F401  (registers the rubato proofs)
-from hhe_gen import prove
+from hhe_gen.apps import prove
 
 pytestmark = pytest.mark.toolchain
 
-_ALL = [p for (group, _), p in prove._REGISTRY.items() if group == "rubato"]
+_ALL = [p for p in prove.registered() if p.group == "rubato"]
 _PARAMS = [pytest.param(p.name, id=p.name, marks=() if p.quick else pytest.mark.slow) for p in _ALL]
 
 

@@ -2,8 +2,8 @@
 
 import pytest
 
-from hhe_gen.lattigo import LattigoPeer
-from hhe_gen.testing import require_go
+from hhe_gen.host.lattigo import LattigoPeer
+from testsupport import require_go
 
 
 @pytest.fixture(scope="session")

@@ -5,7 +5,7 @@ The encoder core equals hhe_gen.models.ckks_fixed.encode_fixed bit for bit (test
 at N = 2^13 the model stands for it; at N = 2^6 and 2^10 the simulated core itself encodes.  Path:
 encoder -> model encryption (secret and public key) -> Lattigo decrypt + decode (the Go peer).
 The precision Lattigo sees must be the model's A precision (hardware encode -> float64 decode,
-hhe_gen.benchmarks.fft) to within the encryption noise (< 0.05 bit at Delta = 2^50), and Lattigo's
+hhe_gen.apps.bench.fft) to within the encryption noise (< 0.05 bit at Delta = 2^50), and Lattigo's
 decode of the unencrypted plaintext must give the model's float64 decode exactly.  Measured
 precisions are printed (run with -s)."""
 
@@ -21,7 +21,7 @@ from hhe_gen.models import ckks
 from hhe_gen.models import ckks_fixed as cf
 from hhe_gen.models import fft as fftm
 from hhe_gen.params import CKKSParams, RingParams, ntt_primes, preset
-from hhe_gen.testing import run_stream
+from hhe_gen.sim.stream import run_stream
 
 pytestmark = pytest.mark.interop
 

@@ -18,9 +18,9 @@ import random
 import numpy as np
 import pytest
 
-from hhe_gen import lattigo
-from hhe_gen.lattigo import LattigoError, LattigoPeer
-from hhe_gen.testing import require_go
+from hhe_gen.host import lattigo
+from hhe_gen.host.lattigo import LattigoError, LattigoPeer
+from testsupport import require_go
 from hhe_gen.params import is_prime
 from hhe_gen.params import ntt_primes as params_ntt_primes
 from hhe_gen.params.errors import ParameterError

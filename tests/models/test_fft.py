@@ -314,7 +314,7 @@ def test_fixed_ifft_is_close_to_float_ifft_directly():
 
 # -- Lattigo v6 itself -------------------------------------------------------------------------------
 def _peer():
-    from hhe_gen.lattigo import LattigoPeer, go_available
+    from hhe_gen.host.lattigo import LattigoPeer, go_available
     reason = go_available()
     if reason is not None:
         if os.environ.get("CI", "").lower() == "true":

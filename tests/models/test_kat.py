@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from hhe_gen import kat
-from hhe_gen.kat import (KatReport, check_rubato_kat_file, check_rubato_kat_files,
+from hhe_gen.host import kat
+from hhe_gen.host.kat import (KatReport, check_rubato_kat_file, check_rubato_kat_files,
                          find_rubato_kat_files)
 
 KAT_DIR = Path(__file__).resolve().parents[2] / ".." / "shared" / "kat" / "rubato"

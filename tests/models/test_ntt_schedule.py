@@ -6,7 +6,7 @@ import random
 import pytest
 
 from hhe_gen.models.ntt import intt, ntt
-from hhe_gen.models.ntt_schedule import ntt_schedule, run_schedule, stage_starts
+from hhe_gen.cores.ntt.schedule import ntt_schedule, run_schedule, stage_starts
 from hhe_gen.params import ParameterError, ntt_primes
 
 

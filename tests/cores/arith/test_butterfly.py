@@ -23,7 +23,7 @@ from hhe_gen.cores.arith.multiplier import MulPlan
 from hhe_gen.models.butterfly import OPS
 from hhe_gen.models.fft import FixedPointFormat, butterfly_ct_fixed
 from hhe_gen.params import ParameterError, abc_fhe_primes, dna_hhe_primes, ntt_primes
-from hhe_gen.testing import run_stream, run_unit
+from hhe_gen.sim.stream import run_stream, run_unit
 
 RUBATO_T = (0x3EE0001, 0x1FC0001)          # Par-*S (26 bits) and Par-*M/L (25 bits)
 

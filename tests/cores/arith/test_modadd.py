@@ -7,7 +7,7 @@ import pytest
 from hhe_gen.cores.arith import ModAdd, ModSub, StreamPipeline
 from hhe_gen.models.modarith import mod_add, mod_add_trace, mod_sub, mod_sub_trace
 from hhe_gen.params import ParameterError, is_prime, ntt_primes
-from hhe_gen.testing import run_stream, run_unit
+from hhe_gen.sim.stream import run_stream, run_unit
 
 
 def _vectors(moduli, width, n, seed):

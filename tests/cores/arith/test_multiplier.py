@@ -6,7 +6,7 @@ import pytest
 
 from hhe_gen.cores.arith.multiplier import MulPlan, Multiplier
 from hhe_gen.params import ParameterError
-from hhe_gen.testing import run_unit
+from hhe_gen.sim.stream import run_unit
 
 
 def _to_signed(x, w):
@@ -252,7 +252,7 @@ def test_dsp_bad_parameters():
 def test_dsp_primitive_synthesis():
     """Yosys maps the primitive version to the same MULT18X18D count with fewer flip-flops (the
     registers around the tiles live inside the DSP blocks)."""
-    from hhe_gen.synth import synth_ecp5
+    from hhe_gen.flow.synth import synth_ecp5
     prim = synth_ecp5(Multiplier(36, 36, dsp="primitive", latency=4), name="mul36_prim")
     infer = synth_ecp5(Multiplier(36, 36, latency=4), name="mul36_infer")
     assert prim["MULT18X18D"] == infer["MULT18X18D"] == 4

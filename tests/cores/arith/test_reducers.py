@@ -18,7 +18,7 @@ from hhe_gen.cores.arith.special_barrett import SpecialBarrettMul
 from hhe_gen.cores.arith.word_montgomery import WordMontgomeryMul
 from hhe_gen.models.modarith import signed_digits
 from hhe_gen.params import ParameterError, abc_fhe_primes, dna_hhe_primes, is_prime, ntt_primes
-from hhe_gen.testing import run_stream, run_unit
+from hhe_gen.sim.stream import run_stream, run_unit
 
 WIDTHS = [16, 24, 32, 36, 44, 54, 61, 64]
 

@@ -14,7 +14,7 @@ from hhe_gen.cores.ckks import Decoder, Encoder
 from hhe_gen.models import ckks_fixed
 from hhe_gen.models import fft as fftm
 from hhe_gen.params import ParameterError, ntt_primes
-from hhe_gen.testing import run_stream
+from hhe_gen.sim.stream import run_stream
 
 FMT = fftm.FixedPointFormat(29, 26)
 

@@ -10,7 +10,7 @@ import pytest
 
 from hhe_gen.cores.ckks.crt import CRT_STAGES, CrtCentre
 from hhe_gen.params import ParameterError, ntt_primes
-from hhe_gen.testing import run_stream
+from hhe_gen.sim.stream import run_stream
 
 
 def columns(moduli, count, seed):

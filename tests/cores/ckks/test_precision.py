@@ -8,7 +8,7 @@ narrowest width keeping >= 24 bits is 33 bits with 31 fraction bits (32/30 falls
 
 import pytest
 
-from hhe_gen.benchmarks.fft import precision
+from hhe_gen.apps.bench.fft import precision
 
 
 @pytest.mark.parametrize("kind", ["disc", "real"])

@@ -1,7 +1,7 @@
 """``hhe-gen bench fft``: the cases are registered, and a quick cycles case measures what the
 documentation says (the simulation checks the output against the model)."""
 
-from hhe_gen.benchmarks import cases
+from hhe_gen.apps.bench import cases
 
 
 def test_fft_cases_registered():
@@ -27,7 +27,7 @@ def test_codec_synth_and_plot_cases_registered():
 
 
 def test_precision_plot_small(tmp_path):
-    from hhe_gen.benchmarks.fft import plot_precision, precision_sweep
+    from hhe_gen.apps.bench.fft import plot_precision, precision_sweep
     rows = precision_sweep(log_ns=(6, 7), widths=(24, 28))
     assert len(rows) == 8
     # one more fraction bit: about one more bit of precision (F = W - 2 against W - 3)

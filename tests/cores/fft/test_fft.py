@@ -20,9 +20,9 @@ import pytest
 from hhe_gen.cores.arith.butterfly import pack_complex, unpack_complex
 from hhe_gen.cores.fft import FftPlan, IterativeFft, SpecialFft, SpecialIfft, run_plan
 from hhe_gen.models import fft as fftm
-from hhe_gen.models.ntt_schedule import ntt_schedule, stage_starts
+from hhe_gen.cores.ntt.schedule import ntt_schedule, stage_starts
 from hhe_gen.params import ParameterError
-from hhe_gen.testing import run_stream
+from hhe_gen.sim.stream import run_stream
 
 FMT = fftm.FixedPointFormat(29, 26)
 

@@ -5,11 +5,11 @@ for the mutants).  The default run takes the quick selection; the further sizes 
 import pytest
 
 import hhe_gen.formal.fft.proofs  # noqa: F401  (registers the fft proofs)
-from hhe_gen import prove
+from hhe_gen.apps import prove
 
 pytestmark = pytest.mark.toolchain
 
-_ALL = [p for (group, _), p in prove._REGISTRY.items() if group == "fft"]
+_ALL = [p for p in prove.registered() if p.group == "fft"]
 _PARAMS = [pytest.param(p.name, id=p.name, marks=() if p.quick else pytest.mark.slow) for p in _ALL]
 
 

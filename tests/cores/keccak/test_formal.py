@@ -8,7 +8,7 @@ runs them all).
 
 import pytest
 
-from hhe_gen import prove
+from hhe_gen.apps import prove
 from hhe_gen.formal import keccak as formal_keccak
 from hhe_gen.params.errors import ParameterError
 

@@ -8,7 +8,7 @@ from amaranth.sim import Simulator
 from hhe_gen.cores.keccak import ROUNDS_PER_CYCLE, KeccakF1600, KeccakRounds
 from hhe_gen.models.keccak import keccak_f1600, keccak_rounds
 from hhe_gen.params.errors import ParameterError
-from hhe_gen.testing import run_stream
+from hhe_gen.sim.stream import run_stream
 
 MASK64 = (1 << 64) - 1
 

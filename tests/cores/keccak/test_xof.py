@@ -1,6 +1,6 @@
 """SHAKE128/256 XOF core against Python's hashlib (an independent implementation).
 
-Two drivers: ``run_stream`` (hhe_gen.testing) for whole messages with random gaps and
+Two drivers: ``run_stream`` (hhe_gen.sim.stream) for whole messages with random gaps and
 back-pressure, and a cycle-by-cycle driver (``drive``) for restarts at chosen moments, per-cycle
 invariants (no output before the message is absorbed) and exact cycle counts.
 """
@@ -15,7 +15,7 @@ from amaranth.sim import Simulator
 from hhe_gen.cores.keccak import (RATES, Phase, ShakeXof, absorb_layout, byte_stream_signature,
                                   squeeze_bytes_per_cycle)
 from hhe_gen.params.errors import ParameterError
-from hhe_gen.testing import run_stream
+from hhe_gen.sim.stream import run_stream
 
 HASHLIB = {128: hashlib.shake_128, 256: hashlib.shake_256}
 

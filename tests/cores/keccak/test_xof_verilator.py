@@ -1,7 +1,7 @@
 """Long SHAKE runs in Verilator: multi-kilobyte messages and outputs, restarts, random gaps.
 
 Amaranth's simulator manages a few thousand cycles per second on this 1600-bit design, so the
-long runs are done in Verilator through the generic runner (:mod:`hhe_gen.verilator`: Verilog
+long runs are done in Verilator through the generic runner (:mod:`hhe_gen.flow.verilator`: Verilog
 export, generated C++ driver, cached build); the results are compared with hashlib.  Marked
 slow (a build takes about a minute).
 """
@@ -17,7 +17,7 @@ pytestmark = [pytest.mark.toolchain, pytest.mark.slow]
 
 
 def script(dut, ops, seed):
-    """The generic Verilator driver's script (hhe_gen.verilator) for ``ops``: ("M", message,
+    """The generic Verilator driver's script (hhe_gen.flow.verilator) for ``ops``: ("M", message,
     variant) absorbs a message beat by beat, ("T", beats) takes output beats, ("R",) is one
     restart cycle.  ``seed`` != 0 idles a random 30 % of the cycles on both streams (valid or
     ready low for a cycle); 0 runs at full rate.  Ends with the cycle count."""
@@ -64,7 +64,7 @@ def run_ops(model, dut, ops, seed):
 
 @pytest.mark.parametrize("variant,w,k", [("both", 8, 4), (256, 1, 24), (128, 4, 1)])
 def test_long_messages_and_outputs(tmp_path, variant, w, k):
-    from hhe_gen.verilator import build
+    from hhe_gen.flow.verilator import build
     dut = ShakeXof(variant, beat_bytes=w, rounds_per_cycle=k)
     model = build(dut, "shake", progress="verilator build of the SHAKE core")
     rng = random.Random(f"{variant}{w}{k}")

@@ -1,5 +1,5 @@
 """NttAddressDecoder in Amaranth's simulator, exhaustively over stage and cycle at small N, against
-the memory plan of the models (hhe_gen.models.ntt_schedule for dual-port banks, the single-port
+the memory plan of the models (hhe_gen.cores.ntt.schedule for dual-port banks, the single-port
 schedule of cores/ntt/single_port): the banks serve exactly the cycle's 2P indices, each at its
 bank(i) / i >> B' word; the lanes' twiddle indices and ROM banks are the schedule's.  Plus the
 parameter checks."""
@@ -9,7 +9,7 @@ from amaranth.sim import Simulator
 
 from hhe_gen.cores.ntt import NttAddressDecoder
 from hhe_gen.cores.ntt.single_port import single_port_schedule
-from hhe_gen.models.ntt_schedule import ntt_schedule
+from hhe_gen.cores.ntt.schedule import ntt_schedule
 from hhe_gen.params.errors import ParameterError
 
 

@@ -1,8 +1,8 @@
 """hhe-gen bench ntt: the cases are registered and the quick cycle case reports the schedule's
 numbers (stage_starts at the core's depth, independent of the core's own bookkeeping)."""
 
-from hhe_gen.benchmarks import cases
-from hhe_gen.models.ntt_schedule import ntt_schedule, stage_starts
+from hhe_gen.apps.bench import cases
+from hhe_gen.cores.ntt.schedule import ntt_schedule, stage_starts
 
 
 def test_cases_registered():
@@ -17,8 +17,8 @@ def test_cases_registered():
 def test_area_case_verdict(monkeypatch):
     """The area case synthesizes without place and route, picks the twiddle style by N and judges
     the fit against the LFE5U-85F's LUT4 / MULT18X18D / DP16KD (synthesis replaced by a stub)."""
-    import hhe_gen.synth
-    from hhe_gen.benchmarks import ntt as bench
+    import hhe_gen.flow.synth
+    from hhe_gen.apps.bench import ntt as bench
     calls = []
 
     def fake(core, **kw):
@@ -32,8 +32,8 @@ def test_area_case_verdict(monkeypatch):
         return {"LUT": 50000 + core.lanes, "FF": 1, "DSP48E1": 3, "RAMB18": 4, "RAMB36": 5, "yosys_s": 6}
 
     calls_xc7 = []
-    monkeypatch.setattr(hhe_gen.synth, "synth_ecp5", fake)
-    monkeypatch.setattr(hhe_gen.synth, "synth_xilinx_any", fake_xc7)
+    monkeypatch.setattr(hhe_gen.flow.synth, "synth_ecp5", fake)
+    monkeypatch.setattr(hhe_gen.flow.synth, "synth_xilinx_any", fake_xc7)
     monkeypatch.setattr(bench, "_core", lambda n, lanes, bits, count, fast, twiddles, target="ecp5":
                         _Stub(lanes, twiddles, target))
     res = bench.ntt_area(13, 8, 54)
@@ -55,7 +55,7 @@ class _Stub:
 
 
 def test_cycles_case():
-    from hhe_gen.benchmarks.ntt import ntt_cycles
+    from hhe_gen.apps.bench.ntt import ntt_cycles
     res = ntt_cycles(10, 8)
     _, total = stage_starts(ntt_schedule(1 << 10, 8, False), res["depth"])
     assert res["cycles"] == total and res["bound"] == 512 * 10 // 8
@@ -63,7 +63,7 @@ def test_cycles_case():
 
 
 def test_plot_case_draws_cycles_and_this_runs_areas(tmp_path, monkeypatch):
-    from hhe_gen.benchmarks import ntt as bench
+    from hhe_gen.apps.bench import ntt as bench
     monkeypatch.setattr(bench, "_SYNTH_RESULTS", {})
     res = bench.plot(tmp_path / "ntt.png", log_ns=(10,))
     assert res["panels"] == 2 and res["area_points"] == 0

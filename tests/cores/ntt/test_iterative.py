@@ -7,9 +7,9 @@ import random
 import pytest
 
 from hhe_gen.cores.ntt import IterativeNtt
-from hhe_gen.cores.ntt.simulate import Job, simulate
+from hhe_gen.sim.ntt import Job, simulate
 from hhe_gen.models.ntt import intt, ntt
-from hhe_gen.models.ntt_schedule import ntt_schedule, stage_starts
+from hhe_gen.cores.ntt.schedule import ntt_schedule, stage_starts
 from hhe_gen.params.errors import ParameterError
 from hhe_gen.params.primes import abc_fhe_primes, dna_hhe_primes, ntt_primes
 

@@ -1,4 +1,4 @@
-"""IterativeNtt at N >= 2^12 in Verilator (hhe_gen.verilator: Verilog export, generic C++ driver,
+"""IterativeNtt at N >= 2^12 in Verilator (hhe_gen.flow.verilator: Verilog export, generic C++ driver,
 cached build): bit-exact forward and inverse transforms against hhe_gen.models.ntt with run-time
 prime switching, corner inputs, and the exact cycle counts of the documented formulas.
 
@@ -10,7 +10,7 @@ import random
 import pytest
 
 from hhe_gen.cores.ntt import IterativeNtt
-from hhe_gen.cores.ntt.simulate import Job, verilate
+from hhe_gen.sim.ntt import Job, verilate
 from hhe_gen.models.ntt import intt, ntt
 from hhe_gen.params.presets import preset
 from hhe_gen.params.primes import ntt_primes

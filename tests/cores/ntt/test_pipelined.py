@@ -9,7 +9,7 @@ import pytest
 
 from hhe_gen.cores.ntt import PipelinedNtt, small_pipelined_ntt
 from hhe_gen.cores.ntt.pipelined_plan import from_model_order, output_positions, plan_stages
-from hhe_gen.cores.ntt.pipelined_simulate import simulate_pipelined
+from hhe_gen.sim.ntt_pipelined import simulate_pipelined
 from hhe_gen.models.ntt import intt, ntt
 from hhe_gen.params import abc_fhe_primes, dna_hhe_primes
 from hhe_gen.params.errors import ParameterError
@@ -214,8 +214,8 @@ def test_bad_parameters(kw, name):
 def test_bench_cases():
     """hhe-gen bench ntt: the pipelined cases are registered; the cycle case reports N/P and the
     documented latency (recomputed here from the structure)."""
-    from hhe_gen.benchmarks import cases
-    from hhe_gen.benchmarks.ntt import pipelined_cycles
+    from hhe_gen.apps.bench import cases
+    from hhe_gen.apps.bench.ntt import pipelined_cycles
     names = {c.name for c in cases(["ntt"])}
     quick = {c.name for c in cases(["ntt"], quick=True)}
     assert {"pipe-sdf-n12-p1", "pipe-mdc-n16-p32", "pipe-sim-mdc-n64-p2"} <= quick

@@ -1,4 +1,4 @@
-"""PipelinedNtt at N = 2^12, 2^13 (and 2^16) in Verilator (hhe_gen.verilator, cached build): bit-exact
+"""PipelinedNtt at N = 2^12, 2^13 (and 2^16) in Verilator (hhe_gen.flow.verilator, cached build): bit-exact
 forward / inverse against hhe_gen.models.ntt with a different prime per polynomial, corner inputs,
 back-to-back polynomials at full rate, and the exact latency and N/P initiation interval."""
 
@@ -7,7 +7,7 @@ import random
 import pytest
 
 from hhe_gen.cores.ntt import PipelinedNtt
-from hhe_gen.cores.ntt.pipelined_simulate import verilate_pipelined
+from hhe_gen.sim.ntt_pipelined import verilate_pipelined
 from hhe_gen.models.ntt import intt, ntt
 from hhe_gen.params.presets import preset
 from hhe_gen.params.primes import ntt_primes

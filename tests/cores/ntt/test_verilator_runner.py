@@ -1,4 +1,4 @@
-"""hhe_gen.verilator (generic Verilog export + C++ driver + cached build) on a small NTT core:
+"""hhe_gen.flow.verilator (generic Verilog export + C++ driver + cached build) on a small NTT core:
 Verilator and Amaranth's simulator give the same outputs at the same cycles, and a second build
 of the same design comes from the cache."""
 
@@ -7,7 +7,7 @@ import random
 import pytest
 
 from hhe_gen.cores.ntt import IterativeNtt
-from hhe_gen.cores.ntt.simulate import Job, simulate, verilate
+from hhe_gen.sim.ntt import Job, simulate, verilate
 from hhe_gen.models.ntt import ntt
 from hhe_gen.params.primes import ntt_primes
 
@@ -28,6 +28,6 @@ def test_verilator_equals_simulator(tmp_path, monkeypatch, banking):
         [(r.output, r.cmd, r.first_out, r.done) for r in want]
     assert got[-1].output == ntt(jobs[-1].poly, qs[0])
 
-    from hhe_gen.verilator import build
+    from hhe_gen.flow.verilator import build
     model = build(IterativeNtt(n, lanes, qs, banking=banking), "ntt")
     assert model.cached

@@ -1,7 +1,7 @@
-"""hhe_gen.benchmarks.rubato: the quick cases exist for every set, and one simulated case agrees
+"""hhe_gen.apps.bench.rubato: the quick cases exist for every set, and one simulated case agrees
 with the formula (the case itself asserts the simulated keystream and cycles)."""
 
-from hhe_gen.benchmarks import cases
+from hhe_gen.apps.bench import cases
 
 
 def test_cases_registered():

@@ -9,7 +9,7 @@ from amaranth.lib import wiring
 from hhe_gen.cores.rubato import RubatoCore
 from hhe_gen.cores.rubato.datapath import quiet
 from hhe_gen.cores.rubato.schedule import phases
-from hhe_gen.cores.rubato.simulate import simulate_blocks
+from hhe_gen.sim.rubato import simulate_blocks
 from hhe_gen.params import rubato_params
 from hhe_gen.params.errors import ParameterError
 

@@ -1,4 +1,4 @@
-"""hhe_gen.kat_rtl: the KAT files on the simulated RTL (a subset by default, all 60 SHAKE256
+"""hhe_gen.host.kat_rtl: the KAT files on the simulated RTL (a subset by default, all 60 SHAKE256
 vectors of the six files with every layer in the slow set), and a corrupted file is caught."""
 
 import json
@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from hhe_gen.kat import KatReport
-from hhe_gen.kat_rtl import check_rubato_kat_file_rtl, check_rubato_kat_files_rtl
+from hhe_gen.host.kat import KatReport
+from hhe_gen.host.kat_rtl import check_rubato_kat_file_rtl, check_rubato_kat_files_rtl
 
 from ._helpers import KAT_DIR
 

@@ -1,7 +1,7 @@
 """The sampler benchmark cases are registered and measure what the cores document."""
 
-from hhe_gen.benchmarks import cases
-from hhe_gen.benchmarks.sampler import sampler_throughput
+from hhe_gen.apps.bench import cases
+from hhe_gen.apps.bench.sampler import sampler_throughput
 
 
 def test_cases_registered():

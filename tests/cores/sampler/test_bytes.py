@@ -8,7 +8,7 @@ from amaranth.sim import Simulator
 
 from hhe_gen.cores.sampler import ByteGatherer
 from hhe_gen.params.errors import ParameterError
-from hhe_gen.testing import run_stream
+from hhe_gen.sim.stream import run_stream
 
 from ._helpers import asap_out_cycles, beats
 

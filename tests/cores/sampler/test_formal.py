@@ -8,12 +8,12 @@ mutant); the further sizes are `slow` (``hhe-gen prove sampler`` runs them all).
 import pytest
 
 import hhe_gen.formal.sampler.proofs  # noqa: F401  (registers the sampler proofs)
-from hhe_gen import prove
+from hhe_gen.apps import prove
 
 pytestmark = pytest.mark.toolchain
 
 # Only this family's module is imported (prove.proofs() would import every family's proofs).
-_ALL = [p for (group, _), p in prove._REGISTRY.items() if group == "sampler"]
+_ALL = [p for p in prove.registered() if p.group == "sampler"]
 _PARAMS = [pytest.param(p.name, id=p.name, marks=() if p.quick else pytest.mark.slow) for p in _ALL]
 
 

@@ -11,7 +11,7 @@ from hhe_gen.cores.sampler import CDTScan, GaussianCDT
 from hhe_gen.models import sampler
 from hhe_gen.models.sampler import Domain, gaussian_cdt, gaussian_cdt_table, seeded_xof
 from hhe_gen.params.errors import ParameterError
-from hhe_gen.testing import run_stream
+from hhe_gen.sim.stream import run_stream
 
 from ._helpers import beats
 

@@ -9,7 +9,7 @@ from hhe_gen.cores.sampler import Residues
 from hhe_gen.models.sampler import to_residues
 from hhe_gen.params import ntt_primes
 from hhe_gen.params.errors import ParameterError
-from hhe_gen.testing import run_stream
+from hhe_gen.sim.stream import run_stream
 
 
 @pytest.mark.parametrize("moduli", [(3,), (12289, 65929217), tuple(ntt_primes(1 << 13, 54, 3)) + (97,)])

@@ -12,7 +12,7 @@ from hhe_gen.cores.sampler import RubatoNoise, RubatoRoundConstants
 from hhe_gen.models.sampler import rubato_noise, rubato_noise_xof_input, rubato_round_constants, rubato_xof_input
 from hhe_gen.params import rubato_params
 from hhe_gen.params.errors import ParameterError
-from hhe_gen.testing import run_stream
+from hhe_gen.sim.stream import run_stream
 
 from ._helpers import KAT_SETS, beats, load_kat, shake
 

@@ -11,7 +11,7 @@ from amaranth.sim import Simulator
 from hhe_gen.cores.sampler import TernaryHamming, TernaryUniform
 from hhe_gen.models.sampler import Domain, seeded_xof, ternary_hamming, ternary_uniform, to_residues
 from hhe_gen.params.errors import ParameterError
-from hhe_gen.testing import run_stream
+from hhe_gen.sim.stream import run_stream
 
 from ._helpers import beats
 

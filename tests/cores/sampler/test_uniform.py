@@ -11,7 +11,7 @@ from hhe_gen.cores.sampler import RejectionFilter, UniformModQ
 from hhe_gen.models.sampler import Domain, seeded_xof, uniform_mod_q
 from hhe_gen.params import ntt_primes
 from hhe_gen.params.errors import ParameterError
-from hhe_gen.testing import run_stream
+from hhe_gen.sim.stream import run_stream
 
 from ._helpers import asap_out_cycles, beats
 

@@ -1,0 +1,1 @@
+"""The applications: the ``hhe-gen`` command line, generate, demo, bench, prove."""

@@ -1,0 +1,225 @@
+"""Benchmarks of the Rubato keystream core (``hhe-gen bench rubato``).
+
+Quick cases: cycles per keystream block for each parameter set and lane count, from the
+documented formula (:func:`hhe_gen.cores.rubato.cycles_per_block`) for a fixed block (nonce
+0x0123456789abcdef, counter 0: the rejection pattern comes from hashlib's SHAKE256), and - for
+the lane counts that simulate quickly - the same block simulated (cycles and keystream checked
+against the formula and the golden model).  The DNA-HHE reference (Par-128S/M/L: 1235 / 2087 /
+3036 cycles per block, 2 MACs) and the ratio to it are listed.  The ``-ecp5`` cases (not quick)
+synthesize and place the whole core (the shared XOF, noise path, multipliers) for ECP5-85F:
+LUT4, FF, MULT18X18D, DP16KD and Fmax, and the resulting blocks per second.
+
+Cycles per block (quick cases, the fixed block above, XOF included, noise off - with noise the
+output of many-lane cores waits for the shared XOF's noise words, ``cycles_per_block(noise=True)``:
+1 and 2 lanes unchanged, e.g. Par-128S L=8 231, L=16 231; DNA-HHE's 2-MAC figure in brackets;
+targets 0.8 x: 988 / 1670 / 2429)::
+
+    Par-80S    L=1 297   L=2 209   L=4 165   L=8 143   L=16 132
+    Par-80M    L=1 582   L=2 384   L=4 289   L=6 268   L=12 259   L=36 257
+    Par-80L    L=1 946   L=2 594   L=4 446   L=8 424   L=16 420   L=64 417
+    Par-128S   L=1 549   L=2 365   L=4 273   L=8 229   L=16 222             [1235]
+    Par-128M   L=1 746   L=2 476   L=4 349   L=6 328   L=12 319   L=36 317  [2087]
+    Par-128L   L=1 946   L=2 594   L=4 446   L=8 424   L=16 420   L=64 417  [3036]
+
+With n lanes the block is XOF-bound: the (r+1)*n round constants arrive one candidate per cycle
+(plus 24 cycles per SHAKE256 permutation) while the 4r+3 phases take 1 + depth + 1 cycles each.
+
+Area (Yosys 0.70 synth_ecp5, the core in hhe_gen.flow.synth's TimingHarness): Par-128S, 2 lanes,
+noise on, with the two XOFs of before (``shared_xof=False``): 17531 LUT4, 6416 FF, 1014 CCU2C,
+34 MULT18X18D, 51 TRELLIS_DPR16X4; with the Butterfly multipliers 17834 / 6702 / 1042 / 34 (case
+``128s-l2-multipliers``, also xc7).  With the shared XOF (now the default), same flow: 10430
+LUT4, 4797 FF, 1008 CCU2C, 34 MULT18X18D (-7101 LUT4, -1619 FF: one Keccak-f[1600] less).
+The fully parallel Par-128S (16 lanes, noise on, shared XOF; case ``128s-l16-area``, Yosys
+only): 21605 LUT4, 14053 FF, 4071 CCU2C, 202 MULT18X18D (two XOFs: 28687 LUT4, 15672 FF) -
+more multipliers than the 85F's 156 (17 Barrett units of 10 tiles, and 2 tiles per lane for
+the ``(s >> b) * q`` of the linear layers' reduction, which a shift-and-add by the sparse q
+would free), so it cannot be placed on that device as built; 231 cycles per block with noise.
+
+Place and route (nextpnr-ecp5 0.11.1, LFE5U-85F CABGA381, seed 1).  Why nothing routed before:
+the SHAKE256 XOF's Keccak round.  Per module (the flattened netlist's cell names), Par-80S, 1
+lane, noise off: XOF 6589 LUT4 + 1466 PFUMX + 1615 FF, datapath 1373 LUT4 + 1508 FF + 222
+CCU2C + 12 MULT18X18D, round keys 1034 LUT4 + 505 FF + 10 MULT18X18D, message 8 LUT4 + 134 FF.
+The XOF is about 4 LUT4 per state bit, and every state bit feeds LUT inputs in other lanes
+(theta's column parities, rho/pi's lane moves), so nothing in it is local; HeAP packed it into
+~1100 tiles at ~7.6 cells per tile, and router2's congestion map (``--router2-heatmap``) put 71%
+of the overuse on the XOF state's nets, 8% on the XOF's absorb/enable control (a 2430-sink net)
+and 6% on its 34:1 output word multiplexer; the datapath (a rotating register: every tap a fixed
+wire, the largest fan-out the 416-bit state enables) had under 5%.  Most overused wires were the
+tiles' local input multiplexers: a PFU-mux LUT5 is two LUT4s reading the same four signals, so
+the wide-LUT mapping doubles the input pins the Keccak needs.  Measured on that core (router2
+overused wires at iteration 5 / 18 / final): HeAP placer 6861 / 4728 / stopped after 18 min;
+router1 after HeAP: 6900 arcs left after 16 min (plateau), stopped; ``--placer-heap-beta 0.5``:
+the same placement (no effect); ``--placer static``: 5164 / 3519 at iteration 15 (plateau
+~3400); ``static`` and ``synth_ecp5 -nowidelut``: 3223 / 813 (plateau ~650 at iteration 40);
+``static``, ``-nowidelut``
+and ``-nodffe`` (XOF 7030 LUT4, no PFUMX; the enables go into LUTs, spreading the round a little
+more): routed at iteration 33, 356 s, **54.4 MHz** post-route (critical path: the Feistel
+squarer's last Barrett stage into the datapath's ``x[i] + x[i-1]^2 mod q`` carry chains).  The
+``-ecp5`` cases use that flow (:func:`rubato_synth`), and the core has one XOF in all
+configurations now (``shared_xof``, :class:`~hhe_gen.cores.rubato.RubatoCore`), where noise
+configurations had two.  Results (all routed to the end; blocks/s at the post-route Fmax and the
+benchmark block's cycles; the reference software does 210k-350k blocks/s)::
+
+    case                  LUT4    FF    MULT18  Fmax MHz  cycles  blocks/s   router2
+    80S L1 noise off      10512  3799     22     54.39     297     183k     33 it., 356 s
+    128s-l2-ecp5          11997  4797     34     51.79     365     142k     30 it., 419 s
+    128s-l8-ecp5          16324  8764    106     51.61     231     223k     64 it., 790 s
+
+(80S L1: the netlist of case ``80s-l1-nonoise-ecp5`` placed and routed by hand with this flow,
+LUT4 with ``-nodffe``.)  At 1 and 2 lanes the critical path is the Feistel squarer's last
+Barrett stage (``cores/arith`` modmul's final correction) followed by the datapath's modular
+addition of ``x[i]`` (``lanes.mod_add``): about 31 carry segments in one cycle, 13.6 of its
+19.3 ns routing; at 8 lanes the linear layers' ``reduce_small`` (``lin_sum`` -> ``lin``: the quotient
+estimate's multiply-subtract and the conditional subtractions in one cycle) is as slow (19.4
+ns).  So the core runs at ~52 MHz whatever the lanes, and 8 lanes (106 of the 156 MULT18X18D) is
+the most that fits: 223k blocks/s, 0.64-1.06x the reference software.  Not measured yet: case
+``128s-l2-mul4-ecp5`` (multipliers of latency 4: one more stage in the Barrett reducer, one
+more cycle per phase); a register between the squarer and the modular addition, and one in
+``reduce_small``, are the next steps for Fmax.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import struct
+
+from hhe_gen.apps.bench import bench_case
+
+DNA_HHE = {"Par-128S": 1235, "Par-128M": 2087, "Par-128L": 3036}
+NONCE, COUNTER = 0x0123456789ABCDEF, 0
+#: the reference software: ~6-10k cycles per block on a 2.1 GHz x86 core
+SOFTWARE_BLOCKS_PER_S = (round(2.1e9 / 10_000), round(2.1e9 / 6_000))
+#: MULT18X18D tiles of an LFE5U-85F
+ECP5_85F_MULT18 = 156
+
+
+def _positions(p):
+    count = p.round_constant_count
+    words = 2 * count + 64
+    stream = hashlib.shake_256(NONCE.to_bytes(8, "little") + COUNTER.to_bytes(8, "little")).digest(4 * words)
+    mask = (1 << p.q_bits) - 1
+    return [i for i, w in enumerate(struct.unpack(f"<{words}I", stream)) if w & mask < p.q][:count]
+
+
+def _cycles(params, lanes, simulate):
+    name = params
+    import random
+
+    from hhe_gen.cores.rubato import RubatoCore
+    from hhe_gen.sim.rubato import simulate_blocks
+    from hhe_gen.models import rubato as model
+
+    core = RubatoCore(name, lanes, noise=False)
+    p = core.params
+    res = {"n": p.n, "rounds": p.rounds, "lanes": lanes, "depth": core.depth,
+           "cycles_per_block": core.cycles_per_block(_positions(p)),
+           "cycles_no_rejection": core.cycles_per_block(None),
+           "words_per_cycle": round(p.l / core.cycles_per_block(_positions(p)), 4),
+           "squarers": lanes, "mod_multipliers": lanes + 1}
+    if p.name in DNA_HHE:
+        res["dna_hhe_cycles"] = DNA_HHE[p.name]
+        res["ratio_to_dna_hhe"] = round(res["cycles_per_block"] / DNA_HHE[p.name], 3)
+    if simulate:
+        rng = random.Random(name)
+        key = [rng.randrange(p.q) for _ in range(p.n)]
+        run, = simulate_blocks(core, key, [(NONCE, COUNTER)])
+        assert run.outputs == model.keystream(p, key, NONCE, COUNTER), "keystream differs from the model"
+        assert run.cycles == res["cycles_per_block"], (run.cycles, res["cycles_per_block"])
+        res["simulated_cycles"] = run.cycles
+    else:
+        from hhe_gen.cores.rubato.datapath import quiet
+        quiet(core)                     # built for its formula only, never elaborated
+    return res
+
+
+def _register():
+    from hhe_gen.params.rubato import RUBATO_SETS
+    for name, p in RUBATO_SETS.items():
+        for lanes in sorted({1, 2, 4, p.v, 2 * p.v, p.n} & {d for d in range(1, p.n + 1) if p.n % d == 0}):
+            simulate = lanes in (2, p.v)
+            bench_case("rubato", f"{p.short_name.lower()}-l{lanes}", params=name, lanes=lanes,
+                       simulate=simulate)(_cycles)
+
+
+_register()
+
+
+@bench_case("rubato", "80s-l1-nonoise-ecp5", quick=False, params="Par-80S", lanes=1, noise=False)
+@bench_case("rubato", "80s-l2-nonoise-ecp5", quick=False, params="Par-80S", lanes=2, noise=False)
+@bench_case("rubato", "128s-l2-ecp5", quick=False, params="Par-128S", lanes=2, noise=True)
+@bench_case("rubato", "128s-l2-nonoise-ecp5", quick=False, params="Par-128S", lanes=2, noise=False)
+@bench_case("rubato", "128m-l2-ecp5", quick=False, params="Par-128M", lanes=2, noise=True)
+@bench_case("rubato", "128l-l2-ecp5", quick=False, params="Par-128L", lanes=2, noise=True)
+@bench_case("rubato", "128l-l8-ecp5", quick=False, params="Par-128L", lanes=8, noise=True)
+@bench_case("rubato", "128s-l8-ecp5", quick=False, params="Par-128S", lanes=8, noise=True)
+@bench_case("rubato", "128s-l2-mul4-ecp5", quick=False, params="Par-128S", lanes=2, noise=True, mul_latency=4)
+@bench_case("rubato", "128s-l16-ecp5", quick=False, params="Par-128S", lanes=16, noise=True)
+def rubato_synth(params, lanes, noise, multiplier=None, mul_latency=None, router="router2",
+                 placer="static", synth_args=("-nowidelut", "-nodffe"), timeout=3000):
+    """ECP5-85F area and post-route Fmax of the whole core; blocks/s and keystream words/s at
+    that Fmax (noise-on cases: blocks with noise, ``cycles_per_block(noise=True)``), and against
+    the reference software (6-10k cycles per block at 2.1 GHz).
+
+    The flow that routes (module docstring): Yosys ``synth_ecp5 -nowidelut`` (no PFU-mux LUT5s:
+    a LUT5 is two LUT4s reading the same four signals, which doubles the tile input pins the
+    Keccak round needs), nextpnr's ``static`` placer and router2."""
+    from hhe_gen.cores.rubato import RubatoCore
+    from hhe_gen.flow.synth import synth_ecp5
+
+    kwargs = {} if multiplier is None else {"multiplier": multiplier}
+    core = RubatoCore(params, lanes, noise=noise, mul_latency=mul_latency, **kwargs)
+    p = core.params
+    tag = "" if noise else "_nonoise"
+    tag += "" if multiplier is None else f"_{multiplier}"
+    tag += "" if mul_latency is None else f"_mul{mul_latency}"
+    r = synth_ecp5(core, name=f"rubato_{p.short_name.lower()}_l{lanes}{tag}", router=router,
+                   timeout=timeout, synth_args=tuple(synth_args),
+                   nextpnr_args=() if placer == "heap" else ("--placer", placer))
+    res = {k: r.get(k) for k in ("LUT4", "FF", "CCU2C", "MULT18X18D", "DP16KD", "DPR16X4", "fmax_mhz")}
+    res["nextpnr_s"] = r.get("nextpnr_s")
+    res["critical_path"] = r.get("critical_path")
+    cycles = core.cycles_per_block(_positions(p), noise=noise)
+    res["cycles_per_block"] = cycles
+    if r.get("fmax_mhz"):
+        res["blocks_per_s"] = round(r["fmax_mhz"] * 1e6 / cycles)
+        res["Mwords_per_s"] = round(r["fmax_mhz"] * p.l / cycles, 2)
+        res["vs_software_blocks_per_s"] = [SOFTWARE_BLOCKS_PER_S[0], SOFTWARE_BLOCKS_PER_S[1]]
+        res["speedup_vs_software"] = [round(res["blocks_per_s"] / SOFTWARE_BLOCKS_PER_S[1], 2),
+                                      round(res["blocks_per_s"] / SOFTWARE_BLOCKS_PER_S[0], 2)]
+    return res
+
+
+@bench_case("rubato", "128s-l2-multipliers", quick=False, params="Par-128S", lanes=2)
+def rubato_multipliers(params, lanes):
+    """Yosys area (ECP5 synth_ecp5 and Xilinx synth_xilinx -family xc7) of the whole core (noise
+    on) with each multiplier kind: "barrett" (modmul; the Feistel adds x[i] in the datapath) and
+    "butterfly" (the multi-field Butterfly's Z_t field; op "mac" in the Feistel)."""
+    from hhe_gen.cores.rubato import RubatoCore
+    from hhe_gen.flow.synth import synth_ecp5, synth_xilinx
+
+    res = {}
+    for kind in ("barrett", "butterfly"):
+        tag = f"rubato_{params.replace('Par-', '').lower()}_l{lanes}_{kind}"
+        ecp5 = synth_ecp5(RubatoCore(params, lanes, multiplier=kind), name=tag, place_and_route=False,
+                          timeout=3000)
+        xc7 = synth_xilinx(RubatoCore(params, lanes, multiplier=kind), name=tag, timeout=3000)
+        res[kind] = {"ecp5": {k: ecp5[k] for k in ("LUT4", "FF", "MULT18X18D", "CCU2C", "DPR16X4")},
+                     "xc7": {k: xc7.get(k) for k in ("LUT", "FF", "DSP48E1", "CARRY4", "LUTRAM", "SRL")}}
+    return res
+
+
+@bench_case("rubato", "128s-l16-area", quick=False, params="Par-128S", lanes=16, noise=True)
+@bench_case("rubato", "128s-l8-area", quick=False, params="Par-128S", lanes=8, noise=True)
+def rubato_area(params, lanes, noise):
+    """Yosys synth_ecp5 area only (no place and route) of the whole core, e.g. the fully
+    parallel variant; ``fits_85f``: its MULT18X18D within the ECP5-85F's 156."""
+    from hhe_gen.cores.rubato import RubatoCore
+    from hhe_gen.flow.synth import synth_ecp5
+
+    core = RubatoCore(params, lanes, noise=noise)
+    p = core.params
+    area = synth_ecp5(core, name=f"rubato_{p.short_name.lower()}_l{lanes}" + ("" if noise else "_nonoise"),
+                      place_and_route=False, timeout=3000)
+    return {**{k: area[k] for k in ("LUT4", "FF", "MULT18X18D", "CCU2C", "DPR16X4")},
+            "fits_85f": area["MULT18X18D"] <= ECP5_85F_MULT18,
+            "cycles_per_block": core.cycles_per_block(_positions(p), noise=noise)}

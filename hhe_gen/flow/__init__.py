@@ -1,0 +1,1 @@
+"""The tool flow: YoWASP / Verilator toolchain, synthesis, Verilator builds, Verilog export, proof records."""

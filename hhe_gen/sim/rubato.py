@@ -1,0 +1,117 @@
+"""Drive a :class:`~.core.RubatoCore` in Amaranth's simulator: key, seed, blocks, probes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+__all__ = ["BlockRun", "simulate_blocks"]
+
+
+@dataclass
+class BlockRun:
+    """One simulated keystream block.
+
+    Members
+    -------
+    outputs : list[int]   the l words from ``o_stream``
+    cycles : int          from the command's acceptance (cycle 0) to the cycle the last word
+                          was taken (always-ready consumer)
+    states : list[tuple[int, list[int]]]  (phase index, the n committed state words) for every
+                          phase in order (only with ``trace``)
+    xof_words : int       candidate words the round-constant filter took
+    """
+
+    outputs: list = field(default_factory=list)
+    cycles: int = 0
+    states: list = field(default_factory=list)
+    xof_words: int = 0
+
+
+def simulate_blocks(core, key, blocks, *, seed: int | None = None, trace: bool = False,
+                    max_cycles: int = 200_000, vcd: str | None = None) -> list[BlockRun]:
+    """Write ``key`` (and the noise ``seed``), then run ``blocks`` back to back.
+
+    Parameters
+    ----------
+    core : RubatoCore (not elaborated elsewhere)
+    key : n ints in [0, q), or None (written per block, or left as it is)
+    blocks : iterable of (nonce, counter) or (nonce, counter, noise) tuples (noise 0/1, only for
+             a core with noise), or dicts with "nonce", "counter" and optionally "noise", "key"
+             and "seed" (a new key / seed written before that block)
+    seed : the 64-bit noise seed (core with noise only); None leaves it unwritten
+    trace : record every committed state
+    """
+    from amaranth.sim import Simulator
+
+    from hhe_gen.sim.stream import run_simulation
+
+    p = core.params
+    dp = core.datapath
+    runs: list[BlockRun] = []
+    blocks = [dict(b) if isinstance(b, dict) else
+              dict(zip(("nonce", "counter", "noise"), tuple(b))) for b in blocks]
+
+    async def write_key(ctx, words):
+        for i, k in enumerate(words):
+            ctx.set(core.key_we, 1)
+            ctx.set(core.key_addr, i)
+            ctx.set(core.key_data, k)
+            await ctx.tick()
+        ctx.set(core.key_we, 0)
+
+    async def write_seed(ctx, value):
+        for i in range(2):
+            ctx.set(core.seed_we, 1)
+            ctx.set(core.seed_addr, i)
+            ctx.set(core.seed_data, value >> (32 * i) & 0xFFFFFFFF)
+            await ctx.tick()
+        ctx.set(core.seed_we, 0)
+
+    async def bench(ctx):
+        if key is not None:
+            await write_key(ctx, key)
+        if seed is not None:
+            await write_seed(ctx, seed)
+        ctx.set(core.o_stream.ready, 1)
+        for blk in blocks:
+            if blk.get("key") is not None:
+                await write_key(ctx, blk["key"])
+            if blk.get("seed") is not None:
+                await write_seed(ctx, blk["seed"])
+            payload = {"nonce": blk["nonce"], "counter": blk["counter"]}
+            if core.noise:
+                payload["noise"] = blk.get("noise") or 0
+            ctx.set(core.i_stream.payload, payload)
+            ctx.set(core.i_stream.valid, 1)
+            waited = 0
+            while True:
+                accepted = ctx.get(core.i_stream.ready)
+                await ctx.tick()
+                waited += 1
+                if accepted:
+                    break
+                if waited > max_cycles:
+                    raise TimeoutError("command not accepted")
+            ctx.set(core.i_stream.valid, 0)
+            run = BlockRun()
+            cycle = 1
+            while len(run.outputs) < p.l:
+                if trace and ctx.get(dp.commit):
+                    run.states.append((ctx.get(core.commit_phase),
+                                       [ctx.get(s) for s in dp.next_state]))
+                if ctx.get(core.o_stream.valid):
+                    run.outputs.append(ctx.get(core.o_stream.payload))
+                    run.cycles = cycle
+                await ctx.tick()
+                cycle += 1
+                if cycle > max_cycles:
+                    raise TimeoutError(f"block {blk['nonce']:#x}/{blk['counter']}: {len(run.outputs)} "
+                                       f"words after {cycle} cycles")
+            run.xof_words = ctx.get(core.xof_words)
+            runs.append(run)
+
+    sim = Simulator(core)
+    sim.add_clock(1e-6)
+    sim.add_testbench(bench)
+    run_simulation(sim, vcd)
+    return runs

@@ -1,4 +1,0 @@
-"""Go source of the Lattigo v6 test peer, shipped as package data (``hhe_gen.lattigo_peer``).
-
-``hhe_gen.lattigo`` builds it with ``go build`` into a cache directory and talks JSON to it.
-"""
