@@ -240,7 +240,7 @@ class Butterfly(wiring.Component):
             raise ParameterError("fields", fields, "at least one of zq, zt, complex")
         self.field_index = {f: i for i, f in enumerate(self.fields)}
         self.target = check_target(target)
-        self.add_latency = check_int(add_latency, "add_latency", 0, 1)
+        self.add_latency = check_int("add_latency", add_latency, 0, 1)
         if share not in (True, False):
             raise ParameterError("share", share, "True or False")
         self.share = share

@@ -8,6 +8,8 @@ input; every per-prime constant (q, mu, q_hi, ...) sits in a small table indexed
 
 from __future__ import annotations
 
+from hhe_gen.params import checks
+from hhe_gen.params.checks import check_int
 from hhe_gen.params.errors import ParameterError
 
 __all__ = ["MIN_WIDTH", "MAX_WIDTH", "TARGETS", "check_moduli", "check_width", "check_target",
@@ -24,12 +26,6 @@ def check_width(width, name: str = "width", low: int = MIN_WIDTH, high: int = MA
     return width
 
 
-def check_int(value, name: str, low: int, high: int) -> int:
-    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
-        raise ParameterError(name, value, f"an integer in {low} .. {high}")
-    return value
-
-
 def check_target(target) -> str:
     if target not in TARGETS:
         raise ParameterError("target", target, "one of " + ", ".join(repr(t) for t in TARGETS))
@@ -38,22 +34,8 @@ def check_target(target) -> str:
 
 def check_moduli(moduli, width: int | None = None) -> tuple[int, ...]:
     """``moduli`` (an int or an iterable of ints) as a tuple of distinct odd moduli (< 2^width)."""
-    if isinstance(moduli, int) and not isinstance(moduli, bool):
-        moduli = (moduli,)
-    try:
-        qs = tuple(moduli)
-    except TypeError:
-        raise ParameterError("moduli", moduli, "an odd modulus or a non-empty list of them") from None
-    if not qs:
-        raise ParameterError("moduli", moduli, "a non-empty list of odd moduli")
-    for q in qs:
-        if not isinstance(q, int) or isinstance(q, bool) or q < 3 or q % 2 == 0 or \
-                (width is not None and q >= 1 << width):
-            bound = f" below 2^{width}" if width is not None else ""
-            raise ParameterError("moduli", q, f"odd integers >= 3{bound}")
-    if len(set(qs)) != len(qs):
-        raise ParameterError("moduli", qs, "distinct moduli")
-    return qs
+    return checks.check_moduli(moduli, checks.odd_modulus(width),
+                               allowed="an odd modulus or a non-empty list of them")
 
 
 def sel_shape(moduli) -> range:

@@ -27,7 +27,7 @@ class _ModAddSub(wiring.Component):
     def __init__(self, moduli, width: int, latency: int = 0):
         self.width = check_width(width, "width", 2, 64)
         self.moduli = check_moduli(moduli, width)
-        self.latency = check_int(latency, "latency", 0, 1)
+        self.latency = check_int("latency", latency, 0, 1)
         self.min_latency = 0
         self.ii = 1
         self.tiles = 0

@@ -290,8 +290,8 @@ class MulPlan:
     def __init__(self, a_width, b_width, *, target="ecp5", karatsuba=False, part="full", part_bits=None,
                  signed=False, lut_bits=None, extra=(), name="m", offset=0, sign=1, carry_save=False,
                  dsp="infer", chunk_bits=None, side_delay=0.0):
-        self.a_width = check_int(a_width, "a_width", 1, 256)
-        self.b_width = check_int(b_width, "b_width", 1, 256)
+        self.a_width = check_int("a_width", a_width, 1, 256)
+        self.b_width = check_int("b_width", b_width, 1, 256)
         self.target = check_target(target)
         if karatsuba not in (True, False):
             raise ParameterError("karatsuba", karatsuba, "True or False")
@@ -304,10 +304,10 @@ class MulPlan:
             part_bits = full
         else:       # with extra addends (or an offset) a "low" result may be wider than the product
             wide = part == "low" and (extra or offset)
-            part_bits = check_int(part_bits, "part_bits", 1, 512 if wide else full)
+            part_bits = check_int("part_bits", part_bits, 1, 512 if wide else full)
         if signed not in (True, False):
             raise ParameterError("signed", signed, "True or False")
-        self.offset = check_int(offset, "offset", 0, 511)
+        self.offset = check_int("offset", offset, 0, 511)
         if sign not in (1, -1):
             raise ParameterError("sign", sign, "+1 or -1")
         if carry_save not in (True, False):
@@ -315,8 +315,8 @@ class MulPlan:
         if (self.offset or sign < 0 or carry_save) and part != "low":
             raise ParameterError("part", part, "'low' with offset, sign = -1 or carry_save")
         self.dsp = check_dsp(dsp, target)
-        self.chunk_bits = CHUNK_BITS if chunk_bits is None else check_int(chunk_bits, "chunk_bits", 4, 512)
-        self.lut_bits = LUT_BITS[target] if lut_bits is None else check_int(lut_bits, "lut_bits", 0, 17)
+        self.chunk_bits = CHUNK_BITS if chunk_bits is None else check_int("chunk_bits", chunk_bits, 4, 512)
+        self.lut_bits = LUT_BITS[target] if lut_bits is None else check_int("lut_bits", lut_bits, 0, 17)
         self.karatsuba, self.part, self.part_bits, self.signed = karatsuba, part, part_bits, signed
         self.sign, self.carry_save = sign, carry_save
         self.name = name
@@ -829,7 +829,7 @@ class SumPlan:
 
     def __init__(self, row_sets, out_bits: int, name: str = "sum", chunk_bits=None, carry_save=False):
         self.out_bits, self.name = out_bits, name
-        self.chunk_bits = CHUNK_BITS if chunk_bits is None else check_int(chunk_bits, "chunk_bits", 4, 512)
+        self.chunk_bits = CHUNK_BITS if chunk_bits is None else check_int("chunk_bits", chunk_bits, 4, 512)
         if not isinstance(carry_save, bool):
             raise ParameterError("carry_save", carry_save, "True or False")
         self.carry_save = carry_save

@@ -59,7 +59,7 @@ class NttMontgomeryMul(ModMulBase):
     @quiet_on_error
     def __init__(self, moduli, log_n, width, latency=None, *, r_bits=None, max_kk_terms=3, negated=False,
                  target="ecp5", karatsuba=False, dsp="infer"):
-        self.log_n = check_int(log_n, "log_n", 1, 17)
+        self.log_n = check_int("log_n", log_n, 1, 17)
         if negated not in (True, False):
             raise ParameterError("negated", negated, "True or False")
         self.negated, self._r_bits, self.max_kk_terms = negated, r_bits, max_kk_terms

@@ -68,9 +68,9 @@ class SpecialBarrettMul(ModMulBase):
     @quiet_on_error
     def __init__(self, moduli, k, log_n, latency=None, *, bnd_bits=10, delta_shift=None, width=None,
                  target="ecp5", karatsuba=True, bnd_luts=False, dsp="infer"):
-        self.k = check_int(k, "k", 16, 64)
-        self.log_n = check_int(log_n, "log_n", 1, 17)
-        self.bnd_bits = check_int(bnd_bits, "bnd_bits", 1, 16)
+        self.k = check_int("k", k, 16, 64)
+        self.log_n = check_int("log_n", log_n, 1, 17)
+        self.bnd_bits = check_int("bnd_bits", bnd_bits, 1, 16)
         if not isinstance(bnd_luts, bool):
             raise ParameterError("bnd_luts", bnd_luts, "True or False")
         self.bnd_luts = bnd_luts

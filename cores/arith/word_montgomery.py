@@ -48,7 +48,7 @@ class WordMontgomeryMul(ModMulBase):
 
     @quiet_on_error
     def __init__(self, moduli, width, word_bits, latency=None, *, target="ecp5", karatsuba=False, dsp="infer"):
-        self.word_bits = check_int(word_bits, "word_bits", 1, 63)
+        self.word_bits = check_int("word_bits", word_bits, 1, 63)
         self._setup(moduli, width, latency, target, karatsuba, dsp)
 
     def _plan(self):

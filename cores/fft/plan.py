@@ -36,6 +36,7 @@ import functools
 
 from hhe_gen.models import fft as fftm
 from hhe_gen.cores.ntt.schedule import ntt_schedule, stage_starts
+from hhe_gen.params import checks
 from hhe_gen.params.errors import ParameterError
 
 __all__ = ["MIN_SLOTS", "MAX_SLOTS", "FftPlan", "fft_plan", "run_plan", "bit_reverse"]
@@ -55,10 +56,7 @@ def check_slots(n, name="n"):
 
 
 def check_lanes(lanes, n, name="lanes"):
-    if isinstance(lanes, bool) or not isinstance(lanes, int) or lanes < 1 or lanes & (lanes - 1) \
-            or lanes > n // 4:
-        raise ParameterError(name, lanes, f"a power of two 1 .. n/4 = {n // 4} (n = {n} slots)")
-    return lanes
+    return checks.check_lanes(lanes, n // 4, of=f"n/4 = {n // 4} (n = {n} slots)", name=name)
 
 
 class FftPlan:

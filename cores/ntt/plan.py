@@ -16,7 +16,7 @@ from functools import lru_cache
 from hhe_gen.models.ntt import ntt_tables
 from hhe_gen.cores.ntt.schedule import ntt_schedule, stage_starts
 from hhe_gen.params.errors import ParameterError
-from hhe_gen.params.primes import check_ntt_prime
+from hhe_gen.params import checks
 
 __all__ = ["check_n", "check_lanes", "check_moduli", "KPlan", "k_plan", "schedule_starts",
            "twiddle_rom", "otf_tables", "rotl", "rotr", "lane_lo_slot", "ButterflyChoice",
@@ -32,28 +32,13 @@ def check_n(n) -> int:
 
 def check_lanes(lanes, n: int) -> int:
     """P must be a power of two 1 .. N/2; returns log2(P)."""
-    if isinstance(lanes, bool) or not isinstance(lanes, int) or lanes < 1 or lanes & (lanes - 1) \
-            or lanes > n // 2:
-        raise ParameterError("lanes", lanes, f"a power of two 1 .. N/2 = {n // 2}")
-    return lanes.bit_length() - 1
+    return checks.check_lanes(lanes, n // 2, of=f"N/2 = {n // 2}").bit_length() - 1
 
 
 def check_moduli(moduli, n: int) -> tuple[int, ...]:
     """A prime or a non-empty list of distinct primes q = 1 (mod 2N), each below 2^64."""
-    qs = (moduli,) if isinstance(moduli, int) and not isinstance(moduli, bool) else moduli
-    try:
-        qs = tuple(qs)
-    except TypeError:
-        raise ParameterError("moduli", moduli, "a prime q = 1 (mod 2N) or a list of them") from None
-    if not qs:
-        raise ParameterError("moduli", moduli, "at least one prime q = 1 (mod 2N)")
-    for i, q in enumerate(qs):
-        if isinstance(q, bool) or not isinstance(q, int):
-            raise ParameterError(f"moduli[{i}]", q, f"a prime q = 1 (mod 2N = {2 * n})")
-        check_ntt_prime(q, n, name=f"moduli[{i}]")
-    if len(set(qs)) != len(qs):
-        raise ParameterError("moduli", moduli, "distinct primes (a prime appears twice)")
-    return qs
+    return checks.check_moduli(moduli, checks.ntt_prime(n, 64),
+                               allowed=f"a prime q = 1 (mod 2N = {2 * n}) or a list of them")
 
 
 def rotl(x: int, r: int, bits: int) -> int:

@@ -6,6 +6,7 @@ from amaranth.hdl import Const, Module, Mux, Signal
 from amaranth.lib import data, enum, wiring
 from amaranth.lib.wiring import In, Out
 
+from hhe_gen.params import checks
 from hhe_gen.params.errors import ParameterError
 from hhe_gen.params.rubato import RubatoParams, rubato_params
 
@@ -43,10 +44,7 @@ def check_params(params) -> RubatoParams:
 
 def check_lanes(lanes, n: int) -> int:
     """Lanes must divide n (every phase streams n/lanes groups)."""
-    allowed = [d for d in range(1, n + 1) if n % d == 0]
-    if isinstance(lanes, bool) or not isinstance(lanes, int) or lanes not in allowed:
-        raise ParameterError("lanes", lanes, f"a divisor of n = {n}: {allowed}")
-    return lanes
+    return checks.check_divisor("lanes", lanes, n, f"n = {n}")
 
 
 class RubatoDatapath(wiring.Component):

@@ -30,14 +30,6 @@ def check_in_bytes(in_bytes) -> int:
     return int(in_bytes)
 
 
-def check_int(name: str, value, lo: int, hi: int | None = None, what: str = "") -> int:
-    """An int in lo..hi (hi None: unbounded)."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < lo or (hi is not None and value > hi):
-        rng = f"{lo}..{hi}" if hi is not None else f">= {lo}"
-        raise ParameterError(name, value, what or f"an integer {rng}")
-    return value
-
-
 def popcount(bits) -> object:
     """Sum of the bits of a list of 1-bit values (an adder tree)."""
     return balanced_sum(bits)

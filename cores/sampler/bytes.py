@@ -7,8 +7,9 @@ from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from hhe_gen.params.errors import ParameterError
+from hhe_gen.params.checks import check_int
 
-from ._common import check_in_bytes, check_int, validating
+from ._common import check_in_bytes, validating
 
 __all__ = ["ByteGatherer", "byte_stream", "choose_structure"]
 

@@ -8,8 +8,9 @@ from amaranth.lib.wiring import In, Out
 
 from hhe_gen.models.sampler import gaussian_cdt_table
 from hhe_gen.params.errors import ParameterError
+from hhe_gen.params.checks import check_int
 
-from ._common import chain, check_in_bytes, check_int, negate_if, popcount, validating
+from ._common import chain, check_in_bytes, negate_if, popcount, validating
 from .bytes import ByteGatherer, byte_stream
 from .residues import Residues, check_moduli
 

@@ -6,6 +6,7 @@ from amaranth.hdl import Module, Mux, Shape, signed, unsigned
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from hhe_gen.params import checks
 from hhe_gen.params.errors import ParameterError
 
 from ._common import validating
@@ -15,15 +16,8 @@ __all__ = ["Residues", "residue_layout", "check_moduli"]
 
 def check_moduli(moduli, bound: int) -> tuple[int, ...]:
     """A non-empty tuple of moduli, each > bound (so a value in [-bound, bound] needs one fix-up)."""
-    try:
-        moduli = tuple(moduli)
-    except TypeError:
-        raise ParameterError("moduli", moduli, "a sequence of integer moduli") from None
-    if not moduli or any(isinstance(q, bool) or not isinstance(q, int) or q <= bound or q < 2
-                         for q in moduli):
-        raise ParameterError("moduli", moduli,
-                             f"a non-empty sequence of integers > {bound} (the largest |sample|)")
-    return moduli
+    return checks.check_moduli(moduli, checks.modulus_above(bound), single=False, distinct=False,
+                               allowed=f"a non-empty sequence of integers > {bound} (the largest |sample|)")
 
 
 def residue_layout(value_shape, moduli) -> data.StructLayout:

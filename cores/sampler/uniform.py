@@ -6,23 +6,19 @@ from amaranth.hdl import Array, Const, Module, Signal, unsigned
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from hhe_gen.params import checks
 from hhe_gen.params.errors import ParameterError
+from hhe_gen.params.checks import check_int
 
-from ._common import chain, check_in_bytes, check_int, validating
+from ._common import chain, check_in_bytes, validating
 from .bytes import ByteGatherer, byte_stream
 
 __all__ = ["RejectionFilter", "UniformModQ"]
 
 
 def _check_moduli(q) -> tuple[int, ...]:
-    moduli = (q,) if isinstance(q, int) and not isinstance(q, bool) else q
-    try:
-        moduli = tuple(moduli)
-    except TypeError:
-        raise ParameterError("q", q, "an integer modulus >= 2 or a sequence of them") from None
-    if not moduli or any(isinstance(x, bool) or not isinstance(x, int) or x < 2 for x in moduli):
-        raise ParameterError("q", q, "an integer modulus >= 2 or a non-empty sequence of them")
-    return moduli
+    return checks.check_moduli(q, checks.modulus_above(1), name="q", distinct=False,
+                               allowed="an integer modulus >= 2 or a non-empty sequence of them")
 
 
 class RejectionFilter(wiring.Component):

@@ -8,7 +8,7 @@ given and what is allowed.  Objects are frozen dataclasses: build a new one with
 from dataclasses import dataclass, field
 
 from .errors import ParameterError
-from .primes import check_ntt_prime
+from .checks import check_moduli, ntt_prime
 
 __all__ = [
     "MIN_LOG_N", "MAX_LOG_N", "MAX_MODULUS_BITS",
@@ -31,22 +31,8 @@ def check_ring_degree(n, name: str = "N") -> int:
 
 
 def _check_moduli(moduli, n: int, name: str) -> tuple[int, ...]:
-    if isinstance(moduli, int) or not hasattr(moduli, "__iter__"):
-        raise ParameterError(name, moduli, "a non-empty list of distinct primes")
-    moduli = tuple(moduli)
-    if not moduli:
-        raise ParameterError(name, moduli, "a non-empty list of distinct primes")
-    for i, q in enumerate(moduli):
-        if isinstance(q, bool) or not isinstance(q, int):
-            raise ParameterError(f"{name}[{i}]", q, "an integer prime")
-        if q.bit_length() > MAX_MODULUS_BITS:
-            raise ParameterError(
-                f"{name}[{i}]", q,
-                f"a modulus of at most {MAX_MODULUS_BITS} bits (this one has {q.bit_length()})")
-        check_ntt_prime(q, n, f"{name}[{i}]")
-    if len(set(moduli)) != len(moduli):
-        raise ParameterError(name, moduli, "distinct primes (a prime is repeated)")
-    return moduli
+    return check_moduli(moduli, ntt_prime(n, MAX_MODULUS_BITS), name=name, single=False,
+                        allowed="a non-empty list of distinct primes")
 
 
 @dataclass(frozen=True)
