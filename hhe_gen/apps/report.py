@@ -7,10 +7,24 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-__all__ = ["console", "table", "print_table", "write_json", "bench_tables", "fail"]
+__all__ = ["console", "table", "print_table", "show", "write_json", "bench_tables", "fail", "PIPE_WIDTH"]
 
-console = Console(stderr=False, highlight=False)
-err_console = Console(stderr=True, highlight=False)
+# When the output is not a terminal (a pipe, a file, captured by a test) rich falls back to 80 columns
+# (or $COLUMNS) and wraps table cells, so that a row of a table spans several lines.  The one rule:
+# off a terminal the consoles are at least PIPE_WIDTH columns wide, and show() / print_table() widen
+# further to a table's natural width, so that no table row is ever broken across lines.
+PIPE_WIDTH = 200
+
+
+def _console(stderr: bool = False) -> Console:
+    c = Console(stderr=stderr, highlight=False)
+    if not c.is_terminal:
+        c.width = max(c.width, PIPE_WIDTH)
+    return c
+
+
+console = _console()
+err_console = _console(stderr=True)
 
 
 def table(title: str, columns, rows) -> Table:
@@ -32,8 +46,25 @@ def _fmt(x) -> str:
     return str(x)
 
 
+def show(renderable, out: Console | None = None):
+    """Print a table (any renderable) on ``out`` (default: the stdout console).  On a terminal it fits
+    the terminal; off a terminal it is printed at its natural width, never wrapped (see PIPE_WIDTH)."""
+    out = out or console
+    if out.is_terminal:
+        out.print(renderable)
+        return
+    from rich.measure import Measurement
+    natural = Measurement.get(out, out.options.update_width(1 << 16), renderable).maximum
+    width = out.width
+    out.width = max(width, PIPE_WIDTH, natural)   # print() cannot go wider than the console
+    try:
+        out.print(renderable)
+    finally:
+        out.width = width
+
+
 def print_table(title, columns, rows):
-    console.print(table(title, columns, rows))
+    show(table(title, columns, rows))
 
 
 def write_json(path, data) -> Path:

@@ -30,6 +30,7 @@ __all__ = [
     "Plaintext", "Ciphertext", "KeyPair", "seed_bytes", "round_half_away",
     "encode", "decode", "keygen", "encrypt_pk", "encrypt_sk", "decrypt",
     "encrypt_slots", "decrypt_slots", "to_rns", "crt_centered", "precision_bits",
+    "noise_bound", "coefficient_bound", "slot_bound",
 ]
 
 
@@ -193,6 +194,66 @@ def _check_slots(slots, params: CKKSParams) -> list[complex]:
     return slots + [0j] * (params.slots - len(slots))
 
 
+# -- value range ----------------------------------------------------------------------------------
+# Decryption recovers m + e centred in (-Q/2, Q/2] (Q = product of the primes of the level, odd), so
+# it is exact whenever every coefficient satisfies |m_k + e_k| <= (Q - 1)/2.  encode() refuses a
+# plaintext unless max |m_k| <= coefficient_bound = (Q - 1)/2 - noise_bound, i.e. it keeps room for the
+# noise of a fresh encryption.  The special IFFT divides by N/2, so |Re w_k|, |Im w_k| <= |w_k| <=
+# max_j |z_j|: every slot vector with max |z_j| <= slot_bound (about coefficient_bound / Delta) passes;
+# larger slots pass only when the encoded coefficients still fit (the check is on m, exactly).
+
+def noise_bound(params: CKKSParams) -> int:
+    """Largest |e_k| a fresh encryption adds to a coefficient (the public-key case, the larger one).
+
+    c0 + c1*s = m + v*e + e0 + e1*s with v, s ternary and |e|, |e0|, |e1| <= B (the sampler's cut,
+    ``params.error.bound``), so |e_k| <= N*B (v*e) + h*B (e1*s; h = N, or the Hamming weight) + B (e0).
+    Secret-key encryption adds only e (<= B).
+    """
+    b = params.error.bound
+    h = params.secret.hamming_weight if params.secret.kind == "hamming" else params.n
+    return b * (params.n + h + 1)
+
+
+def coefficient_bound(params: CKKSParams, level=None) -> int:
+    """Largest |m_k| encode() accepts at ``level`` (default: top): (Q_level - 1)/2 - noise_bound."""
+    level = params.check_level(level)
+    return (math.prod(params.moduli[:level + 1]) - 1) // 2 - noise_bound(params)
+
+
+def slot_bound(params: CKKSParams, level=None, scale=None) -> float:
+    """Largest max |slot| that always encodes at ``level`` and ``scale`` (defaults: top, Delta).
+
+    (coefficient_bound - 1/2) / Delta, less 2^-40 relative for the float64 IFFT's rounding: a
+    sufficient condition (one large slot among many small ones may go further, see encode()).
+    """
+    scale = _scale(scale if scale is not None else params.scale)
+    bound = Fraction(2 * coefficient_bound(params, level) - 1, 2) / Fraction(scale)
+    return max(0.0, float(bound) * (1 - 2.0 ** -40))
+
+
+def _check_coefficients(coeffs, params: CKKSParams, level: int, scale, values):
+    """Refuse a plaintext whose coefficients (None: not finite) leave no room for the noise."""
+    limit = coefficient_bound(params, level)
+    if all(c is not None and abs(c) <= limit for c in coeffs):
+        return
+    biggest = max(abs(z) for z in values)
+    log_q = sum(math.log2(q) for q in params.moduli[:level + 1])
+    delta = f"2^{scale.bit_length() - 1}" if isinstance(scale, int) and scale & (scale - 1) == 0 else f"{scale:g}"
+    raise ParameterError(
+        "slots", f"max |slot| = {biggest:.10g}",
+        f"|slot| <= {_floor_digits(slot_bound(params, level, scale))} at level {level} (Delta = {delta}): the encoded "
+        f"coefficients round(Delta * w) plus the encryption noise ({noise_bound(params)}) must stay "
+        f"below Q/2 = 2^{log_q - 1:.1f}")
+
+
+def _floor_digits(x: float, digits: int = 6) -> str:
+    """x rounded down to ``digits`` significant digits (a bound shown in a message stays a bound)."""
+    if not x > 0:
+        return "0"
+    step = 10.0 ** (math.floor(math.log10(x)) - digits + 1)
+    return f"{math.floor(x * (1 - 1e-12) / step) * step:.{digits}g}"
+
+
 # -- encode / decode ------------------------------------------------------------------------------
 def encode(params: CKKSParams, slots, level=None, scale=None, fmt=None) -> Plaintext:
     """Slots (<= N/2 complex values; missing ones are 0) -> plaintext at ``level`` (default: top).
@@ -200,6 +261,10 @@ def encode(params: CKKSParams, slots, level=None, scale=None, fmt=None) -> Plain
     ``fmt`` (a :class:`hhe_gen.models.fft.FixedPointFormat`) selects the fixed-point IFFT the hardware
     uses instead of float64; then Delta * w is computed exactly from the fixed-point value and rounded
     half away from zero.
+
+    Raises ParameterError ("slots") unless every coefficient |m_k| <= :func:`coefficient_bound`
+    ((Q - 1)/2 of the level less the fresh-encryption noise), so that decryption is exact; the message
+    gives :func:`slot_bound`, the slot magnitude that always fits.  NaN and infinities are refused too.
     """
     level = params.check_level(level)
     scale = _scale(scale if scale is not None else params.scale)
@@ -209,14 +274,20 @@ def encode(params: CKKSParams, slots, level=None, scale=None, fmt=None) -> Plain
     if fmt is None:
         w = fftm.special_ifft(values)
         for k in range(n2):
-            coeffs[k] = round_half_away(w[k].real * scale)
-            coeffs[k + n2] = round_half_away(w[k].imag * scale)
+            coeffs[k] = _round_finite(w[k].real * scale)
+            coeffs[k + n2] = _round_finite(w[k].imag * scale)
     else:
         wq = fftm.special_ifft_fixed([(fftm.quantize(z.real, fmt), fftm.quantize(z.imag, fmt)) for z in values], fmt)
         for k in range(n2):
             coeffs[k] = _scale_fixed(wq[k][0], fmt.frac_bits, scale)
             coeffs[k + n2] = _scale_fixed(wq[k][1], fmt.frac_bits, scale)
+    _check_coefficients(coeffs, params, level, scale, values)
     return Plaintext(to_rns(coeffs, params.moduli[:level + 1]), scale)
+
+
+def _round_finite(x: float):
+    """round_half_away(x), or None when Delta * w overflowed float64 (refused by _check_coefficients)."""
+    return round_half_away(x) if math.isfinite(x) else None
 
 
 def _scale_fixed(value: int, frac_bits: int, scale: int) -> int:

@@ -1,29 +1,48 @@
-"""The Rubato KAT checker: passes the published files, reports corrupted copies field by field."""
+"""The Rubato KAT checker: passes the shipped files (with and without the derivation check),
+reports corrupted copies field by field."""
 
 import copy
+import hashlib
 import json
+from importlib import resources
 from pathlib import Path
 
 import pytest
 
 from hhe_gen.host import kat
 from hhe_gen.host.kat import (KatReport, check_rubato_kat_file, check_rubato_kat_files,
-                         find_rubato_kat_files)
+                              find_rubato_kat_files, shipped_kat_files)
 
-KAT_DIR = Path(__file__).resolve().parents[2] / ".." / "shared" / "kat" / "rubato"
+# The shipped package data (hhe_gen/data/kat/rubato).
+KAT_DIR = Path(str(resources.files("hhe_gen") / "data" / "kat" / "rubato"))
+SET_FILES = ["rubato_80s.json", "rubato_80m.json", "rubato_80l.json",
+             "rubato_128s.json", "rubato_128m.json", "rubato_128l.json"]
 
 
 @pytest.fixture(scope="module")
 def kat_files():
-    files = find_rubato_kat_files(KAT_DIR)
+    files = shipped_kat_files()
     if len(files) != 6:
-        pytest.fail(f"expected the 6 Rubato KAT files in {KAT_DIR}, found {len(files)} "
-                    "(shared/ must sit beside the repository clone)")
+        pytest.fail(f"expected the 6 shipped Rubato KAT files in {KAT_DIR}, found {len(files)}")
     return files
 
 
-def test_all_published_files_pass(kat_files):
-    report = check_rubato_kat_files(kat_files)
+def test_shipped_files_are_the_package_data():
+    """shipped_kat_files(): the six files of hhe_gen/data/kat/rubato in parameter-set order, the
+    same as a directory listing of that folder; the folder's README names their source."""
+    files = shipped_kat_files()
+    assert [f.name for f in files] == SET_FILES
+    assert all(f.is_file() and f.parent == KAT_DIR for f in files)
+    assert sorted(files) == find_rubato_kat_files(KAT_DIR)
+    readme = (KAT_DIR / "README.md").read_text()
+    assert "KAIST-CryptLab/Rubato" in readme and "145ee37c0d5e4552c273488f6389dfb47b68febd" in readme
+    for f in files:
+        assert f"{hashlib.sha256(f.read_bytes()).hexdigest()}  {f.name}" in readme
+
+
+@pytest.mark.parametrize("check_derivation", [False, True], ids=["own-inputs", "check-derivation"])
+def test_all_shipped_files_pass(kat_files, check_derivation):
+    report = check_rubato_kat_files(kat_files, check_derivation=check_derivation)
     assert report.mismatches == []
     per_file_alt = 0 if kat.aes_available() else 2
     assert report.vectors_checked == 6 * (10 + 2 - per_file_alt)
@@ -47,6 +66,8 @@ def _bump(value):
 
 
 # (file, path inside the JSON, expected vector name, expected field name)
+# An input (key, counter, noise seed) is taken from the file by default, so its corruption shows in
+# the outputs computed from it; with check_derivation the input itself is reported (INPUT_FIELDS).
 CORRUPTIONS = [
     ("rubato_128s.json", ["vectors", 3, "trace", 2, "after_MixRows", 5], "vectors[3]", "trace[2].after_MixRows"),
     ("rubato_128s.json", ["vectors", 0, "trace", 5, "after_ARK", 15], "vectors[0]", "trace[5].after_ARK"),
@@ -75,6 +96,9 @@ CORRUPTIONS = [
 ]
 
 
+INPUT_FIELDS = {"key": "round_keys", "counter": "counter_hex", "noise.seed": "noise.seed_hex"}
+
+
 @pytest.mark.parametrize("name,path,vector,field", CORRUPTIONS)
 def test_corrupted_copy_is_reported(tmp_path, kat_files, name, path, vector, field):
     if path[0] == "alternative_xof_vectors":
@@ -88,11 +112,15 @@ def test_corrupted_copy_is_reported(tmp_path, kat_files, name, path, vector, fie
     assert bad != data
     target = tmp_path / name
     target.write_text(json.dumps(bad))
-    report = check_rubato_kat_file(target)
-    assert not report.ok
-    assert (vector, field) in {(m.vector, m.field) for m in report.mismatches}, report.mismatches
-    assert report.summary().startswith(f"{report.vectors_checked} vectors checked, {report.mismatch_count} mismatches")
-    assert report.mismatch_count >= 1
+    for check_derivation in (False, True):
+        report = check_rubato_kat_file(target, check_derivation=check_derivation)
+        expected = field if check_derivation else INPUT_FIELDS.get(field, field)
+        assert not report.ok
+        assert (vector, expected) in {(m.vector, m.field) for m in report.mismatches}, report.mismatches
+        if not check_derivation:
+            assert field not in INPUT_FIELDS or field not in {m.field for m in report.mismatches}
+        assert report.summary().startswith(f"{report.vectors_checked} vectors checked, "
+                                           f"{report.mismatch_count} mismatches")
 
 
 def test_unknown_and_missing_fields_are_reported(tmp_path):
@@ -111,6 +139,7 @@ def test_unknown_and_missing_fields_are_reported(tmp_path):
 def test_unreadable_file_and_unknown_set(tmp_path):
     report = check_rubato_kat_file(tmp_path / "missing.json")
     assert report.mismatch_count == 1 and report.vectors_checked == 0 and not report.ok
+    assert report.mismatches[0].field == "file" and "not found" in report.mismatches[0].detail
     other = tmp_path / "rubato_x.json"
     other.write_text(json.dumps({"parameter_set": "Par-256X", "vectors": []}))
     merged = check_rubato_kat_files([tmp_path / "missing.json", other])

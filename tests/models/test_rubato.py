@@ -1,10 +1,12 @@
-"""Rubato golden model against every field of every vector of shared/kat/rubato/*.json, layer by
-layer, plus independent matrix checks of the linear layers and the message round trip."""
+"""Rubato golden model against every field of every vector of the shipped KAT files
+(hhe_gen/data/kat/rubato/*.json), layer by layer, plus independent matrix checks of the linear
+layers and the message round trip."""
 
 import json
 import math
 import random
 from dataclasses import FrozenInstanceError
+from importlib import resources
 from pathlib import Path
 
 import numpy as np
@@ -15,7 +17,7 @@ from hhe_gen.models.sampler import rubato_noise, rubato_round_constants
 from hhe_gen.params.errors import ParameterError
 from hhe_gen.params.rubato import RUBATO_SETS, rubato_params
 
-KAT_DIR = Path(__file__).resolve().parents[2] / ".." / "shared" / "kat" / "rubato"
+KAT_DIR = Path(str(resources.files("hhe_gen") / "data" / "kat" / "rubato"))   # shipped package data
 SET_FILES = ["rubato_80s.json", "rubato_80m.json", "rubato_80l.json",
              "rubato_128s.json", "rubato_128m.json", "rubato_128l.json"]
 
@@ -23,7 +25,7 @@ SET_FILES = ["rubato_80s.json", "rubato_80m.json", "rubato_80l.json",
 def _load(name):
     path = KAT_DIR / name
     if not path.is_file():
-        pytest.fail(f"Rubato KAT file missing: {path} (shared/ must sit beside the repository clone)")
+        pytest.fail(f"Rubato KAT file missing: {path} (package data hhe_gen/data/kat/rubato)")
     return json.loads(path.read_text())
 
 

@@ -2,10 +2,12 @@
 
 import hashlib
 import struct
+from importlib import resources
 
 from hhe_gen.models import rubato as model
 
-KAT_DIR = "/work/shared/kat/rubato"
+# The Rubato KAT files shipped as package data (hhe_gen/data/kat/rubato).
+KAT_DIR = str(resources.files("hhe_gen") / "data" / "kat" / "rubato")
 SETS = ("Par-80S", "Par-80M", "Par-80L", "Par-128S", "Par-128M", "Par-128L")
 
 

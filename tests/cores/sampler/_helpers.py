@@ -2,11 +2,13 @@
 
 import hashlib
 import json
+from importlib import resources
 from pathlib import Path
 
 import pytest
 
-KAT_DIR = Path(__file__).resolve().parents[3] / ".." / "shared" / "kat" / "rubato"
+# The Rubato KAT files shipped as package data (hhe_gen/data/kat/rubato).
+KAT_DIR = Path(str(resources.files("hhe_gen") / "data" / "kat" / "rubato"))
 KAT_SETS = ("80s", "80m", "80l", "128s", "128m", "128l")
 
 
@@ -22,11 +24,11 @@ def shake(message: bytes, nbytes: int) -> bytes:
 
 
 def load_kat(name: str) -> dict:
-    """One public Rubato KAT file; a clear failure (not a skip) when the folder is missing."""
+    """One shipped Rubato KAT file; a clear failure (not a skip) when it is missing."""
     path = KAT_DIR / f"rubato_{name}.json"
     if not path.is_file():
-        pytest.fail(f"Rubato KAT file missing: {path.resolve()} (expected the shared/kat/rubato folder "
-                    f"next to the repository)")
+        pytest.fail(f"Rubato KAT file missing: {path} (package data hhe_gen/data/kat/rubato; "
+                    "is hhe-gen installed from this checkout?)")
     return json.loads(path.read_text())
 
 
