@@ -10,7 +10,7 @@
 :mod:`.simulate`                   driving the core in Amaranth's simulator (tests, KAT on RTL)
 =================================  =====================================================
 
-Specification: ``shared/kat/rubato/SPEC.md``; golden model :mod:`hhe_gen.models.rubato`; the
+Specification: ``docs/rubato.md``; golden model :mod:`hhe_gen.models.rubato`; the
 core equals it word for word and layer for layer (``hhe_gen.host.kat_rtl`` runs every KAT vector).
 
 Design notes

@@ -1,7 +1,7 @@
 """The layer schedule of :class:`~.core.RubatoCore` and its exact cycle formula (pure Python).
 
 A keystream block is a fixed sequence of *phases*, one per layer, in the reference loop's time
-order (SPEC.md section 4)::
+order (docs/rubato.md §2)::
 
     ARK(0) MC MR F  ARK(1) MC MR F  ...  ARK(r-1) MC MR F   MC MR ARK(r)
 

@@ -1,4 +1,4 @@
-"""Rubato's round-constant and noise samplers (``shared/kat/rubato/SPEC.md`` sections 5 and 6)."""
+"""Rubato's round-constant and noise samplers (``docs/rubato.md`` sections 3 and 4)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ def _check_params(params) -> RubatoParams:
 
 class RubatoRoundConstants(UniformModQ):
     """Rubato's round constants: 4-byte little-endian words, masked to ``q_bits``, rejected if
-    ``>= q`` (SPEC.md §5), bit-exact with :func:`hhe_gen.models.sampler.rubato_round_constants`.
+    ``>= q`` (docs/rubato.md §3), bit-exact with :func:`hhe_gen.models.sampler.rubato_round_constants`.
 
     Feed it the XOF stream of ``nonce LE64 || counter LE64`` (a fresh SHAKE256 per block); the
     first ``(r+1)*n`` values are ``rc[0][0..n-1], rc[1][0..n-1], ...``.  A :class:`UniformModQ`
@@ -50,7 +50,7 @@ class RubatoRoundConstants(UniformModQ):
 
 
 class RubatoNoise(GaussianCDT):
-    """Rubato's noise (SPEC.md §6): 32-bit little-endian words, ``b = w & 1``, ``u = w >> 1``,
+    """Rubato's noise (docs/rubato.md §4): 32-bit little-endian words, ``b = w & 1``, ``u = w >> 1``,
     ``|e| = #{k : T[k] < u}`` over the table exactly as given (the Par-128M/L defect included),
     ``e = -|e|`` if b.  Bit-exact with :func:`hhe_gen.models.sampler.rubato_noise_from_words`.
 

@@ -1,7 +1,7 @@
 """z3 proofs of the reducers' algorithmic bounds at full width (36 .. 64 bits).
 
 A bit-level proof of a*b mod q does not finish above ~12 bits (Barrett) / ~24 bits (Montgomery)
-(DESIGN.md section 5), so at the real widths we prove, with z3's integer arithmetic, the facts
+(measured on the project's machines), so at the real widths we prove, with z3's integer arithmetic, the facts
 each reducer's correctness rests on; the RTL that implements them is proven separately at small
 widths with the same generator (``formal/arith/rtl.py``).  Every function here decides one
 statement with the operands *symbolic* (all of them at once, not samples) and returns an

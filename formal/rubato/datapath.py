@@ -8,7 +8,7 @@ the real Par-80S/128S one), ``lanes`` words per cycle.  The harness loads the in
 after it is an arbitrary vector of residues), then MixColumns, MixRows, Feistel, and asserts
 after every commit that the committed state equals the specification evaluated on the same free
 words: ``(x + rk) mod q``, ``sum_k c_k x[(i+k) mod v][col] mod q``, ``sum_k c_k x[row][(j+k) mod
-v] mod q``, ``x[i] + x[i-1]^2 mod q`` (written from SPEC.md section 3 as plain Amaranth ``%``
+v] mod q``, ``x[i] + x[i-1]^2 mod q`` (written from docs/rubato.md §2 as plain Amaranth ``%``
 expressions, not with the datapath's shift-and-add helpers).  Bounded model check over the
 whole sequence (every phase commits within it, asserted too).  Covers: every commit is reached.
 """
@@ -38,7 +38,7 @@ def small_params(q: int = 31):
 
 
 def spec_layer(kind: str, x, rk, p):
-    """The specification of one layer on a list of Amaranth values (SPEC.md section 3)."""
+    """The specification of one layer on a list of Amaranth values (docs/rubato.md §2)."""
     v, n, q, c = p.v, p.n, p.q, p.circulant
     if kind == "ARK":
         return [(x[i] + rk[i]) % q for i in range(n)]

@@ -1,6 +1,6 @@
 """The proofs of ``hhe-gen prove rubato`` (registered with :func:`hhe_gen.flow.proof.proof`).
 
-* ``datapath-q<q>-l<L>``: the datapath equals SPEC.md's layers (ARK, MixColumns, MixRows,
+* ``datapath-q<q>-l<L>``: the datapath equals the layers of docs/rubato.md section 2 (ARK, MixColumns, MixRows,
   Feistel) at v = 4, n = 16 and a small prime q, every committed word (:mod:`.datapath`, BMC over
   the whole sequence, plus covers; about 5 minutes each on this machine, so not quick).
   ``datapath-q31-l4-ark-mc`` (quick) stops after MixColumns, ``-linear`` after MixRows.
@@ -51,7 +51,7 @@ def datapath(ctx, q: int, lanes: int, mutate=None, cover=True, layers=None):
     return _result(runs, f"BMC depth {harness.depth} + covers")
 
 
-_WHAT = ("RubatoDatapath == SPEC.md layers (ARK with free round keys, MixColumns, MixRows, "
+_WHAT = ("RubatoDatapath == the specified layers (ARK with free round keys, MixColumns, MixRows, "
          "Feistel), every committed word; covers")
 _LINEAR = ("ARK", "MIX_COLUMNS", "MIX_ROWS")
 _FIRST = ("ARK", "MIX_COLUMNS")

@@ -5,7 +5,7 @@ The peer is a small Go program (package data ``hhe_gen.host.lattigo_peer``) pinn
 its sources and of the Go version, then runs ``peer OP`` with one JSON request on stdin and
 reads one JSON answer from stdout.
 
-JSON API (DESIGN.md section 7: integers only, coefficient X^k at index k, one row per RNS
+JSON API (docs/interchange.md: integers only, coefficient X^k at index k, one row per RNS
 prime; "params" is ``{"LogN", "Q", "LogDefaultScale", "P"?}``):
 
 =========  ==========================================================  ===========================
@@ -369,7 +369,7 @@ def _drop_none(**fields: Any) -> dict:
     return {name: value for name, value in fields.items() if value is not None}
 
 
-# -- interchange helpers (plain dicts, DESIGN.md section 7) --------------------------------
+# -- interchange helpers (plain dicts, docs/interchange.md) --------------------------------
 
 def params_json(log_n: int, q: Iterable[int], log_default_scale: int,
                 p: Iterable[int] | None = None) -> dict:

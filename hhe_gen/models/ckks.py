@@ -1,7 +1,7 @@
 """RNS-CKKS client operations: encode, key generation, encryption (public and secret key),
-decryption and decoding - the golden model of the hardware's data flow (DESIGN.md section 2).
+decryption and decoding - the golden model of the hardware's data flow (docs/conventions.md section 5).
 
-Conventions (DESIGN.md sections 4 and 7):
+Conventions (docs/conventions.md, docs/interchange.md):
 - encoding: w = special IFFT of the slots; m_k = round(Delta * Re w_k), m_{k+N/2} = round(Delta * Im w_k),
   rounding half away from zero; the signed polynomial m is reduced modulo every prime of the level.
 - keys: s ternary (or fixed Hamming weight); pk = (-a*s + e, a) per prime, a uniform, e Gaussian.

@@ -1,6 +1,6 @@
 """CKKS special FFT / inverse FFT: float64 (Lattigo v6's algorithm) and the bit-exact fixed point model.
 
-Convention (DESIGN.md section 4).  N = ring degree, n = number of slots (n = N/2 for full packing;
+Convention (docs/conventions.md).  N = ring degree, n = number of slots (n = N/2 for full packing;
 any power of two n <= N/2 for sparse packing), zeta = exp(i*pi/N).  For a real polynomial m,
 slot j is m(zeta^(5^j mod 2N)).  The encoder computes w = special_ifft(slots) (n complex values)
 and sets, with gap = N / (2n) (1 for full packing),

@@ -1,4 +1,4 @@
-"""Negacyclic NTT and INTT over Z_q[X]/(X^N + 1) in Lattigo v6's convention (DESIGN.md section 4).
+"""Negacyclic NTT and INTT over Z_q[X]/(X^N + 1) in Lattigo v6's convention (docs/conventions.md).
 
 - psi = g^((q-1)/2N) with g the smallest primitive root mod q (the one Lattigo picks).
 - Forward: natural-order input, bit-reversed output, NTT(a)[j] = a(psi^(2*brv(j) + 1)) mod q.

@@ -1,4 +1,4 @@
-"""Golden model of the Rubato keystream generator, layer by layer (``shared/kat/rubato/SPEC.md``).
+"""Golden model of the Rubato keystream generator, layer by layer (``docs/rubato.md``).
 
 What the authors' reference (github.com/KAIST-CryptLab/Rubato, commit 145ee37) computes, in the
 reference loop's time order, from the constant initial state ``x = (1, 2, ..., n)``::
@@ -12,7 +12,7 @@ All arithmetic is in Z_q on canonical residues.  The state is ``x[row*v + col]``
 Each layer is its own function so hardware can be compared after every layer; the
 :class:`RubatoTrace` records exactly the states the KAT JSON files record, under the same names.
 
-Messages (SPEC.md §7, the *intended* scheme; the reference's avx2 bit-cast defect is not
+Messages (docs/rubato.md §5, the *intended* scheme; the reference's avx2 bit-cast defect is not
 modelled): ``c_i = (out_i + floor(fl32(fl32(Delta * m_i) + 0.5))) mod q`` with
 ``Delta = float32(q)/16``, and decryption ``m'_i = centre((c_i - z_i) mod q) / Delta``.
 """
@@ -36,7 +36,7 @@ __all__ = [
     "decryption_error_bound",
 ]
 
-# SPEC.md §6: "entry 4 of the shared table is 2147483647 (2^31-1) instead of about 2136316068".
+# docs/rubato.md §4: "entry 4 of the shared table is 2147483647 (2^31-1) instead of about 2136316068".
 # 2136316068 = floor(2^31 * P(|X| <= 4)) for the width s = 4.1 of Par-128M/L.
 _CORRECTED_ENTRY_4 = 2136316068
 
@@ -203,7 +203,7 @@ def keystream(params, key: Sequence[int], nonce: int, counter: int, *,
 
 
 def corrected_cdf_table(params) -> tuple[int, ...]:
-    """The noise table with the Par-128M/L defect repaired (entry 4 = 2136316068, SPEC.md §6).
+    """The noise table with the Par-128M/L defect repaired (entry 4 = 2136316068, docs/rubato.md §4).
 
     For the four sets without the defect this is ``params.cdf_table`` itself.  The reference
     does NOT use this table; it exists to find the words the defect affects.
@@ -279,7 +279,7 @@ def encrypt(params, keystream_with_noise: Sequence[int], message: Sequence[float
 
 def decrypt(params, key: Sequence[int], nonce: int, counter: int,
             ciphertext: Sequence[int]) -> list[float]:
-    """Decryption (SPEC.md §7): m'_i = centre((c_i - z_i) mod q) / Delta, z the noiseless keystream.
+    """Decryption (docs/rubato.md §5): m'_i = centre((c_i - z_i) mod q) / Delta, z the noiseless keystream.
 
     ``centre`` maps to (-q/2, q/2] (q is odd: values above (q-1)/2 lose q).  The result is
     ``m_i + (e_i + rounding)/Delta``: approximate by design, within

@@ -11,8 +11,8 @@ Two families live here:
 * the CKKS-side samplers (secret/ephemeral ternary, error Gaussian, uniform ``a``), keyed by
   :func:`seeded_xof` (SHAKE256 of seed || domain byte || nonce), with the domains of
   :class:`Domain`;
-* the Rubato samplers exactly as the authors' reference computes them (``shared/kat/rubato/
-  SPEC.md`` sections 5 and 6): round constants and the CDF-table noise, defect included.
+* the Rubato samplers exactly as the authors' reference computes them (``docs/rubato.md``
+  sections 3 and 4): round constants and the CDF-table noise, defect included.
 
 Signed samples are Python ints; :func:`to_residues` maps them into ``[0, q)`` for any RNS prime,
 so one sample serves every prime of the modulus chain.
@@ -272,7 +272,7 @@ def gaussian_cdt_table(sigma=3.2, bound_sigmas=6, bits: int = 63) -> tuple[int, 
     rounded, round half to even), so ``T[k] < u`` for a uniform ``bits``-bit ``u`` holds with
     probability ``1 - round(2^bits P(|X| <= k)) / 2^bits``.  ``P(|X| <= B) = 1`` needs no entry.
     The "minus one" makes the comparison rule "count entries strictly below u" the same as in
-    Rubato's noise sampler (SPEC.md §6), so one comparator design serves both.
+    Rubato's noise sampler (docs/rubato.md §4), so one comparator design serves both.
 
     Parameters
     ----------
@@ -346,7 +346,7 @@ def to_residues(values: Sequence[int], q: int) -> list[int]:
 
 
 # --------------------------------------------------------------------------------------------
-# Rubato (shared/kat/rubato/SPEC.md sections 5 and 6)
+# Rubato (docs/rubato.md sections 3 and 4)
 # --------------------------------------------------------------------------------------------
 
 RUBATO_XOFS = ("shake256", "aes128-ctr")
@@ -355,7 +355,7 @@ AES-128-CTR (``avx2/`` default, the KATs' ``alternative_xof_vectors``)."""
 
 
 class Aes128CtrStream:
-    """AES-128 in CTR mode as a byte stream (the reference's ``XOF_AES``, SPEC.md §5).
+    """AES-128 in CTR mode as a byte stream (the reference's ``XOF_AES``, docs/rubato.md §3).
 
     The stream is the encryption of zero bytes: block i is AES_key(IV + i) with the 128-bit
     counter block incremented big-endian (OpenSSL CTR).  Needs the ``cryptography`` package
@@ -406,7 +406,7 @@ def rubato_xof(data: bytes, xof: str = "shake256") -> ByteStream:
 
 
 def rubato_round_constants(params, nonce: int, counter: int, *, xof: str = "shake256"):
-    """Rubato's round constants for one keystream block (SPEC.md §5).
+    """Rubato's round constants for one keystream block (docs/rubato.md §3).
 
     A fresh XOF absorbs ``nonce LE64 || counter LE64`` (16 bytes, no key, no domain byte).
     Candidates are consecutive 4-byte little-endian words, ANDed with ``2^q_bits - 1``; a
@@ -441,7 +441,7 @@ def rubato_round_constants(params, nonce: int, counter: int, *, xof: str = "shak
 
 
 def rubato_noise_from_words(words: Sequence[int], table: Sequence[int]) -> list[int]:
-    """Rubato's CDF-table noise for given 32-bit words (SPEC.md §6).
+    """Rubato's CDF-table noise for given 32-bit words (docs/rubato.md §4).
 
     For each word w: ``b = w & 1``, ``u = w >> 1`` (31 bits), ``|e| = #{k : table[k] < u}``
     (strictly less, every entry compared, the table used exactly as given even if not

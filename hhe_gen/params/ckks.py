@@ -182,7 +182,7 @@ class CKKSParams:
         return level
 
     def interchange(self) -> dict:
-        """The parameters in the JSON interchange format (DESIGN.md section 7)."""
+        """The parameters in the JSON interchange format (docs/interchange.md)."""
         out = {"LogN": self.log_n, "Q": list(self.moduli), "LogDefaultScale": self.log_scale}
         if self.special_moduli:
             out["P"] = list(self.special_moduli)

@@ -1,12 +1,12 @@
 """The six Rubato parameter sets (Par-80S/M/L, Par-128S/M/L) as validated, immutable objects.
 
-Source: ``shared/kat/rubato/SPEC.md`` section 1 (which follows ``parms.h`` of the authors'
+Source: ``docs/rubato.md`` section 1 (which follows ``parms.h`` of the authors'
 reference code, github.com/KAIST-CryptLab/Rubato commit 145ee37) and the ``params`` block of each
-``shared/kat/rubato/rubato_<set>.json`` file.  The noise CDF tables below are the numbers of
+``hhe_gen/data/kat/rubato/rubato_<set>.json`` file.  The noise CDF tables below are the numbers of
 ``params.noise.cdf_table`` of those JSON files (which are the tables of the reference's
-``parms.h``), copied as published, including the Par-128M/L defect (entry 4 = 2^31 - 1, SPEC.md
-section 6).  The older RtF/Go table of Rubato parameters is deliberately *not* used (SPEC.md
-section 1, last bullet).
+``parms.h``), copied as published, including the Par-128M/L defect (entry 4 = 2^31 - 1,
+docs/rubato.md section 4).  The older RtF/Go table of Rubato parameters is deliberately *not*
+used: the known-answer vectors come from the reference code, whose sets are these.
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ def _is_prime(n: int) -> bool:
 
 @dataclass(frozen=True)
 class RubatoParams:
-    """One Rubato parameter set (SPEC.md section 1).  Validated on construction.
+    """One Rubato parameter set (docs/rubato.md §1).  Validated on construction.
 
     Members
     -------
@@ -73,7 +73,7 @@ class RubatoParams:
     circulant : tuple[int,...]  first row c of the MixColumns/MixRows circulant matrix
     noise_width_s : float       Gaussian width s = alpha*q (density exp(-pi x^2 / s^2))
     noise_sigma : float         standard deviation s / sqrt(2 pi), as listed in the KAT files
-    cdf_table : tuple[int,...]  31-bit noise CDF table exactly as in the reference (SPEC.md §6)
+    cdf_table : tuple[int,...]  31-bit noise CDF table exactly as in the reference (docs/rubato.md §4)
     cdf_table_defect : bool     True for Par-128M/L (entry 4 is 2^31-1, table not monotone)
 
     Derived (properties): ``mask`` = 2^q_bits - 1, ``delta`` = float32(q)/16 as a Python float,
@@ -125,7 +125,7 @@ class RubatoParams:
 
     @property
     def delta(self) -> float:
-        """Message scale Delta = float32(q) / 16 (SPEC.md §7), e.g. 4120576.0 for the 26-bit q."""
+        """Message scale Delta = float32(q) / 16 (docs/rubato.md §5), e.g. 4120576.0 for the 26-bit q."""
         return float(np.float32(self.q) / np.float32(16))
 
     @property
@@ -145,7 +145,7 @@ def _make(name, v, l, q, rounds, s, sigma, table, defect=False):
                         cdf_table=table, cdf_table_defect=defect)
 
 
-# SPEC.md section 1; sigma values as listed in the KAT files (params.noise.std_dev_sigma).
+# docs/rubato.md §1; sigma values as listed in the KAT files (params.noise.std_dev_sigma).
 RUBATO_SETS: dict[str, RubatoParams] = {
     p.name: p for p in (
         _make("Par-80S", 4, 12, 0x3EE0001, 2, 11.1, 4.428259, _CDF_80S),

@@ -1,5 +1,5 @@
 """The Rubato proofs (SymbiYosys) registered in hhe_gen.formal.rubato.proofs give their expected
-verdicts: the datapath equals SPEC.md's layers at a small modulus, and wrong specifications are
+verdicts: the datapath equals the layers of docs/rubato.md section 2 at a small modulus, and wrong specifications are
 refuted.  The quick selection runs by default; the further sizes are slow."""
 
 import pytest

@@ -1,4 +1,4 @@
-"""The golden models against Lattigo v6 (DESIGN.md section 5, layer 1).
+"""The golden models against Lattigo v6 (the first verification layer: each model against an independent reference).
 
 - NTT: bit-exact with Lattigo for every prime of every preset, and the same psi;
 - encoder: the model's plaintext equals Lattigo's, coefficient by coefficient, or differs by 1 where

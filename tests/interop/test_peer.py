@@ -152,7 +152,7 @@ def test_primes_roots_have_the_right_order(peer, log_n, bits):
         assert pow(psi, n, qi) == qi - 1
         for f in prime_factors(qi - 1):
             assert pow(g, (qi - 1) // f, qi) != 1, f"g = {g} is not a primitive root mod {qi}"
-        assert pow(g, (qi - 1) // (2 * n), qi) == psi  # DESIGN.md section 4
+        assert pow(g, (qi - 1) // (2 * n), qi) == psi  # docs/conventions.md section 2
 
 
 def test_prime_factor_helper_is_right():

@@ -12,7 +12,7 @@ Each unit sits in ``hhe_gen.flow.synth.TimingHarness`` (inputs from a shift regi
 XOR-folded into registered pins, ``en`` tied high), so every path is register to register; the
 area is the unit's own. Two reference rows show what Yosys does with a Barrett written naively
 with Amaranth's ``*`` (``NaiveBarrett``): "naive-staged" (a register after each of the three
-products: the DESIGN.md baseline of 27 MULT18X18D / 42-54 MHz) and "naive-comb" (registers only
+products: the measured baseline of 27 MULT18X18D / 42-54 MHz) and "naive-comb" (registers only
 at the inputs and the output). Two more show the DSP ceiling on ECP5: one MULT18X18D as Yosys
 maps a ``*`` (no internal registers) and one with its input and output registers on
 (``Mult18x18D``).
