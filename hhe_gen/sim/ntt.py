@@ -1,4 +1,4 @@
-"""Run :class:`~.iterative.IterativeNtt` in Amaranth's simulator (tests and benchmarks).
+"""Run :class:`~hhe_gen.cores.ntt.IterativeNtt` in Amaranth's simulator (tests and benchmarks).
 
 :func:`simulate` sends a list of jobs (polynomial, inverse, prime index) through the core's
 streams, optionally with random gaps on both streams, and returns every job's output with the

@@ -1,4 +1,4 @@
-"""Run :class:`~.pipelined.PipelinedNtt` in Amaranth's simulator or in Verilator (tests, benchmarks).
+"""Run :class:`~hhe_gen.cores.ntt.PipelinedNtt` in Amaranth's simulator or in Verilator (tests, benchmarks).
 
 Both return, per polynomial, the output in the model's list order (``to_model_order`` applied),
 the cycle its first and last input beats were taken and the cycle its first and last output

@@ -1,4 +1,4 @@
-"""Drive a :class:`~.core.RubatoCore` in Amaranth's simulator: key, seed, blocks, probes."""
+"""Drive a :class:`~hhe_gen.cores.rubato.RubatoCore` in Amaranth's simulator: key, seed, blocks, probes."""
 
 from __future__ import annotations
 
