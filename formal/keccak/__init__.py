@@ -21,7 +21,7 @@ that must be refuted) are registered in :mod:`.proofs`.
 
 Each harness has a ``.sby`` file next to this module that reads ``design.il``; :func:`prove`
 writes the harness's RTLIL and the ``.sby`` into a work folder and runs it with
-:func:`hhe_gen.flow.toolchain.run_sby`.  A harness's ``prove_depth`` / ``cover_depth`` attributes,
+:func:`hhe_gen.flow.sby.run_sby`.  A harness's ``prove_depth`` / ``cover_depth`` attributes,
 when present, replace the file's depths for its configuration.
 """
 
@@ -78,7 +78,7 @@ def prove(name: str, workdir, *, tasks=None, timeout: float | None = None, **par
     """
     from amaranth.back import rtlil
 
-    from hhe_gen.flow.toolchain import run_sby
+    from hhe_gen.flow.sby import run_sby
 
     top = harness(name, **params)
     workdir = Path(workdir)

@@ -26,7 +26,7 @@ sampler``.
 
 Each harness has a ``.sby`` file next to this module (tasks ``prove`` and ``cover``) that reads
 ``design.il``; :func:`prove` writes the harness's RTLIL and the ``.sby`` into a work folder and
-runs it with :func:`hhe_gen.flow.toolchain.run_sby` (a harness's ``prove_depth`` / ``cover_depth``
+runs it with :func:`hhe_gen.flow.sby.run_sby` (a harness's ``prove_depth`` / ``cover_depth``
 attributes, when present, replace the file's depths for its configuration).
 """
 
@@ -96,7 +96,7 @@ def prove(name: str, workdir, *, tasks=("prove", "cover"), timeout: float | None
     -------
     dict[str, SbyResult]   one result per task (``.passed``, ``.status``, ``.log``)
     """
-    from hhe_gen.flow.toolchain import run_sby
+    from hhe_gen.flow.sby import run_sby
 
     workdir = Path(workdir)
     workdir.mkdir(parents=True, exist_ok=True)

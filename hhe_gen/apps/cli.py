@@ -2,7 +2,8 @@
 
     hhe-gen params [PRESET] [--json]
     hhe-gen primes --n N --bits B --count C [--form ntt|dna-hhe|abc-fhe] [--json]
-    hhe-gen kat rubato FILE... [--on model|rtl] [--trace] [--lanes L] [--multiplier M] [--verbose]
+    hhe-gen kat rubato [FILE...] [--on model|rtl] [--check-derivation] [--trace] [--lanes L]
+                       [--multiplier M] [--verbose]
     hhe-gen ckks keygen  [--params P] [--seed S] -o keys.json
     hhe-gen ckks encrypt [--params P] --keys keys.json --in slots.json [--mode pk|sk] [--seed S] -o ct.json
     hhe-gen ckks decrypt [--params P] --keys keys.json --in ct.json -o slots.json
@@ -10,9 +11,11 @@
                          [--banking dual|single] [--twiddles rom|otf] [--arch iterative|sdf|mdc [--direction D]] -o DIR
     hhe-gen generate ifft|fft|encoder|decoder --n N --lanes P [--width W --frac-bits F]
                          [--log-scale S] [--bits B --count L | --primes q,...] -o DIR
+                         (both: [--vectors K] [--seed S] [--keep-src]; vectors come with a testbench)
     hhe-gen bench [GROUP...] [--quick] [--json FILE]
     hhe-gen prove [GROUP...] [--quick] [--json FILE] [--workdir DIR] [--timeout S] [--only NAME...]
-    hhe-gen demo
+    hhe-gen mutate [FAMILY...] [--sample K] [--seed S] [--json FILE]
+    hhe-gen demo [--preset P] [--no-lattigo] [--seed S]
     hhe-gen doctor
 
 Every bad parameter ends the command with a one-line error naming it and exit status 2; so does a

@@ -48,7 +48,7 @@ def run_demo(preset_name: str = "dna-hhe", use_lattigo: bool = True, seed: int =
     slots = sample_slots(p.slots, seed)
     pt, t = _timed(lambda: ckks.encode(p, slots))
     rows.append(("encode (model)", "", f"{t:.0f}"))
-    ct, t = _timed(lambda: ckks.encrypt_pk(p, keys, pt, seed + 1))
+    ct, t = _timed(lambda: ckks.encrypt_pk(p, keys, pt, (seed + 1) % (1 << 256)))
     rows.append(("encrypt, public key (model)", "", f"{t:.0f}"))
 
     out, t = _timed(lambda: ckks.decrypt_slots(p, keys.sk, ct))

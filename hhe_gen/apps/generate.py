@@ -3,17 +3,23 @@
     hhe-gen generate ntt --n N --lanes P [--bits W --count C | --primes q1,q2,...]
                          [--reducer KIND] [--banking dual|single] [--twiddles rom|otf]
                          [--arch iterative|sdf|mdc] [--latency L] [--target ecp5|xilinx|generic]
-                         [--vectors K] [--seed S] [--name NAME] -o DIR
+                         [--vectors K] [--seed S] [--name NAME] [--keep-src] -o DIR
 
 Each generator validates its parameters (a :class:`~hhe_gen.params.ParameterError` names the bad
 one and its allowed range), builds the Amaranth component, and writes it with
-:func:`hhe_gen.flow.verilog.write_core`.
+:func:`hhe_gen.flow.verilog.write_core`: the Verilog (reproducible, no absolute paths, unless
+``--keep-src``), the manifest, the vectors and - with vectors - a self-checking Verilog testbench
+replaying them (``<name>_tb.v``, hex files, ``<name>_README.txt``; :mod:`hhe_gen.flow.testbench`).
+The iterative core's testbench sends one ``cmd`` (inverse, sel) and N/P input beats per vector
+case and expects the N/P output beats; the pipelined cores' testbenches send the polynomials back
+to back and expect every output beat with its ``sel`` and ``last`` fields.
 """
 
 from __future__ import annotations
 
 import random
 
+from hhe_gen.params.checks import check_int
 from hhe_gen.params.errors import ParameterError
 
 __all__ = ["ntt_primes_for", "generate_ntt", "NTT_ARCHS", "REDUCERS", "DIRECTIONS"]
@@ -46,7 +52,18 @@ def _ntt_reducer_params(reducer: str, bits: int, n: int) -> dict:
         raise ParameterError("reducer", reducer, "one of " + ", ".join(REDUCERS))
     if reducer == "special-barrett":
         return {"k": bits}
+    if reducer == "montgomery":
+        # word-level Montgomery needs q = 1 (mod 2^w); NTT primes are 1 (mod 2N): w = log2(2N) (<= 18)
+        return {"width": max(16, bits), "word_bits": min(18, n.bit_length())}
     return {"width": max(16, bits)}
+
+
+def _pack(values, bits: int) -> int:
+    return sum(int(v) << (i * bits) for i, v in enumerate(values))
+
+
+def _beats(coeffs, lanes: int, bits: int) -> list[int]:
+    return [_pack(coeffs[b * lanes:(b + 1) * lanes], bits) for b in range(len(coeffs) // lanes)]
 
 
 def _twiddle_memory(core) -> dict:
@@ -65,7 +82,8 @@ def _twiddle_memory(core) -> dict:
 def generate_ntt(n: int, lanes: int, out_dir, *, bits: int | None = None, count: int = 1,
                  primes=None, reducer: str = "barrett", banking: str = "dual", twiddles: str = "rom",
                  arch: str = "iterative", latency: int | None = None, target: str = "ecp5",
-                 vectors: int = 2, seed: int = 1, name: str | None = None, direction: str = "both") -> dict:
+                 vectors: int = 2, seed: int = 1, name: str | None = None, direction: str = "both",
+                 keep_src: bool = False, testbench: bool = True) -> dict:
     """Generate an NTT/INTT core; returns the paths written and the manifest.
 
     Parameters
@@ -86,13 +104,18 @@ def generate_ntt(n: int, lanes: int, out_dir, *, bits: int | None = None, count:
                    of the inverse are under keys ``*_inverse``), "forward" or "inverse" (one module)
     vectors        random test polynomials per prime and direction (0: none), model outputs
     name           Verilog module name (default ``ntt_n<N>_p<P>``, pipelined ``ntt_<arch>_n<N>_p<P>``)
+    keep_src       keep Amaranth's ``src`` attributes (absolute paths) in the Verilog
+    testbench      with vectors: also write the self-checking testbench replaying them
+                   (paths key ``"testbench"``)
     """
-    from hhe_gen.models.ntt import intt, ntt
+    from hhe_gen.cores.ntt import check_n
     from hhe_gen.flow.verilog import check_name
+    from hhe_gen.models.ntt import intt, ntt
     if arch not in NTT_ARCHS:
         raise ParameterError("arch", arch, "one of " + ", ".join(NTT_ARCHS))
-    if not isinstance(vectors, int) or isinstance(vectors, bool) or not 0 <= vectors <= 64:
-        raise ParameterError("vectors", vectors, "0 .. 64 polynomials per prime and direction")
+    check_n(n)
+    check_int("vectors", vectors, 0, 64, "0 .. 64 polynomials per prime and direction")
+    check_int("seed", seed, 0, (1 << 256) - 1)
     if primes is None:
         if bits is None:
             raise ParameterError("bits", bits, "a prime width 16 .. 64 (or give --primes)")
@@ -108,7 +131,7 @@ def generate_ntt(n: int, lanes: int, out_dir, *, bits: int | None = None, count:
             raise ParameterError("direction", direction, "one of " + ", ".join(DIRECTIONS))
         name = check_name(name or f"ntt_{arch}_n{n}_p{lanes}")
         return _generate_pipelined(n, lanes, out_dir, primes, reducer, reducer_params, arch, latency, target,
-                                   vectors, seed, name, direction)
+                                   vectors, seed, name, direction, keep_src, testbench)
     name = check_name(name or f"ntt_n{n}_p{lanes}")
     from hhe_gen.cores.ntt import IterativeNtt
     from hhe_gen.flow.verilog import write_core
@@ -156,7 +179,14 @@ def generate_ntt(n: int, lanes: int, out_dir, *, bits: int | None = None, count:
         vec = {"n": n, "lanes": lanes, "qbits": core.qbits, "seed": seed,
                "packing": "beat b holds coefficients b*P .. b*P+P-1; coefficient p in bits [p*qbits, (p+1)*qbits)",
                "cases": cases}
-    paths = write_core(core, name, out_dir, manifest, vec)
+    tb = None
+    if vec is not None and testbench:
+        inv_off, sel_off = core.cmd_layout["inverse"].offset, core.cmd_layout["sel"].offset
+        tb = {"inputs": {"cmd": [c["inverse"] << inv_off | c["sel"] << sel_off for c in cases],
+                         "i_stream": [w for c in cases for w in _beats(c["input"], lanes, core.qbits)]},
+              "outputs": {"o_stream": [w for c in cases for w in _beats(c["output"], lanes, core.qbits)]},
+              "cycles": sum(core.command_cycles(bool(c["inverse"])) for c in cases)}
+    paths = write_core(core, name, out_dir, manifest, vec, testbench=tb, keep_src=keep_src)
     return {"paths": {k: str(v) if v else None for k, v in paths.items()}, "manifest": manifest}
 
 
@@ -187,7 +217,7 @@ def _pipelined_memories(core) -> dict:
 
 
 def _generate_pipelined(n, lanes, out_dir, primes, reducer, reducer_params, arch, latency, target,
-                        vectors, seed, name, direction) -> dict:
+                        vectors, seed, name, direction, keep_src=False, testbench=True) -> dict:
     from hhe_gen.cores.ntt import PipelinedNtt
     from hhe_gen.models.ntt import intt, ntt
     from hhe_gen.flow.verilog import check_name, write_core
@@ -254,7 +284,18 @@ def _generate_pipelined(n, lanes, out_dir, primes, reducer, reducer_params, arch
                    "packing": "beat b holds input coefficients b*P .. b*P+P-1; output beat b lane l holds "
                               "output_stream[b*P + l] (= output[output_positions[b*P + l]])",
                    "cases": cases}
-        paths = write_core(core, mod, out_dir, manifest, vec)
+        tb = None
+        if vec is not None and testbench:
+            qb, isel = core.qbits, core.i_layout["sel"].offset
+            osel, olast = core.o_layout["sel"].offset, core.o_layout["last"].offset
+            ins, outs = [], []
+            for c in cases:
+                ins += [w | c["sel"] << isel for w in _beats(c["input"], lanes, qb)]
+                outs += [w | c["sel"] << osel | int(b == beats - 1) << olast
+                         for b, w in enumerate(_beats(c["output_stream"], lanes, qb))]
+            tb = {"inputs": {"i_stream": ins}, "outputs": {"o_stream": outs},
+                  "cycles": len(cases) * (core.cycles_per_polynomial + core.latency)}
+        paths = write_core(core, mod, out_dir, manifest, vec, testbench=tb, keep_src=keep_src)
         suffix = "_inverse" if (inv and direction == "both") else ""
         for k, v in paths.items():
             result["paths"][k + suffix] = str(v) if v else None

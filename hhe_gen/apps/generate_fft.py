@@ -4,10 +4,14 @@ CKKS special FFT / IFFT cores and the CKKS encoder / decoder (issue #5).
     hhe-gen generate {fft,ifft,encoder,decoder} --n N --lanes P [--width W --frac-bits F]
                      [--rounding half-up|half-even] [--log-scale S] [--bits B --count L | --primes q,..]
                      [--latency BL] [--target ecp5|xilinx|generic] [--vectors K] [--seed S]
-                     [--name NAME] -o DIR
+                     [--name NAME] [--keep-src] -o DIR
 
 ``N`` is the ring degree for every kind (n = N/2 slots).  The files are written by
-:func:`hhe_gen.flow.verilog.write_core` (``<name>.v``, ``<name>.json``, ``<name>_vectors.json``).
+:func:`hhe_gen.flow.verilog.write_core` (``<name>.v``, ``<name>.json``, ``<name>_vectors.json``,
+and with vectors the self-checking testbench ``<name>_tb.v`` replaying every case's
+``input_beats`` into ``i_stream`` and expecting its ``output_beats`` from ``o_stream``, with its
+hex files and ``<name>_README.txt``; :mod:`hhe_gen.flow.testbench`).  The Verilog carries no
+absolute path unless ``keep_src``.
 
 Vectors are computed by the golden models (:mod:`hhe_gen.models.fft`,
 :mod:`hhe_gen.models.ckks_fixed`), in the port encoding: a beat is the integer the payload port
@@ -29,18 +33,13 @@ import cmath
 import math
 import random
 
+from hhe_gen.params.checks import check_int
 from hhe_gen.params.errors import ParameterError
 
 __all__ = ["generate_fft", "FFT_KINDS"]
 
 FFT_KINDS = ("ifft", "fft", "encoder", "decoder")
 ROUNDINGS = ("half-up", "half-even")
-
-
-def _check_int(value, name, low, high, what=None):
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise ParameterError(name, value, what or f"an integer {low} .. {high}")
-    return value
 
 
 def _pack(values, lane_bits):
@@ -84,7 +83,8 @@ def _fft_cycles(fft) -> dict:
 def generate_fft(kind: str, n: int, lanes: int, out_dir, *, width: int = 29, frac_bits: int = 26,
                  rounding: str = "half-up", log_scale: int | None = None, bits: int | None = None,
                  count: int = 1, primes=None, latency: int | None = None, target: str = "ecp5",
-                 vectors: int = 2, seed: int = 1, name: str | None = None) -> dict:
+                 vectors: int = 2, seed: int = 1, name: str | None = None, keep_src: bool = False,
+                 testbench: bool = True) -> dict:
     """Generate one core of ``kind`` (:data:`FFT_KINDS`); returns ``{"paths", "manifest"}``.
 
     Parameters
@@ -100,6 +100,8 @@ def generate_fft(kind: str, n: int, lanes: int, out_dir, *, width: int = 29, fra
     target         the butterflies' DSP target
     vectors        random test inputs (0: none), outputs by the model
     name           Verilog module name (default ``<kind>_n<N>_p<P>``)
+    keep_src       keep Amaranth's ``src`` attributes (absolute paths) in the Verilog
+    testbench      with vectors: also write the self-checking testbench (paths key ``"testbench"``)
     """
     from hhe_gen.cores.arith.butterfly import pack_complex
     from hhe_gen.cores.ckks import Decoder, Encoder
@@ -110,15 +112,15 @@ def generate_fft(kind: str, n: int, lanes: int, out_dir, *, width: int = 29, fra
     from hhe_gen.flow.verilog import check_name, write_core
     if kind not in FFT_KINDS:
         raise ParameterError("kind", kind, "one of " + ", ".join(FFT_KINDS))
-    _check_int(n, "n", 16, 1 << 16, "a power of two 2^4 .. 2^16 (the ring degree N)")
+    check_int("n", n, 16, 1 << 16, "a power of two 2^4 .. 2^16 (the ring degree N)")
     if n & (n - 1):
         raise ParameterError("n", n, "a power of two 2^4 .. 2^16 (the ring degree N)")
-    _check_int(width, "width", 4, 64)
-    _check_int(frac_bits, "frac_bits", 1, width - 2, f"1 .. width - 2 = {width - 2}")
+    check_int("width", width, 4, 64)
+    check_int("frac_bits", frac_bits, 1, width - 2, f"1 .. width - 2 = {width - 2}")
     if rounding not in ROUNDINGS:
         raise ParameterError("rounding", rounding, "one of " + ", ".join(ROUNDINGS))
-    _check_int(vectors, "vectors", 0, 64)
-    _check_int(seed, "seed", 0, 1 << 63)
+    check_int("vectors", vectors, 0, 64)
+    check_int("seed", seed, 0, (1 << 256) - 1)
     fmt = fftm.FixedPointFormat(width, frac_bits, rounding)
     name = check_name(name or f"{kind}_n{n}_p{lanes}")
     slots = n // 2
@@ -162,8 +164,8 @@ def generate_fft(kind: str, n: int, lanes: int, out_dir, *, width: int = 29, fra
         if primes is None:
             if bits is None:
                 raise ParameterError("bits", bits, "a prime width (or give primes)")
-            _check_int(bits, "bits", 10, 62)
-            _check_int(count, "count", 1, 128 if kind == "encoder" else ckks_fixed.MAX_DECODER_PRIMES)
+            check_int("bits", bits, 10, 62)
+            check_int("count", count, 1, 128 if kind == "encoder" else ckks_fixed.MAX_DECODER_PRIMES)
             primes = ntt_primes(n, bits, count)
         primes = list(primes)
         if kind == "encoder":
@@ -231,6 +233,11 @@ def generate_fft(kind: str, n: int, lanes: int, out_dir, *, width: int = 29, fra
                "packing": "beat = the payload port's integer, lane l in bits [l*lane_bits, (l+1)*lane_bits); "
                           "complex values as [re, im] pairs of integers (value / 2^frac_bits)",
                "cases": cases}
-    paths = write_core(core, name, out_dir, manifest, vec)
+    tb = None
+    if vec is not None and testbench:
+        tb = {"inputs": {"i_stream": [w for c in cases for w in c["input_beats"]]},
+              "outputs": {"o_stream": [w for c in cases for w in c["output_beats"]]},
+              "cycles": len(cases) * core.cycles()}
+    paths = write_core(core, name, out_dir, manifest, vec, testbench=tb, keep_src=keep_src)
     return {"paths": {k: str(v) if v else None for k, v in paths.items()}, "manifest": manifest}
 

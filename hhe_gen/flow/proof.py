@@ -166,7 +166,7 @@ def run_proof(p: Proof, workdir=None, *, timeout: float | None = None,
         if not isinstance(result, ProofResult):
             raise TypeError(f"proof {p.key} returned {type(result).__name__}, not ProofResult")
     except Exception as exc:  # a broken harness must not hide the other proofs' results
-        from hhe_gen.flow.toolchain import ToolError, ToolMissing
+        from hhe_gen.flow.tools import ToolError, ToolMissing
         if isinstance(exc, ToolError) and exc.returncode is None:
             result = ProofResult("TIMEOUT", detail=str(exc).splitlines()[0])
         elif isinstance(exc, ToolMissing):

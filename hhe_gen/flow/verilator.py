@@ -1,7 +1,7 @@
 """Run an Amaranth component in Verilator: a small generic runner for long simulations.
 
 :func:`build` exports a ``wiring.Component`` to Verilog (``amaranth.back.verilog``, through the
-Yosys that :mod:`hhe_gen.flow.toolchain` finds), writes a C++ driver for its ports (:func:`driver_source`)
+Yosys that :mod:`hhe_gen.flow.tools` finds), writes a C++ driver for its ports (:func:`driver_source`)
 and compiles both with Verilator (``find_tool("verilator")``).  Builds are cached in a directory
 named by a hash of the Verilog, the driver and the flags (``~/.cache/hhe-gen/verilator/`` or
 ``$HHE_GEN_VERILATOR_CACHE``), so a second run of the same design costs nothing; a file lock
@@ -196,7 +196,9 @@ def build(component, name: str = "top", *, cache_dir: Path | None = None, timeou
     cache the build; returns a :class:`VerilatorModel`."""
     from amaranth.back import verilog
 
-    from hhe_gen.flow.toolchain import configure_amaranth, find_tool, run as run_tool
+    from hhe_gen.flow.environment import configure_amaranth
+    from hhe_gen.flow.runner import run as run_tool
+    from hhe_gen.flow.tools import find_tool
     configure_amaranth()
     port_list = ports(component)
     text = verilog.convert(component, name=name)

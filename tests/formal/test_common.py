@@ -13,7 +13,7 @@ from hhe_gen.formal.common.contract import induction_depth, pipeline_contract
 from hhe_gen.formal.common import sby as sby_module
 from hhe_gen.formal.common.sby import find_signal, formal_module, run_harness, sby_template, write_sby
 from hhe_gen.formal.common.stream import popcount, stream_harness
-from hhe_gen.flow.toolchain import ToolError
+from hhe_gen.flow.tools import ToolError
 
 pytestmark = pytest.mark.toolchain
 

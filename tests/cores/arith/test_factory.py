@@ -65,7 +65,7 @@ def test_modmul_errors():
 def test_verilog_export_54_bit_special_barrett(tmp_path):
     from amaranth.back import verilog
 
-    from hhe_gen.flow.toolchain import configure_amaranth
+    from hhe_gen.flow.environment import configure_amaranth
     configure_amaranth()
     ps = [p.q for p in dna_hhe_primes(54, 1 << 13, 10, count=2)]
     dut = SpecialBarrettMul(ps, 54, 13, latency=6)

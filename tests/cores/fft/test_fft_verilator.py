@@ -87,7 +87,8 @@ int main(int argc, char **argv) {
 def build(tmp_path, dut):
     from amaranth.back import verilog
 
-    from hhe_gen.flow.toolchain import configure_amaranth, run
+    from hhe_gen.flow.environment import configure_amaranth
+    from hhe_gen.flow.runner import run
     configure_amaranth()
     (tmp_path / "fft.v").write_text(verilog.convert(dut, name="fft"))
     (tmp_path / "driver.cpp").write_text(DRIVER)
