@@ -21,38 +21,22 @@ Datapath
   ``wr_decoder``) works from the stage counter and the cycle counter (a few constants per
   butterfly bit k in tables: the coset's lowest bit G0, the bank rotation G0 mod B, the pair bit's
   position and, for k < B-1, each lane's twiddle offset).
-* Crossbars between the 2^B' banks and the 2P operands: slot j of a cycle's coset sits in bank
-  bb XOR rotl(j, G0 mod B') (bb = bank(base) changes every cycle, the rotation and the slot's lane
-  only with the stage), so each crossbar is split into an XOR network on bb (B' levels of 2:1
-  multiplexers, word j <-> word j XOR 2^i at level i: 2^B' B' multiplexers per bit instead of
-  2^B' full 2^B':1 multiplexers) and a static permutation per butterfly bit k (per operand a
-  multiplexer over the few distinct sources it has across the stages, select = k), with a
-  pipeline register between the two.  Read: XOR network (cycle x+1, registered ``rz``), static
-  permutation into the operand registers (x+2).  Write: static permutation of the lanes' results
+* Crossbars between the 2^B' banks and the 2P operands (:mod:`.crossbar`): an XOR network on
+  bb = bank(base) and a static permutation per butterfly bit k, with a pipeline register between
+  the two.  Read: XOR network (cycle x+1, registered ``rz``), static permutation into the operand
+  registers (x+2).  Write: static permutation of the lanes' results
   into bank order (registered ``wvr``, cycle W-1), XOR network into the banks' write data (W).
   The unload reads through the read XOR network (beat word p = its output p: no multiplexer of
   its own) and the load writes through the write crossbar as the stage k = B-1 (slot p = lane p,
-  no rotation).  Measured at N = 2^13, P = 8, 54 bits (ECP5, Yosys): the Array-indexed 16:1
-  multiplexers of the previous version took ~51k of the core's 69k LUT4 (write side 33.5k: a
-  kpos multiplexer per slot re-expanded inside every bank's multiplexer; read side 12k; unload
-  5.3k), see ``hhe_gen.apps.bench.ntt``.
+  no rotation).
 * One :class:`hhe_gen.cores.arith.Butterfly` per lane (op ct forward, gs inverse; ``en`` = 1 always:
   a fixed pipeline, no data-dependent timing).
-* Twiddles, ``twiddles="rom"``: P ROM banks per :func:`~.plan.twiddle_rom` (2N words per prime;
-  the indices t of a cycle's lanes are one aligned block, so each ROM bank serves at most one
-  distinct index per cycle).  ``twiddles="otf"``: on the fly, each lane forms psi^e (e = brv(t), or
-  2N - brv(t) for the inverse) as hi[e >> h] * lo[e mod 2^h] with one more modular multiplier of
-  the butterfly's kind (its minimum latency X) from two small tables (:func:`~.plan.otf_tables`,
-  2^(n+1-h) + 2^h words per prime per lane, N = 2^13: 256 instead of 16384); the operands wait X
-  cycles in registers, so D grows by X.  Not the brief's "seed per stage and repeated
-  multiplication": in this schedule the twiddle index of a lane runs through bit-reversed
-  exponents and, in the low stages, changes every cycle, which a multiply-by-a-ratio loop of
-  latency X cannot follow; the two-table product has no loop.
-  A ROM bank larger than ``ROM_PIECE_WORDS`` (1024 words: one 1024 x 18 block RAM per 18 bits on
-  ECP5 and 7-series, no multiplexer inside) is built from pieces of that depth, each read into a
-  register next to its block RAM, then one registered piece multiplexer: X = 2 (measured: the
-  unpieced 24576-word ROM of N = 2^13, P = 2, three 54-bit primes left the multiplexer Yosys
-  builds behind the block RAMs as the critical path, 17.9 ns of which 16.2 ns routing, 55.8 MHz).
+* Twiddles (:mod:`.twiddle_source`), ``twiddles="rom"``: P ROM banks per :func:`~.plan.twiddle_rom`
+  (2N words per prime), built from registered pieces of ``ROM_PIECE_WORDS`` words above that
+  size (X = ``ROM_PIECE_LATENCY``); ``twiddles="otf"``: on the fly, each lane forms psi^e as
+  hi[e >> h] * lo[e mod 2^h] from two small tables (:func:`~.plan.otf_tables`) with one more
+  modular multiplier of the butterfly's kind (its minimum latency X); the operands wait X
+  cycles in registers, so D grows by X.
 * N^-1: the Butterfly's GS sum has no multiplier, so the inverse does not fold N^-1 into its last
   butterflies; instead the load path sends every coefficient through the same butterflies with op
   ``mul`` and b = N^-1 (forward: b = 1) - in Z_q the two orders give the same residues, and the
@@ -110,7 +94,7 @@ RACE's NTT_swap4 output reordering, with no reorder buffer, the results stay in 
 
 from __future__ import annotations
 
-from amaranth.hdl import Array, Cat, Const, Module, Mux, Signal, unsigned
+from amaranth.hdl import Array, Const, Module, Mux, Signal, unsigned
 from amaranth.lib import data, memory, stream, wiring
 from amaranth.lib.wiring import In, Out
 
@@ -121,9 +105,12 @@ from hhe_gen.params.errors import ParameterError
 
 from .address_decoder import NttAddressDecoder
 from .address_decoder import bank_of as _bank_of
-from .plan import (butterfly_choice, lane_multiplier, check_lanes, check_moduli, check_n, k_plan, lane_lo_slot,
-                   otf_tables, rotl, rotr, schedule_starts, twiddle_rom)
+from .crossbar import delay, delay_chain, read_operand, write_slots, xor_network
+from .iterative_control import IDLE, UNLOAD, controller
+from .plan import (butterfly_choice, lane_multiplier, check_lanes, check_moduli, check_n, k_plan, otf_tables,
+                   schedule_starts, twiddle_rom)
 from .single_port import single_port_starts
+from .twiddle_source import otf_twiddles, rom_twiddles
 
 __all__ = ["IterativeNtt", "TWIDDLES", "BANKING"]
 
@@ -273,199 +260,65 @@ class IterativeNtt(wiring.Component):
 
     # -- hardware ---------------------------------------------------------------------------------------
     def elaborate(self, platform):
+        """The core in parts, in this order, all in one module ``m``: the controller
+        (:mod:`.iterative_control`), the read decoder and the data banks, the twiddles, the unload
+        read side, the read crossbar, the operand registers and butterflies, the write crossbar and
+        the banks' ports.  ``s`` collects the signals the parts share."""
         m = Module()
-        n, n_log, P = self.n, self.n_log, self.lanes
-        B, BB = self.coset_bits, self.bank_bits
-        single = self.banking == "single"
-        nb, rows, crows = self.banks, n >> BB, n >> B          # banks, words per bank, cycles per stage
-        L, D, E = self.butterfly_latency, self.depth, self.out_regs
-        XW = self.xbar_regs[1]
-        qw, nsel = self.qbits, len(self.moduli)
-        lp = self.lanes_log
+        s = controller(m, self)
+        s.plans = [k_plan(kk, self.n_log, self.lanes) for kk in range(self.n_log)]
+        self._data_banks(m, s)
+        self._twiddles(m, s)
+        self._unload(m, s)
+        self._read_crossbar(m, s)
+        self._butterflies(m, s)
+        self._write_crossbar(m, s)
+        self._bank_ports(m, s)
+        return m
 
-        # ---- command registers and controller state
-        inverse = Signal(name="inverse")
-        sel = Signal(range(nsel), name="sel")
-        IDLE, LOAD, WAIT, RUN, UNLOAD = range(5)
-        state = Signal(range(5), name="state")
-        m.d.comb += self.busy.eq(state != IDLE)
-
-        beat = Signal(range(self.beats + 1), name="beat")         # load / unload beat counter
-        wait = Signal(range(self.load_wait + 1), name="wait")
-        total = max(self._totals.values())
-        run_cnt = Signal(range(total + 1), name="run_cnt")
-        stage = Signal(range(n_log + 1), name="stage")
-        cyc = Signal(range(max(crows, 2)), name="cyc")
-        active = Signal(name="stage_active")
-
-        starts_f = Array(Const(s, range(total + 1)) for s in self.starts[False] + (total,))
-        starts_i = Array(Const(s, range(total + 1)) for s in self.starts[True] + (total,))
-        stage_start = Mux(inverse, starts_i[stage], starts_f[stage])
-        t_last = Mux(inverse, self._totals[True] - 1, self._totals[False] - 1)
-
-        issue = Signal(name="issue")
-        load_take = Signal(name="load_take")
-        m.d.comb += self.cmd.ready.eq(state == IDLE)
-
-        with m.Switch(state):
-            with m.Case(IDLE):
-                with m.If(self.cmd.valid):
-                    m.d.sync += [inverse.eq(self.cmd.payload.inverse), sel.eq(self.cmd.payload.sel),
-                                 state.eq(LOAD), beat.eq(0)]
-            with m.Case(LOAD):
-                m.d.comb += [self.i_stream.ready.eq(1), load_take.eq(self.i_stream.valid)]
-                with m.If(self.i_stream.valid):
-                    m.d.sync += beat.eq(beat + 1)
-                    with m.If(beat == self.beats - 1):
-                        m.d.sync += [state.eq(WAIT), wait.eq(0)]
-            with m.Case(WAIT):
-                m.d.sync += wait.eq(wait + 1)
-                with m.If(wait == self.load_wait - 1):
-                    m.d.sync += [state.eq(RUN), run_cnt.eq(0), stage.eq(0), cyc.eq(0), active.eq(0)]
-            with m.Case(RUN):
-                m.d.sync += run_cnt.eq(run_cnt + 1)
-                with m.If((stage < n_log) & (active | (run_cnt == stage_start))):
-                    m.d.comb += issue.eq(1)
-                    m.d.sync += [active.eq(1), cyc.eq(cyc + 1)]
-                    with m.If(cyc == crows - 1):
-                        m.d.sync += [active.eq(0), cyc.eq(0), stage.eq(stage + 1)]
-                with m.If(run_cnt == t_last):
-                    m.d.sync += [state.eq(UNLOAD), beat.eq(0)]
-
-        def delay_chain(sig, cycles, name):
-            """[sig, sig delayed 1, .., sig delayed ``cycles``] (registers ``<name>_d1`` ..)."""
-            chain = [sig]
-            for i in range(cycles):
-                r = Signal.like(sig, name=f"{name}_d{i + 1}") if isinstance(sig, Signal) else \
-                    Signal(len(sig), name=f"{name}_d{i + 1}")
-                m.d.sync += r.eq(chain[-1])
-                chain.append(r)
-            return chain
-
-        def delay(sig, cycles, name):
-            return delay_chain(sig, cycles, name)[-1]
-
-        def stage_k(stg):
-            """The butterfly bit k of stage ``stg`` (forward n-1-s, inverse s)."""
-            return Mux(inverse, stg, n_log - 1 - stg)
-
-        def xor_network(words, select, name):
-            """out[j] = words[j ^ select] (``select`` B' bits): B' levels of 2:1 multiplexers, level i
-            swapping the words j and j ^ 2^i when bit i of ``select`` is set."""
-            for i in range(len(select)):
-                level = []
-                for j, word in enumerate(words):
-                    s = Signal(qw, name=f"{name}{i}_{j}")
-                    m.d.comb += s.eq(Mux(select[i], words[j ^ (1 << i)], word))
-                    level.append(s)
-                words = level
-            return words
-
-        def static_select(k, sources, name):
-            """A word chosen by the butterfly bit k among ``sources[kk]`` (one per k; None: don't
-            care): one multiplexer input per distinct source, the most frequent one the default."""
-            groups = {}
-            for kk, src in enumerate(sources):
-                if src is not None:
-                    groups.setdefault(id(src), (src, []))[1].append(kk)
-            order = sorted(groups.values(), key=lambda g: -len(g[1]))
-            out = Signal(qw, name=name)
-            if not order:                              # never used (single-port: some banks)
-                return out
-            if len(order) == 1:
-                m.d.comb += out.eq(order[0][0])
-                return out
-            with m.Switch(k):
-                for src, ks in order[1:]:
-                    with m.Case(*ks):
-                        m.d.comb += out.eq(src)
-                with m.Default():
-                    m.d.comb += out.eq(order[0][0])
-            return out
-
-        plans = [k_plan(kk, n_log, P) for kk in range(n_log)]
-
-        # ---- address decoders (cores/ntt/address_decoder.py): the read side from the controller's
-        # stage and cycle position, the write side (below) from the same values delayed D cycles
-        m.submodules.rd_decoder = rd = NttAddressDecoder(n, P, self.banking)
-        m.d.comb += [rd.stage.eq(stage), rd.cyc.eq(cyc), rd.inverse.eq(inverse)]
-
-        # ---- data memories: one read port and one write port per bank; dual: the read port is
-        # transparent for the write port; single: the two ports share one address and are never
-        # enabled together (a 1RW bank)
-        banks = []
-        for b in range(nb):
-            mem = memory.Memory(shape=qw, depth=rows, init=[])
+    def _data_banks(self, m, s):
+        """The read address decoder (``s.rd``, :mod:`.address_decoder`: from the controller's stage
+        and cycle position; the write side's, in ``_bank_ports``, from the same values delayed D
+        cycles) and the data memories (``s.banks``: (read port, write port) per bank; dual: the read
+        port is transparent for the write port; single: the two ports share one address and are
+        never enabled together, a 1RW bank)."""
+        m.submodules.rd_decoder = rd = NttAddressDecoder(self.n, self.lanes, self.banking)
+        m.d.comb += [rd.stage.eq(s.stage), rd.cyc.eq(s.cyc), rd.inverse.eq(s.inverse)]
+        s.rd = rd
+        s.banks = []
+        for b in range(self.banks):
+            mem = memory.Memory(shape=self.qbits, depth=self.n >> self.bank_bits, init=[])
             m.submodules[f"bank{b}"] = mem
             wp = mem.write_port()
-            rp = mem.read_port(transparent_for=() if single else (wp,))
-            banks.append((rp, wp))
+            rp = mem.read_port(transparent_for=() if self.banking == "single" else (wp,))
+            s.banks.append((rp, wp))
 
-        # ---- twiddles: addressed one cycle after the read (the data meets the operands, which
-        # spend one cycle more in the read crossbar)
-        factors = self.factors
-        X = self.tw_latency
+    def _twiddles(self, m, s):
+        """The lanes' twiddles (:mod:`.twiddle_source`), addressed one cycle after the read (the data
+        meets the operands, which spend one cycle more in the read crossbar): ``s.rom_words`` (rom)
+        or ``s.tw_lane`` (otf)."""
+        n, P = self.n, self.lanes
         if self.twiddles == "rom":
-            rom = twiddle_rom(n, P, self.moduli, factors)
+            rom = twiddle_rom(n, P, self.moduli, self.factors)
             assert len(rom[0]) == self.rom_words
             rom_rows = n // P
             rom_addr = Signal(range(len(rom[0])), name="rom_addr")
-            m.d.sync += rom_addr.eq((rd.t0 >> lp) + (sel * 2 + inverse) * rom_rows)
-            rom_words = []          # per lane: the word read (cycle x+2, or x+2+X from pieces)
-            pw = self.rom_piece_words
-            if self.rom_pieces > 1:     # the piece index, aligned with the pieces' registers
-                which = delay(rom_addr[pw.bit_length() - 1:], 2, "tw_piece_sel")
-            for lane in range(P):
-                if self.rom_pieces == 1:
-                    mem = memory.Memory(shape=qw, depth=len(rom[lane]), init=rom[lane])
-                    m.submodules[f"twiddle_rom{lane}"] = mem
-                    rp = mem.read_port()
-                    m.d.comb += [rp.addr.eq(rom_addr), rp.en.eq(1)]
-                    rom_words.append(rp.data)
-                    continue
-                piece_q = []
-                for i in range(self.rom_pieces):
-                    words = rom[lane][i * pw:(i + 1) * pw]
-                    mem = memory.Memory(shape=qw, depth=len(words), init=words)
-                    m.submodules[f"twiddle_rom{lane}_{i}"] = mem
-                    rp = mem.read_port()
-                    m.d.comb += [rp.addr.eq(rom_addr[:pw.bit_length() - 1]), rp.en.eq(1)]
-                    q = Signal(qw, name=f"tw_piece{lane}_{i}")
-                    m.d.sync += q.eq(rp.data)
-                    piece_q.append(q)
-                word = Signal(qw, name=f"tw_word{lane}")
-                m.d.sync += word.eq(Array(piece_q)[which])
-                rom_words.append(word)
+            m.d.sync += rom_addr.eq((s.rd.t0 >> self.lanes_log) + (s.sel * 2 + s.inverse) * rom_rows)
+            s.rom_words = rom_twiddles(m, rom, rom_addr, self.rom_piece_words, self.rom_pieces, self.qbits)
         else:
-            # psi^e (e = brv(t), inverse 2N - brv(t)) = hi[e >> h] * lo[e mod 2^h] per lane
-            h = (n_log + 1) // 2
-            hi_t, lo_t = otf_tables(n, self.moduli, factors)
-            tw_lane = []
-            for lane in range(P):
-                e = Signal(n_log + 1, name=f"tw_e{lane}")
-                brv = Cat(*reversed([rd.tw_idx[lane][i] for i in range(n_log)]))
-                m.d.sync += e.eq(Mux(inverse, (2 * n - brv)[:n_log + 1], brv))
-                ports = []
-                for tag, table, addr in (("hi", hi_t, e[h:]), ("lo", lo_t, e[:h])):
-                    mem = memory.Memory(shape=qw, depth=len(table), init=table)
-                    m.submodules[f"twiddle_{tag}{lane}"] = mem
-                    rp = mem.read_port()
-                    m.d.comb += [rp.addr.eq(addr + sel * (len(table) // nsel)), rp.en.eq(1)]
-                    ports.append(rp)
-                mul = self._twiddle_multiplier()
-                m.submodules[f"twiddle_mul{lane}"] = mul
-                m.d.comb += [mul.a.eq(ports[0].data), mul.b.eq(ports[1].data), mul.en.eq(1)]
-                if nsel > 1:
-                    m.d.comb += mul.sel.eq(sel)
-                tw_lane.append(mul.p[:qw])
+            s.tw_lane = otf_twiddles(m, self.n_log, P, otf_tables(n, self.moduli, self.factors), s.rd.tw_idx,
+                                     s.inverse, s.sel, len(self.moduli), self.qbits, self._twiddle_multiplier)
 
-        # ---- unload read side (handshake with a synchronous read: the port holds its data while
-        # the consumer stalls)
+    def _unload(self, m, s):
+        """Unload read side (handshake with a synchronous read: the port holds its data while the
+        consumer stalls): ``s.r_sel`` (the read XOR network's select), ``s.u_idx``, ``s.u_en``."""
+        n_log, lp, BB = self.n_log, self.lanes_log, self.bank_bits
+        state, beat = s.state, s.beat
         o_valid = Signal(name="o_valid")
-        r_sel = Signal(BB, name="r_sel")        # the read XOR network's select (below)
+        s.r_sel = r_sel = Signal(BB, name="r_sel")        # the read XOR network's select (below)
         u_last = Signal(name="u_last")
-        u_en = Signal(name="u_en")
-        u_idx = Signal(n_log + 1, name="u_idx")
+        s.u_en = u_en = Signal(name="u_en")
+        s.u_idx = u_idx = Signal(n_log + 1, name="u_idx")
         m.d.comb += [u_en.eq(~o_valid | self.o_stream.ready), u_idx.eq(beat << lp)]
         with m.If(state == UNLOAD):
             with m.If(u_en):
@@ -479,40 +332,41 @@ class IterativeNtt(wiring.Component):
                 m.d.sync += [state.eq(IDLE), o_valid.eq(0), u_last.eq(0)]
         m.d.comb += self.o_stream.valid.eq(o_valid)
 
-        # ---- read crossbar, stage 1 (cycle x+1): the read data through the XOR network,
-        # z[j] = bank (bb ^ j)'s word (bb = bank(base) of the coset read in x; unload: the beat's
-        # bank, held while the consumer stalls, so the beat's word p is z[p]), registered; the
-        # select is a register of its own (a multiplexed select made the mapper collapse the
-        # network towards a full multiplexer per word)
-        with m.If(state != UNLOAD):
-            m.d.sync += r_sel.eq(rd.bb)
-        z = xor_network([rp.data for rp, _ in banks], r_sel, "rx")
-        for p in range(P):
+    def _read_crossbar(self, m, s):
+        """Read crossbar, stage 1 (cycle x+1): the read data through the XOR network, z[j] = bank
+        (bb ^ j)'s word (bb = bank(base) of the coset read in x; unload: the beat's bank, held while
+        the consumer stalls, so the beat's word p is z[p]), registered (``s.zr``); the select is a
+        register of its own (a multiplexed select made the mapper collapse the network towards a full
+        multiplexer per word).  Then the stage-2 selects: ``s.k2``, ``s.twb2`` and ``s.rom_data``."""
+        with m.If(s.state != UNLOAD):
+            m.d.sync += s.r_sel.eq(s.rd.bb)
+        z = xor_network(m, [rp.data for rp, _ in s.banks], s.r_sel, self.qbits, "rx")
+        for p in range(self.lanes):
             m.d.comb += self.o_stream.payload[p].eq(z[p])
-        zr = [Signal(qw, name=f"rz{j}") for j in range(nb)]
-        m.d.sync += [r.eq(v) for r, v in zip(zr, z)]
+        s.zr = [Signal(self.qbits, name=f"rz{j}") for j in range(self.banks)]
+        m.d.sync += [r.eq(v) for r, v in zip(s.zr, z)]
 
-        # ---- read crossbar, stage 2 (cycle x+2): lane l's lo / hi operand is slot
-        # lane_lo_slot(l, kpos) (| 2^kpos), in z at rotl(slot, G0 mod B') - a static choice per k
-        k2 = delay(rd.k, 2, "k")
+        # ---- stage 2 (cycle x+2, :func:`~.crossbar.read_operand`): the butterfly bit k, the ROM banks
+        s.k2 = delay(m, s.rd.k, 2, "k")
         if self.twiddles == "rom":
-            twb2 = [delay(rd.tw_bank[lane], 2 + X, f"twb{lane}") for lane in range(P)]
-            rom_data = Array(rom_words)
+            s.twb2 = [delay(m, s.rd.tw_bank[lane], 2 + self.tw_latency, f"twb{lane}")
+                      for lane in range(self.lanes)]
+            s.rom_data = Array(s.rom_words)
 
-        def operand(lane, hi):
-            return static_select(k2, [zr[rotl(lane_lo_slot(lane, kp.kpos) | (hi << kp.kpos), kp.g0 % BB, BB)]
-                                      for kp in plans], f"{'hi' if hi else 'lo'}_op{lane}")
-
-        # ---- operand registers (transform or load), butterflies
+    def _butterflies(self, m, s):
+        """Operand registers (transform or load; a load multiplies by 1 or N^-1) and the lanes'
+        butterflies: ``s.xs``, ``s.ys`` (their results, after ``out_regs`` registers)."""
+        P, qw, n, X = self.lanes, self.qbits, self.n, self.tw_latency
+        factors, sel, inverse = self.factors, s.sel, s.inverse
         op2 = Signal(3, name="op2")
         a2 = [Signal(qw, name=f"a2_{lane}") for lane in range(P)]
         b2 = [Signal(qw, name=f"b2_{lane}") for lane in range(P)]
         w2 = [Signal(qw, name=f"w2_{lane}") for lane in range(P)]
         scale = Array(Const(c, qw) for p, q in enumerate(self.moduli)
                       for c in (factors[p] % q, pow(n, -1, q) * factors[p] % q))
-        lo_ops = [operand(lane, 0) for lane in range(P)]
-        hi_ops = [operand(lane, 1) for lane in range(P)]
-        with m.If(load_take):
+        lo_ops = [read_operand(m, s.k2, s.zr, s.plans, lane, 0, self.bank_bits, qw) for lane in range(P)]
+        hi_ops = [read_operand(m, s.k2, s.zr, s.plans, lane, 1, self.bank_bits, qw) for lane in range(P)]
+        with m.If(s.load_take):
             m.d.sync += op2.eq(OP_CODES["mul"])
             for lane in range(P):
                 m.d.sync += [a2[lane].eq(self.i_stream.payload[lane]), b2[lane].eq(scale[sel * 2 + inverse]),
@@ -522,59 +376,51 @@ class IterativeNtt(wiring.Component):
             for lane in range(P):
                 m.d.sync += [a2[lane].eq(lo_ops[lane]), b2[lane].eq(hi_ops[lane])]
                 if self.twiddles == "rom" and not X:
-                    m.d.sync += w2[lane].eq(rom_data[twb2[lane]])
+                    m.d.sync += w2[lane].eq(s.rom_data[s.twb2[lane]])
         if X:       # operands wait X cycles for the twiddle multipliers / the ROM pieces
-            a2 = [delay(v, X, f"a2_{lane}") for lane, v in enumerate(a2)]
-            b2 = [delay(v, X, f"b2_{lane}") for lane, v in enumerate(b2)]
-            op2 = delay(op2, X, "op2")
+            a2 = [delay(m, v, X, f"a2_{lane}") for lane, v in enumerate(a2)]
+            b2 = [delay(m, v, X, f"b2_{lane}") for lane, v in enumerate(b2)]
+            op2 = delay(m, op2, X, "op2")
             w2 = [Signal(qw, name=f"w_late{lane}") for lane in range(P)]
             for lane in range(P):       # the twiddle at stage 2 + X, registered (the load's mul ignores it)
-                m.d.sync += w2[lane].eq(tw_lane[lane] if self.twiddles == "otf" else rom_data[twb2[lane]])
-        xs, ys = [], []
+                m.d.sync += w2[lane].eq(s.tw_lane[lane] if self.twiddles == "otf" else s.rom_data[s.twb2[lane]])
+        s.xs, s.ys = [], []
         for lane in range(P):
             bf = Butterfly(zq=self._zq, target=self.target, latency=self.butterfly_latency)
             m.submodules[f"butterfly{lane}"] = bf
             m.d.comb += [bf.op.eq(op2), bf.a.eq(a2[lane]), bf.b.eq(b2[lane]), bf.w.eq(w2[lane]),
                          bf.c.eq(0), bf.en.eq(1)]
-            if nsel > 1:
+            if len(self.moduli) > 1:
                 m.d.comb += bf.sel.eq(sel)
-            xs.append(delay(bf.x[:qw], E, f"x{lane}"))
-            ys.append(delay(bf.y[:qw], E, f"y{lane}"))
+            s.xs.append(delay(m, bf.x[:qw], self.out_regs, f"x{lane}"))
+            s.ys.append(delay(m, bf.y[:qw], self.out_regs, f"y{lane}"))
 
-        # ---- write crossbar, stage 1 (cycle W-1, W = x+D the write cycle): the lanes' results in
-        # bank order up to the XOR: v[rotl(slot, G0 mod B')] = slot's result (slot j: lane j
-        # without bit kpos, its x if bit kpos is 0, else its y), a static choice per k; a load
-        # writes like k = B-1 (kpos = B-1, no rotation: slot p < P is lane p's x), registered
-        issue_d = delay(issue, D, "issue")
-        stage_c = delay_chain(stage, D, "stage")
-        cyc_d = delay(cyc, D, "cyc")
-        lw = load_take if XW == 0 else delay(load_take, XW, "load_w")
-        load_c = delay_chain(lw, L + 1 + X + E, "load")     # load_d<L+1+X+E>: a load write in W
-        load_d = load_c[-1]
-        beat_c = delay_chain(beat, L + 1 + X + E + XW, "lbeat")
-        beat_d = beat_c[-1]
+    def _write_crossbar(self, m, s):
+        """Write crossbar, stage 1 (cycle W-1, W = x+D the write cycle): the lanes' results in bank
+        order up to the XOR (:func:`~.crossbar.write_slots`, ``s.v``); a load writes like k = B-1
+        (kpos = B-1, no rotation: slot p < P is lane p's x).  Also the controller's values delayed
+        to W (``s.issue_d``, ``s.stage_c``, ``s.cyc_d``, ``s.load_c``, ``s.beat_c``)."""
+        B, n_log, D, XW = self.coset_bits, self.n_log, self.depth, self.xbar_regs[1]
+        latency = self.butterfly_latency + 1 + self.tw_latency + self.out_regs      # L + 1 + X + E
+        s.issue_d = delay(m, s.issue, D, "issue")
+        s.stage_c = stage_c = delay_chain(m, s.stage, D, "stage")
+        s.cyc_d = delay(m, s.cyc, D, "cyc")
+        lw = s.load_take if XW == 0 else delay(m, s.load_take, XW, "load_w")
+        s.load_c = load_c = delay_chain(m, lw, latency, "load")     # load_d<L+1+X+E>: a load write in W
+        s.beat_c = delay_chain(m, s.beat, latency + XW, "lbeat")
         kw = Signal(range(n_log), name="k_w")         # registered (in W-2), like the read side's k
-        m.d.sync += kw.eq(Mux(load_c[-3], B - 1, stage_k(stage_c[-3])))
-        v = []
-        for j in range(nb):
-            sources = []
-            for kp in plans:
-                slot = rotr(j, kp.g0 % BB, BB)
-                if slot >> B:                          # single-port: no slot in this bank half
-                    sources.append(None)
-                    continue
-                lane = (slot & ((1 << kp.kpos) - 1)) | ((slot >> (kp.kpos + 1)) << kp.kpos)
-                sources.append(ys[lane] if (slot >> kp.kpos) & 1 else xs[lane])
-            vj = static_select(kw, sources, f"wv{j}")
-            r = Signal(qw, name=f"wvr{j}")
-            m.d.sync += r.eq(vj)
-            v.append(r)
+        m.d.sync += kw.eq(Mux(load_c[-3], B - 1, Mux(s.inverse, stage_c[-3], n_log - 1 - stage_c[-3])))
+        s.v = write_slots(m, kw, s.xs, s.ys, s.plans, B, self.bank_bits, self.qbits)
 
-        # ---- write crossbar, stage 2 (cycle W): bank b writes v[b ^ bb] (bb of the coset written,
-        # or of the load beat), at the address of the write decoder (re-decodes the delayed stage /
-        # cycle position: the results go back in place) or of the load beat
-        m.submodules.wr_decoder = wr = NttAddressDecoder(n, P, self.banking)
-        m.d.comb += [wr.stage.eq(stage_c[-1]), wr.cyc.eq(cyc_d), wr.inverse.eq(inverse)]
+    def _bank_ports(self, m, s):
+        """Write crossbar, stage 2 (cycle W): bank b writes v[b ^ bb] (bb of the coset written, or of
+        the load beat), at the address of the write decoder (re-decodes the delayed stage / cycle
+        position: the results go back in place) or of the load beat; and the banks' read addresses
+        (the read decoder's, or the unload beat's)."""
+        n_log, lp, BB, D = self.n_log, self.lanes_log, self.bank_bits, self.depth
+        state, load_d, beat_d = s.state, s.load_c[-1], s.beat_c[-1]
+        m.submodules.wr_decoder = wr = NttAddressDecoder(self.n, self.lanes, self.banking)
+        m.d.comb += [wr.stage.eq(s.stage_c[-1]), wr.cyc.eq(s.cyc_d), wr.inverse.eq(s.inverse)]
         l_idx = Signal(n_log + 1, name="l_idx")
         m.d.comb += l_idx.eq(beat_d << lp)
         l_bank = Signal(BB, name="l_bank")
@@ -584,21 +430,20 @@ class IterativeNtt(wiring.Component):
         # per bit instead of ~4): the load beat's bank or the coset's bb = the read decoder's bb of
         # the read D cycles earlier
         w_sel = Signal(BB, name="w_sel")
-        bb_c = delay_chain(rd.bb, D - 1, "bbw")
-        m.d.sync += w_sel.eq(Mux(load_c[-2], _bank_of((beat_c[-2] << lp)[:n_log], n_log, BB), bb_c[-1]))
-        wdata = xor_network(v, w_sel, "wx")
-        for b, (rp, wp) in enumerate(banks):
-            waddr = Signal(range(rows), name=f"waddr{b}")
+        bb_c = delay_chain(m, s.rd.bb, D - 1, "bbw")
+        m.d.sync += w_sel.eq(Mux(s.load_c[-2], _bank_of((s.beat_c[-2] << lp)[:n_log], n_log, BB), bb_c[-1]))
+        wdata = xor_network(m, s.v, w_sel, self.qbits, "wx")
+        for b, (rp, wp) in enumerate(s.banks):
+            waddr = Signal(range(self.n >> BB), name=f"waddr{b}")
             m.d.comb += wp.data.eq(wdata[b])
             with m.If(load_d):             # beat word p goes to bank bank(beat*P) ^ p
                 m.d.comb += [waddr.eq(l_idx >> BB), wp.en.eq(((b ^ l_bank) >> lp) == 0)]
             with m.Else():
-                m.d.comb += [waddr.eq(wr.addr[b]), wp.en.eq(issue_d & wr.used[b])]
-            raddr = Mux(state == UNLOAD, u_idx >> BB, rd.addr[b])
-            ren = Mux(state == UNLOAD, u_en, 1)
-            if single:
+                m.d.comb += [waddr.eq(wr.addr[b]), wp.en.eq(s.issue_d & wr.used[b])]
+            raddr = Mux(state == UNLOAD, s.u_idx >> BB, s.rd.addr[b])
+            ren = Mux(state == UNLOAD, s.u_en, 1)
+            if self.banking == "single":
                 m.d.comb += [wp.addr.eq(Mux(wp.en, waddr, raddr)), rp.addr.eq(Mux(wp.en, waddr, raddr)),
                              rp.en.eq(ren & ~wp.en)]
             else:
                 m.d.comb += [wp.addr.eq(waddr), rp.addr.eq(raddr), rp.en.eq(ren)]
-        return m
