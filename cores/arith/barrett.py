@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from amaranth.hdl import Mux
 
+from hhe_gen.cores.unused import quiet_on_error
 from hhe_gen.models.modarith import BarrettReducer
 from hhe_gen.params.errors import ParameterError
 
-from .constants import constant_table, quiet_on_error
+from .constants import constant_table
 from .multiplier import MulPlan, SumPlan
 from .pipeline import DELAY, Segment, add_delay
 from .reducer import ModMulBase

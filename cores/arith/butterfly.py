@@ -108,13 +108,14 @@ from amaranth.hdl import Array, Cat, Const, Module, Mux, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from hhe_gen.cores.unused import mark_unused, quiet_on_error
 from hhe_gen.models.butterfly import FIELDS, OPS, FieldSpec, butterfly as butterfly_model
 from hhe_gen.models.fft import FixedPointFormat
 from hhe_gen.params.errors import ParameterError
 
 from .butterfly_complex import ComplexProducts, pack_complex, parts, round_shift_hw, unpack_complex, wrap_hw
 from .butterfly_share import FieldPipe, ShareUnit, Stager, TileBank, count_slots, plan_sharing
-from .constants import check_int, check_target, quiet_on_error
+from .constants import check_int, check_target
 from .factory import KINDS, modmul
 from .modadd import ModAdd, ModSub
 from .pipeline import DELAY, Pipe, Segment, Timed, add_delay, schedule, stage_delays
@@ -134,7 +135,7 @@ def _pre_tail_delay(width: int, add_latency: int = 1) -> float:
     :data:`IO_IN`, in front of a modular field's multiplier, so an unregistered start of the
     multiplier is only chosen when that path fits (otherwise the operands get a register first)."""
     sub = ModSub((3,), width, latency=add_latency)
-    sub._MustUse__silence = True
+    mark_unused(sub)
     return stage_delays(sub.segments, sub.counts, io_delay=0.0)[-1]
 
 
@@ -143,7 +144,7 @@ def _post_head_delay(width: int, add_latency: int = 1) -> float:
     multiplier's result, plus the result select and routing): charged after a modular field's
     multiplier that ends unregistered at the end of the multiplier section."""
     add = ModAdd((3,), width, latency=add_latency)
-    add._MustUse__silence = True
+    mark_unused(add)
     return stage_delays(add.segments, add.counts, io_delay=0.0)[0] + DELAY["io"] + DELAY["mux"]
 
 
@@ -255,7 +256,7 @@ class Butterfly(wiring.Component):
             if f in self.fields:
                 kind, moduli, width, kw = self._mod_cfg[f] = _modular_config(f, cfg[f])
                 probe = modmul(kind, moduli, width, None, target=self.target, **kw)
-                probe._MustUse__silence = True
+                mark_unused(probe)
                 mins[f] = probe.min_latency
                 defaults.append(probe.min_latency + 3)
         self.fmt, self.cx = None, None
@@ -283,7 +284,7 @@ class Butterfly(wiring.Component):
             if f in self._mod_cfg:
                 kind, moduli, width, kw = self._mod_cfg[f]
                 probe = modmul(kind, moduli, width, None, target=self.target, **kw)
-                probe._MustUse__silence = True
+                mark_unused(probe)
                 units.append(ShareUnit(f, f, list(probe.segments), tuple(probe.mul_plans), probe.min_latency, M,
                                        io_in=_pre_tail_delay(probe.width, self.add_latency) + IO_IN,
                                        io_out=_post_head_delay(probe.width, self.add_latency)))
@@ -310,7 +311,7 @@ class Butterfly(wiring.Component):
         self.reducers, self.moduli = {}, {}
         for f, (kind, moduli, width, kw) in self._mod_cfg.items():
             unit = modmul(kind, moduli, width, self._choice[f].latency, target=self.target, **kw)
-            unit._MustUse__silence = True
+            mark_unused(unit)
             if tuple(unit.counts) != self._choice[f].counts:
                 raise AssertionError("reducer schedule differs from the sharing plan")
             self.reducers[f] = unit

@@ -46,18 +46,3 @@ def sel_shape(moduli) -> range:
 def constant_table(models, key: str) -> list[int]:
     """Column ``key`` of the per-prime table: ``[model.constants()[key] for model in models]``."""
     return [m.constants()[key] for m in models]
-
-
-def quiet_on_error(init):
-    """Decorator for an Elaboratable's ``__init__``: when it raises (a bad parameter), mark the
-    half-built object as used so Amaranth does not warn 'created but never used' about it."""
-    import functools
-
-    @functools.wraps(init)
-    def wrapper(self, *args, **kwargs):
-        try:
-            init(self, *args, **kwargs)
-        except Exception:
-            self._MustUse__silence = True
-            raise
-    return wrapper

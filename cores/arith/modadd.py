@@ -12,9 +12,10 @@ from amaranth.hdl import Module, Mux, signed
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
+from hhe_gen.cores.unused import quiet_on_error
 from hhe_gen.models.modarith import mod_add, mod_sub
 
-from .constants import check_int, check_moduli, check_width, quiet_on_error, sel_shape
+from .constants import check_int, check_moduli, check_width, sel_shape
 from .pipeline import DELAY, Pipe, Segment, add_delay, schedule
 
 __all__ = ["ModAdd", "ModSub"]

@@ -86,9 +86,10 @@ from amaranth.hdl import Cat, ClockSignal, Const, Instance, Module, Mux, Signal,
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
+from hhe_gen.cores.unused import quiet_on_error
 from hhe_gen.params.errors import ParameterError
 
-from .constants import check_int, check_target, quiet_on_error
+from .constants import check_int, check_target
 from .pipeline import DELAY, Pipe, Segment, Timed, add_delay, check_latency, chunk_costs, dsp_costs, schedule
 
 __all__ = ["TILE_DIMS", "LUT_BITS", "DSP_MODES", "CHUNK_BITS", "MulPlan", "Multiplier", "SumPlan",

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from amaranth.hdl import Mux
 
+from hhe_gen.cores.unused import quiet_on_error
 from hhe_gen.models.modarith import NttFriendlyMontgomery
 from hhe_gen.params.errors import ParameterError
 
-from .constants import check_int, quiet_on_error
+from .constants import check_int
 from .multiplier import MulPlan, SumPlan
 from .pipeline import DELAY, Segment
 from .reducer import ModMulBase

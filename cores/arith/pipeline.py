@@ -28,9 +28,8 @@ from amaranth.hdl import Array, Cat, Const, Module, Signal, Value
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from hhe_gen.cores.unused import quiet_on_error
 from hhe_gen.params.errors import ParameterError
-
-from .constants import quiet_on_error
 
 __all__ = ["DELAY", "Segment", "schedule", "stage_delays", "Timed", "Pipe", "StreamPipeline", "check_latency",
            "add_delay", "chunk_costs", "dsp_costs"]

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from amaranth.hdl import Mux
 
+from hhe_gen.cores.unused import quiet_on_error
 from hhe_gen.models.modarith import WordMontgomeryReducer
 
-from .constants import check_int, constant_table, quiet_on_error
+from .constants import check_int, constant_table
 from .multiplier import MulPlan
 from .pipeline import DELAY
 from .reducer import ModMulBase, correction_segments

@@ -41,7 +41,7 @@ from amaranth.hdl import Module, Mux, Signal, signed, unsigned
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from hhe_gen.cores.arith.constants import quiet_on_error
+from hhe_gen.cores.unused import quiet_on_error
 from hhe_gen.models import ckks_fixed
 from hhe_gen.params.errors import ParameterError
 

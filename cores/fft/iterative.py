@@ -70,7 +70,7 @@ from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
 from hhe_gen.cores.arith.butterfly import OP_CODES, Butterfly, pack_complex
-from hhe_gen.cores.arith.constants import quiet_on_error
+from hhe_gen.cores.unused import mark_unused, quiet_on_error
 from hhe_gen.models import fft as fftm
 from hhe_gen.params.errors import ParameterError
 
@@ -114,7 +114,7 @@ class IterativeFft(wiring.Component):
         if bf_latency is not None:
             self.bf_kw["latency"] = bf_latency
         probe = Butterfly(**self.bf_kw)
-        probe._MustUse__silence = True
+        mark_unused(probe)
         self.bf_latency = probe.latency
         self.delay = self.bf_latency + 2
         self.plan = FftPlan(n, lanes, inverse, self.delay)

@@ -16,7 +16,7 @@ from amaranth import Array, Cat, Const, Module, Mux, Signal, Value
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from hhe_gen.cores.arith.constants import quiet_on_error
+from hhe_gen.cores.unused import quiet_on_error
 from hhe_gen.models.keccak import RHO_OFFSETS, ROUND_CONSTANTS
 from hhe_gen.params.errors import ParameterError
 

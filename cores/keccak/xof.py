@@ -9,7 +9,7 @@ from amaranth import Array, Cat, Const, Module, Mux, Signal
 from amaranth.lib import data, enum, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from hhe_gen.cores.arith.constants import quiet_on_error
+from hhe_gen.cores.unused import quiet_on_error
 from hhe_gen.params.errors import ParameterError
 
 from .permutation import NUM_ROUNDS, STATE_BITS, KeccakRounds, check_rounds_per_cycle

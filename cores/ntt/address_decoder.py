@@ -24,7 +24,7 @@ from amaranth.hdl import Cat, Const, Module, Mux, Signal
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
-from hhe_gen.cores.arith.constants import quiet_on_error
+from hhe_gen.cores.unused import quiet_on_error
 from hhe_gen.params.errors import ParameterError
 
 from .plan import check_lanes, check_n, k_plan

@@ -90,7 +90,7 @@ from amaranth.lib.wiring import In, Out
 
 from hhe_gen.cores.arith import Butterfly
 from hhe_gen.cores.arith.butterfly import OP_CODES
-from hhe_gen.cores.arith.constants import quiet_on_error
+from hhe_gen.cores.unused import quiet_on_error
 from hhe_gen.params.errors import ParameterError
 
 from .delay_line import DelayLine

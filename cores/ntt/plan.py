@@ -13,10 +13,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from hhe_gen.models.ntt import ntt_tables
 from hhe_gen.cores.ntt.schedule import ntt_schedule, stage_starts
-from hhe_gen.params.errors import ParameterError
+from hhe_gen.cores.unused import mark_unused
+from hhe_gen.models.ntt import ntt_tables
 from hhe_gen.params import checks
+from hhe_gen.params.errors import ParameterError
 
 __all__ = ["check_n", "check_lanes", "check_moduli", "KPlan", "k_plan", "schedule_starts",
            "twiddle_rom", "otf_tables", "rotl", "rotr", "lane_lo_slot", "ButterflyChoice",
@@ -154,7 +155,7 @@ def butterfly_choice(n_log: int, moduli, kind: str, target: str, latency, reduce
     if kind in ("special-barrett", "ntt-montgomery"):
         zq.setdefault("log_n", n_log)
     proto = Butterfly(zq=zq, target=target, latency=latency)
-    proto._MustUse__silence = True
+    mark_unused(proto)
     qbits = max(q.bit_length() for q in moduli)
     if qbits > proto.width:
         raise ParameterError("width", reducer.get("width"), f">= {qbits} (the primes' width)")
@@ -169,5 +170,5 @@ def lane_multiplier(zq: dict, width: int, target: str):
     from hhe_gen.cores.arith import modmul
     kw = {k: v for k, v in zq.items() if k not in ("kind", "moduli", "width")}
     unit = modmul(zq["kind"], list(zq["moduli"]), width, None, target=target, **kw)
-    unit._MustUse__silence = True
+    mark_unused(unit)
     return unit

@@ -7,9 +7,10 @@ from amaranth.lib import data, enum, stream, wiring
 from amaranth.lib.fifo import SyncFIFOBuffered
 from amaranth.lib.wiring import In, Out
 
+from hhe_gen.cores.unused import mark_unused
 from hhe_gen.params.errors import ParameterError
 
-from .datapath import Layer, RubatoDatapath, check_lanes, check_params, quiet
+from .datapath import Layer, RubatoDatapath, check_lanes, check_params
 from .round_keys import RoundKeySchedule
 from .schedule import ARK, FEISTEL, MC, MR, cycles_per_block, phases
 
@@ -123,7 +124,7 @@ class RubatoCore(wiring.Component):
                     self._nz_xof = ShakeXof(256, beat_bytes=BEAT_BYTES, rounds_per_cycle=xof_rounds_per_cycle)
                 self._nz = RubatoNoise(p, in_bytes=BEAT_BYTES)
         except ParameterError:
-            quiet(self)
+            mark_unused(self, deep=True)
             raise
         self.noise = noise
         self.shared_xof = bool(noise and shared_xof)

@@ -6,6 +6,7 @@ from amaranth.hdl import Const, Module, Mux, Signal
 from amaranth.lib import data, enum, wiring
 from amaranth.lib.wiring import In, Out
 
+from hhe_gen.cores.unused import mark_unused
 from hhe_gen.params import checks
 from hhe_gen.params.errors import ParameterError
 from hhe_gen.params.rubato import RubatoParams, rubato_params
@@ -13,7 +14,7 @@ from hhe_gen.params.rubato import RubatoParams, rubato_params
 from .lanes import mod_add, reduce_small, sum_bound, weighted_sum
 from .multiplier import MULTIPLIERS, make_multiplier
 
-__all__ = ["Layer", "RubatoDatapath", "check_lanes", "check_params", "make_multiplier", "quiet",
+__all__ = ["Layer", "RubatoDatapath", "check_lanes", "check_params", "make_multiplier",
            "MULTIPLIERS"]
 
 class Layer(enum.Enum, shape=2):
@@ -22,16 +23,6 @@ class Layer(enum.Enum, shape=2):
     MIX_COLUMNS = 1
     MIX_ROWS = 2
     FEISTEL = 3
-
-
-def quiet(component) -> None:
-    """Mark a half-built component and the parts it already made as used (a ParameterError in
-    ``__init__`` must not also give "created but never used" warnings)."""
-    component._MustUse__used = True
-    for value in list(vars(component).values()):
-        for item in value if isinstance(value, (list, tuple)) else [value]:
-            if hasattr(item, "elaborate") and not getattr(item, "_MustUse__used", False):
-                quiet(item)
 
 
 def check_params(params) -> RubatoParams:
@@ -94,7 +85,7 @@ class RubatoDatapath(wiring.Component):
             self.mul_kind = multiplier
             self._muls = [make_multiplier(multiplier, p.q, mul_latency, mac=True) for _ in range(self.lanes)]
         except ParameterError:
-            quiet(self)
+            mark_unused(self, deep=True)
             raise
         self.steps = p.n // self.lanes
         self.mul_latency = self._muls[0].latency

@@ -8,6 +8,7 @@ from amaranth.hdl import Module
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
+from hhe_gen.cores.unused import mark_unused
 from hhe_gen.params.errors import ParameterError
 
 __all__ = ["MULTIPLIERS", "ZtButterfly", "make_multiplier"]
@@ -44,7 +45,7 @@ class ZtButterfly(wiring.Component):
         self.op = op
         if latency is None:             # the Butterfly's own default is its minimum + 3
             probe = modmul("barrett", [q], max(16, q.bit_length()))
-            probe._MustUse__silence = True
+            mark_unused(probe)
             latency = probe.min_latency
         self.unit = Butterfly(zt=dict(kind="barrett", moduli=[q]), add_latency=0, latency=latency)
         self.latency = self.unit.latency

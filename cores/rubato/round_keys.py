@@ -7,9 +7,10 @@ from amaranth.lib import data, wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
+from hhe_gen.cores.unused import mark_unused
 from hhe_gen.params.errors import ParameterError
 
-from .datapath import check_lanes, check_params, quiet
+from .datapath import check_lanes, check_params
 from .multiplier import make_multiplier
 
 __all__ = ["RoundKeySchedule"]
@@ -66,7 +67,7 @@ class RoundKeySchedule(wiring.Component):
             self.multiplier = make_multiplier(multiplier, p.q, mul_latency)
             self.rc = RubatoRoundConstants(p, in_bytes=in_bytes)
         except ParameterError:
-            quiet(self)
+            mark_unused(self, deep=True)
             raise
         self.mul_latency = self.multiplier.latency
         self.total = p.round_constant_count

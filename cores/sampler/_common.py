@@ -2,25 +2,12 @@
 
 from __future__ import annotations
 
-from contextlib import contextmanager
-
 from amaranth.hdl import Mux, ResetInserter
 from amaranth.lib import wiring
 
 from hhe_gen.params.errors import ParameterError
 
 IN_BYTES = (1, 2, 4, 8)
-
-
-@contextmanager
-def validating(component):
-    """Run parameter checks of ``component.__init__``; on a ParameterError mark the half-built
-    component as used, so Amaranth does not also warn "created but never used"."""
-    try:
-        yield
-    except ParameterError:
-        component._MustUse__used = True
-        raise
 
 
 def check_in_bytes(in_bytes) -> int:

@@ -6,10 +6,11 @@ from amaranth.hdl import Cat, Module, Mux, Signal, unsigned
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from hhe_gen.params.errors import ParameterError
+from hhe_gen.cores.unused import validating
 from hhe_gen.params.checks import check_int
+from hhe_gen.params.errors import ParameterError
 
-from ._common import check_in_bytes, validating
+from ._common import check_in_bytes
 
 __all__ = ["ByteGatherer", "byte_stream", "choose_structure"]
 

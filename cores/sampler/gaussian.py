@@ -6,11 +6,12 @@ from amaranth.hdl import Array, Cat, Const, Module, Mux, Signal, signed, unsigne
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from hhe_gen.cores.unused import validating
 from hhe_gen.models.sampler import gaussian_cdt_table
-from hhe_gen.params.errors import ParameterError
 from hhe_gen.params.checks import check_int
+from hhe_gen.params.errors import ParameterError
 
-from ._common import chain, check_in_bytes, negate_if, popcount, validating
+from ._common import chain, check_in_bytes, negate_if, popcount
 from .bytes import ByteGatherer, byte_stream
 from .residues import Residues, check_moduli
 

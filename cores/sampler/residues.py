@@ -6,10 +6,9 @@ from amaranth.hdl import Module, Mux, Shape, signed, unsigned
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from hhe_gen.cores.unused import validating
 from hhe_gen.params import checks
 from hhe_gen.params.errors import ParameterError
-
-from ._common import validating
 
 __all__ = ["Residues", "residue_layout", "check_moduli"]
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from hhe_gen.cores.unused import validating
 from hhe_gen.params.errors import ParameterError
 from hhe_gen.params.rubato import RubatoParams
 
@@ -35,11 +36,8 @@ class RubatoRoundConstants(UniformModQ):
     """
 
     def __init__(self, params, *, in_bytes: int = 1):
-        try:
+        with validating(self):
             self.params = _check_params(params)
-        except ParameterError:
-            self._MustUse__used = True
-            raise
         super().__init__(params.q, in_bytes=in_bytes, word_bytes=4)
         assert self.value_bits == params.q_bits
 
@@ -70,10 +68,7 @@ class RubatoNoise(GaussianCDT):
 
     def __init__(self, params, *, in_bytes: int = 1, comparators: int | None = None, moduli=None,
                  table=None):
-        try:
+        with validating(self):
             self.params = _check_params(params)
-        except ParameterError:
-            self._MustUse__used = True
-            raise
         super().__init__(bits=31, table=params.cdf_table if table is None else table, in_bytes=in_bytes,
                          comparators=comparators, moduli=moduli)

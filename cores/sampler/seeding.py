@@ -7,9 +7,10 @@ from amaranth.hdl import Cat, Const, Module, Mux, Signal, unsigned
 from amaranth.lib import data, enum, stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from hhe_gen.cores.unused import validating
 from hhe_gen.params.errors import ParameterError
 
-from ._common import check_in_bytes, validating
+from ._common import check_in_bytes
 
 __all__ = ["MessageKind", "SeedMessage", "SeededSampler", "command_layout", "message_bytes"]
 

@@ -6,9 +6,10 @@ from amaranth.hdl import Cat, Module, Mux, Signal, signed, unsigned
 from amaranth.lib import memory, stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from hhe_gen.cores.unused import validating
 from hhe_gen.params.checks import check_int
 
-from ._common import chain, check_in_bytes, validating
+from ._common import chain, check_in_bytes
 from .bytes import ByteGatherer, byte_stream
 from .residues import Residues, check_moduli
 

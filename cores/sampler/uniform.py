@@ -6,11 +6,12 @@ from amaranth.hdl import Array, Const, Module, Signal, unsigned
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from hhe_gen.cores.unused import validating
 from hhe_gen.params import checks
-from hhe_gen.params.errors import ParameterError
 from hhe_gen.params.checks import check_int
+from hhe_gen.params.errors import ParameterError
 
-from ._common import chain, check_in_bytes, validating
+from ._common import chain, check_in_bytes
 from .bytes import ByteGatherer, byte_stream
 
 __all__ = ["RejectionFilter", "UniformModQ"]

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import contextlib
 
+from hhe_gen.cores.unused import mark_unused
 from hhe_gen.flow.proof import ProofResult, proof
 
 from ..common.contract import pipeline_contract
 from ..common.sby import run_harness
 from .rtl_common import GROUP, arith_cores, proof_result, skip_without_cores
-
 
 @contextlib.contextmanager
 def reduced_tiles(target: str, dims):
@@ -57,7 +57,7 @@ def multiplier_structure(ctx, a_width: int, b_width: int, *, target: str = "ecp5
     with reduced_tiles(target, tile if mutate_tile is None else mutate_tile):
         probe = arith.Multiplier(a_width, b_width, target=target, karatsuba=karatsuba, part=part,
                                  part_bits=part_bits, signed=signed, lut_bits=lut_bits)
-        probe._MustUse__silence = True
+        mark_unused(probe)
         dut = arith.Multiplier(a_width, b_width, target=target, karatsuba=karatsuba, part=part,
                                part_bits=part_bits, signed=signed, lut_bits=lut_bits,
                                latency=probe.min_latency + extra_latency)

@@ -4,13 +4,13 @@ pipeline contract with stalls (:func:`contract`); see :mod:`hhe_gen.formal.arith
 
 from __future__ import annotations
 
+from hhe_gen.cores.unused import mark_unused
 from hhe_gen.flow.proof import ProofResult, proof
 
 from ..common.contract import pipeline_contract
 from ..common.sby import run_harness
 from .rtl_common import (GROUP, make_unit, operands_below_q, proof_result, skip_without_cores, small_primes,
                           unit_spec)
-
 
 def equivalence(ctx, kind: str, bits: int, extra_latency: int = 0, moduli=None) -> ProofResult:
     """Full functional equivalence of one reducer (see the module docstring).
@@ -21,7 +21,7 @@ def equivalence(ctx, kind: str, bits: int, extra_latency: int = 0, moduli=None) 
     if (skip := skip_without_cores()) is not None:
         return skip
     probe = make_unit(kind, bits)
-    probe._MustUse__silence = True          # built only to read its minimum latency
+    mark_unused(probe)          # built only to read its minimum latency
     dut = make_unit(kind, bits, probe.min_latency + extra_latency, moduli=moduli)
     spec_moduli = small_primes(kind, bits)
     harness = pipeline_contract(dut, unit_spec(dut, spec_moduli),

@@ -70,6 +70,7 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from hhe_gen.cores.ntt.schedule import _group_bits
+from hhe_gen.cores.unused import mark_unused
 
 from ..common.sby import formal_module
 from .schedule import inverse_order
@@ -185,7 +186,7 @@ class DecoderHarness:
         self.properties = tuple(properties)
         self._make = lambda: NttAddressDecoder(n, lanes, banking)
         self.probe = self._make()
-        self.probe._MustUse__silence = True
+        mark_unused(self.probe)
 
     depth = 1
 

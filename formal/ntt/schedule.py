@@ -69,6 +69,7 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from hhe_gen.cores.ntt.schedule import _group_bits
+from hhe_gen.cores.unused import mark_unused
 
 from ..common.sby import find_signal, formal_module
 
@@ -113,7 +114,7 @@ class _NoButterfly(wiring.Component):
 
     def __init__(self, zq=None, target=None, latency=None, **_):
         real = _REAL_BUTTERFLY(zq=zq, target=target, latency=latency)
-        real._MustUse__silence = True
+        mark_unused(real)
         self.latency, self.width = real.latency, real.width
         nsel = len(zq["moduli"])
         ports = {"op": In(3), "a": In(real.width), "b": In(real.width), "w": In(real.width),

@@ -37,6 +37,7 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from hhe_gen.cores.arith.butterfly import OP_CODES
+from hhe_gen.cores.unused import mark_unused
 
 __all__ = ["SpecButterfly", "spec_butterflies"]
 
@@ -59,7 +60,7 @@ class SpecButterfly(wiring.Component):
     def __init__(self, zq=None, target="ecp5", latency=None, **_):
         from hhe_gen.cores.arith import Butterfly
         real = (_REAL_BUTTERFLY[0] or Butterfly)(zq=zq, target=target, latency=latency)
-        real._MustUse__silence = True
+        mark_unused(real)
         self.latency, self.width = real.latency, real.width
         self.q = zq["moduli"][0]
         ports = {"op": In(3), "a": In(real.width), "b": In(real.width), "w": In(real.width),

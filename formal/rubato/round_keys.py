@@ -34,6 +34,7 @@ from __future__ import annotations
 from amaranth.asserts import AnyConst, AnySeq
 from amaranth.hdl import Assert, Assume, Cover, Signal
 
+from hhe_gen.cores.unused import mark_unused
 from ..common.sby import formal_module
 from ..common.stream import stream_rules
 from .datapath import small_params
@@ -60,7 +61,7 @@ class RoundKeyHarness:
 
             from hhe_gen.cores.sampler import RubatoRoundConstants
             loose = next(x for x in range(q + 2, 1 << q.bit_length()) if all(x % d for d in range(2, x)))
-            self.dut.rc._MustUse__silence = True
+            mark_unused(self.dut.rc)
             self.dut.rc = RubatoRoundConstants(dataclasses.replace(self.params, q=loose), in_bytes=4)
         elif mutant is not None:
             raise ValueError(f"unknown mutant {mutant!r}")

@@ -16,6 +16,7 @@ from amaranth.hdl import Module, Signal
 from amaranth.lib import wiring
 
 from hhe_gen.cores.sampler import ByteGatherer, CDTScan, GaussianCDT, PieceSelector, RejectionFilter
+from hhe_gen.cores.unused import mark_unused
 
 __all__ = ["CorruptingGatherer", "LeakyScan", "LeakyGaussianCDT", "LessEqualScan", "OffByOneFilter",
            "NegatingSelector"]
@@ -76,7 +77,7 @@ class LeakyGaussianCDT(GaussianCDT):
 
     def __init__(self, **params):
         super().__init__(**params)
-        self._scan._MustUse__used = True        # replaced before elaboration
+        mark_unused(self._scan)        # replaced before elaboration
         self._scan = LeakyScan(self.table, self.bits + 1, self.comparators)
         self._stages[1] = self._scan
 

@@ -17,8 +17,8 @@ What it measures
 ----------------
 ``synth_ecp5`` runs Yosys ``synth_ecp5`` and ``nextpnr-ecp5`` (seeded, timing-driven) and
 returns the component's LUT4 / flip-flop / MULT18X18D / DP16KD / CCU2C counts and the post-route
-Fmax; ``synth_xilinx`` runs Yosys ``synth_xilinx`` (no place and route exists here for
-Xilinx, DESIGN.md section 6) and returns LUT / FF / DSP48 / block-RAM / CARRY4 counts.
+Fmax; ``synth_xilinx`` runs Yosys ``synth_xilinx`` (the open toolchain has no place and
+route for Xilinx-7 on PyPI or Debian) and returns LUT / FF / DSP48 / block-RAM / CARRY4 counts.
 Progress lines (``[hhe-gen] ...``) go to standard error while the tools run.
 
 Errors: ``ParameterError`` for an unknown device, package, family, a bad name or a component

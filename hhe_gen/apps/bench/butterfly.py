@@ -28,6 +28,7 @@ from __future__ import annotations
 from itertools import combinations
 
 from hhe_gen.apps.bench import bench_case
+from hhe_gen.cores.unused import mark_unused
 
 __all__ = ["FIELD_SETS", "build"]
 
@@ -85,7 +86,7 @@ def butterfly_latency(ops):
 
 def butterfly_tiles(fields, target):
     bf = build(tuple(fields), target=target)
-    bf._MustUse__silence = True
+    mark_unused(bf)
     saved = bf.tiles_separate - bf.tiles
     res = {"tiles": bf.tiles, "tiles_separate": bf.tiles_separate, "saved": saved,
            "saved_pct": round(100.0 * saved / bf.tiles_separate, 1), "latency": bf.latency}
@@ -110,7 +111,7 @@ def butterfly_synth(fields, share, max_stage_ns=None):
     ecp5 = synth_ecp5(build(tuple(fields), **kw), name="butterfly")
     xc7 = synth_xilinx(build(tuple(fields), target="xilinx", **kw), name="butterfly")
     bf = build(tuple(fields), **kw)
-    bf._MustUse__silence = True
+    mark_unused(bf)
     res = {"tiles": bf.tiles, "latency": bf.latency}
     res.update({k: ecp5.get(k) for k in ("LUT4", "FF", "CCU2C", "MULT18X18D", "fmax_mhz")})
     crit = ecp5.get("critical_path") or {}

@@ -106,6 +106,7 @@ fit an ECP5-85F).
 from __future__ import annotations
 
 from hhe_gen.apps.bench import bench_case
+from hhe_gen.cores.unused import mark_unused
 
 LANES = (1, 2, 4, 8, 16, 32)
 
@@ -146,7 +147,7 @@ FAST_54 = {"karatsuba": False, "bnd_luts": True, "dsp": "primitive", "latency": 
 
 def ntt_cycles(log_n, lanes):
     core = _core(1 << log_n, lanes)
-    core._MustUse__silence = True
+    mark_unused(core)
     fwd, inv = core.transform_cycles(False), core.transform_cycles(True)
     res = {"cycles": fwd, "inv_cycles": inv, "bound": core.bound, "over_bound": max(fwd, inv) - core.bound,
            "ratio": round(max(fwd, inv) / core.bound, 4), "depth": core.depth,
@@ -154,11 +155,11 @@ def ntt_cycles(log_n, lanes):
     if log_n <= 14:             # the single-port plan (its Python schedule is slow above 2^14)
         from hhe_gen.cores.ntt import IterativeNtt
         sp = IterativeNtt(1 << log_n, lanes, core.moduli, banking="single")
-        sp._MustUse__silence = True
+        mark_unused(sp)
         cyc = max(sp.transform_cycles(False), sp.transform_cycles(True))
         res.update({"single_cycles": cyc, "single_ratio": round(cyc / core.bound, 4)})
         otf = IterativeNtt(1 << log_n, lanes, core.moduli, twiddles="otf")
-        otf._MustUse__silence = True
+        mark_unused(otf)
         res["otf_cycles"] = max(otf.transform_cycles(False), otf.transform_cycles(True))
     return res
 
@@ -201,7 +202,7 @@ def ntt_synth(log_n, lanes, bits):
     count = 3 if bits == 54 else 2
     fast = bits == 54
     core = _core(n, lanes, bits, count, fast=fast)
-    core._MustUse__silence = True
+    mark_unused(core)
     name = f"ntt_n{n}_p{lanes}_l{core.butterfly_latency}_rom" if fast else "ntt"
     if fast:    # the flow that routes the 54-bit cores (see the module docstring)
         ecp5 = synth_ecp5(core, name=name, timeout=10800, router="router2", synth_args=ROUTABLE_SYNTH,
@@ -248,7 +249,7 @@ def ntt_area(log_n, lanes, bits):
     count = 3 if bits == 54 else 2
     twiddles = "otf" if log_n >= 16 else "rom"
     core = _core(n, lanes, bits, count, fast=bits == 54, twiddles=twiddles)
-    core._MustUse__silence = True
+    mark_unused(core)
     name = f"ntt_n{n}_p{lanes}_{bits}b_{twiddles}"
     ecp5 = synth_ecp5(core, name=name, timeout=7200, place_and_route=False)
     xc7 = synth_xilinx_any(lambda: _core(n, lanes, bits, count, target="xilinx", fast=bits == 54,
@@ -277,7 +278,7 @@ def _pipelined(n, lanes, arch, inverse, bits=30, count=1, target="ecp5"):
     qs = _primes(n, bits, count)
     extra = {"kind": "special-barrett", "k": 54} if bits == 54 else {}
     core = PipelinedNtt(n, lanes, qs, arch=arch, inverse=inverse, target=target, **extra)
-    core._MustUse__silence = True
+    mark_unused(core)
     return core
 
 
@@ -356,7 +357,7 @@ def plot(path="bench-results/ntt.png", log_ns=(10, 13, 16)):
         it, bound, pipe = [], [], []
         for p in LANES:
             core = _core(n, p)
-            core._MustUse__silence = True
+            mark_unused(core)
             it.append((p, max(core.transform_cycles(False), core.transform_cycles(True))))
             bound.append((p, core.bound))
             pipe.append((p, _pipelined(n, p, "sdf", False).cycles_per_polynomial))

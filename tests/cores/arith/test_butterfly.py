@@ -20,6 +20,7 @@ from amaranth.back import rtlil
 from hhe_gen.cores.arith import modmul
 from hhe_gen.cores.arith.butterfly import OP_CODES, Butterfly, ButterflyStream, pack_complex, unpack_complex
 from hhe_gen.cores.arith.multiplier import MulPlan
+from hhe_gen.cores.unused import mark_unused
 from hhe_gen.models.butterfly import OPS
 from hhe_gen.models.fft import FixedPointFormat, butterfly_ct_fixed
 from hhe_gen.params import ParameterError, abc_fhe_primes, dna_hhe_primes, ntt_primes
@@ -122,7 +123,7 @@ def test_full_bfu_shares_tiles():
     bf = full_bfu(max_stage_ns=1000.0)
     zq = modmul("special-barrett", dna_primes(54), 54, k=54, log_n=13)
     zt = modmul("barrett", RUBATO_T[0], 26, karatsuba=True)
-    zq._MustUse__silence = zt._MustUse__silence = True
+    mark_unused(zq, zt)
     cx = 3 * MulPlan(30, 29, karatsuba=True, part="low", part_bits=55, signed=True).tiles
     assert bf.tiles_by_field == {"zq": zq.tiles, "zt": zt.tiles, "complex": cx}
     assert bf.tiles_separate == zq.tiles + zt.tiles + cx == 12 + 9 + 9
@@ -140,7 +141,7 @@ def test_timing_bound_trades_tiles():
     loose = full_bfu()
     tight = full_bfu(max_stage_ns=8.0)
     for u in (loose, tight):
-        u._MustUse__silence = True
+        mark_unused(u)
     assert loose.tiles <= tight.tiles <= tight.tiles_separate
     for unit in tight._units:
         best = min(o.delay for o in unit.options)
@@ -241,7 +242,7 @@ def test_disabled_fields_generate_nothing(fields):
         assert bf.tiles < bf.tiles_separate
         alone = [Butterfly({f: cfg[f]}, latency=bf.latency) for f in fields]
         for u in alone:
-            u._MustUse__silence = True
+            mark_unused(u)
         assert bf.tiles >= max(u.tiles for u in alone)
         assert bf.tiles_separate == sum(u.tiles for u in alone)
 
@@ -278,7 +279,7 @@ def test_bad_parameters():
     with pytest.raises(ParameterError, match="log_n"):
         Butterfly(zq=dict(kind="special-barrett", moduli=dna_primes(36), k=36))
     unit = modmul("barrett", RUBATO_T[0], 26)
-    unit._MustUse__silence = True
+    mark_unused(unit)
     with pytest.raises(ParameterError, match="unit"):
         ButterflyStream(unit)
 
@@ -286,7 +287,7 @@ def test_bad_parameters():
 def test_model_helper_against_models():
     """Butterfly.model is the golden model with this unit's reducers (spot checks by hand)."""
     bf = full_bfu()
-    bf._MustUse__silence = True
+    mark_unused(bf)
     q = bf.moduli["zq"][1]
     a, b, w = 5, q - 1, 3
     assert bf.model(OP_CODES["ct"], "zq", a, b, w, 0, sel=1) == ((a + b * w) % q, (a - b * w) % q)

@@ -4,12 +4,12 @@ import pytest
 
 from hhe_gen.cores.arith import (BarrettMul, NttMontgomeryMul, SpecialBarrettMul, StreamPipeline,
                                  WordMontgomeryMul, modmul)
+from hhe_gen.cores.unused import mark_unused
 from hhe_gen.params import ParameterError, abc_fhe_primes, dna_hhe_primes, ntt_primes
 from hhe_gen.sim.stream import run_unit
 
-
 def _quiet(dut):
-    dut._MustUse__silence = True
+    mark_unused(dut)
     return dut
 
 

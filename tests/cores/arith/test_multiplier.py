@@ -8,10 +8,8 @@ from hhe_gen.cores.arith.multiplier import MulPlan, Multiplier
 from hhe_gen.params import ParameterError
 from hhe_gen.sim.stream import run_unit
 
-
 def _to_signed(x, w):
     return x - (1 << w) if x >> (w - 1) else x
-
 
 def _reference(a, b, wa, wb, part, part_bits, is_signed):
     """The wanted output for bit patterns a, b (independent of the generator)."""
@@ -25,10 +23,8 @@ def _reference(a, b, wa, wb, part, part_bits, is_signed):
     top = (prod % (1 << full)) >> (full - part_bits)
     return _to_signed(top, part_bits) if is_signed else top
 
-
 def _min_latency(wa, wb, **kw):
     return sum(s.required for s in MulPlan(wa, wb, **kw).segments)
-
 
 def _check(wa, wb, n, seed, **kw):
     rng = random.Random(seed)
@@ -45,9 +41,7 @@ def _check(wa, wb, n, seed, **kw):
     assert run.outputs == want, (wa, wb, kw)
     return dut
 
-
 SHAPES = [(16, 16), (18, 18), (24, 17), (36, 36), (54, 54), (55, 10), (20, 33), (61, 64), (64, 64)]
-
 
 @pytest.mark.parametrize("target", ["ecp5", "xilinx", "generic"])
 @pytest.mark.parametrize("karatsuba", [False, True])
@@ -60,7 +54,6 @@ def test_multiplier_equals_product(target, karatsuba, part, is_signed):
         latency = _min_latency(wa, wb, **kw) + (k % 3)       # minimum, minimum + 1, minimum + 2
         _check(wa, wb, 8, seed=k + 17 * len(target), latency=latency, **kw)
 
-
 @pytest.mark.parametrize("target, wa, wb, kara, tiles", [
     ("ecp5", 18, 18, False, 1), ("ecp5", 19, 19, False, 1), ("ecp5", 36, 36, False, 4),
     ("ecp5", 36, 36, True, 3), ("ecp5", 54, 54, False, 9), ("ecp5", 54, 54, True, 6),
@@ -72,14 +65,12 @@ def test_tile_counts(target, wa, wb, kara, tiles):
     # 19x19 / 25x18: one tile plus LUT rows for the extra bits; 55x10: the 1-bit top limb is LUT rows
     assert MulPlan(wa, wb, target=target, karatsuba=kara).tiles == tiles
 
-
 def test_low_part_skips_tiles():
     full = MulPlan(55, 54).tiles
     low = MulPlan(55, 54, part="low", part_bits=56)
     assert (full, low.tiles) == (9, 6)          # offsets 0/18/36 x 0/18: (36,36) and up vanish
     _check(55, 54, 10, seed=4, part="low", part_bits=56)
     assert MulPlan(54, 10, part="low", part_bits=12).tiles == 1
-
 
 def test_latency_is_register_count_and_placement():
     dut = _check(54, 54, 4, seed=1, latency=6)
@@ -88,7 +79,6 @@ def test_latency_is_register_count_and_placement():
     assert many.counts == [1, 3]
     assert _min_latency(3, 40) == 0             # LUT rows only: may be combinational
     _check(3, 40, 6, seed=5, latency=0)
-
 
 def test_multiplier_bad_parameters():
     for kw, name in [(dict(target="ice40"), "target"), (dict(part="middle"), "part"),
@@ -99,7 +89,6 @@ def test_multiplier_bad_parameters():
             Multiplier(20, 20, **kw)
     with pytest.raises(ParameterError, match="a_width"):
         Multiplier(0, 20)
-
 
 @pytest.mark.slow
 @pytest.mark.parametrize("target", ["ecp5", "xilinx", "generic"])
@@ -112,7 +101,6 @@ def test_multiplier_many_widths_slow(target):
                            part_bits=pb, latency=_min_latency(wa, wb, target=target, karatsuba=kara, part=part,
                                                               part_bits=pb) + 1)
 
-
 # -- carry-save trees and split (chunked) adders -------------------------------------------------------
 from amaranth.back import rtlil                                          # noqa: E402
 from amaranth.hdl import Module                                          # noqa: E402
@@ -121,6 +109,7 @@ from amaranth.lib.wiring import In, Out                                  # noqa:
 
 from hhe_gen.cores.arith.multiplier import CompressorPlan, SumPlan       # noqa: E402
 from hhe_gen.cores.arith.pipeline import Pipe, schedule                  # noqa: E402
+from hhe_gen.cores.unused import mark_unused
 
 
 class SumUnit(wiring.Component):
@@ -170,7 +159,7 @@ def test_sum_plan_exact_at_every_latency(case):
     for _ in range(14):
         vecs.append({f"r{i}": rng.choice([0, (1 << w) - 1, rng.getrandbits(w)]) for i, (_, w, _) in enumerate(rows)})
     probe = SumUnit(rows, out_bits, 0, chunk_bits=8)
-    probe._MustUse__silence = True
+    mark_unused(probe)
     n_seg = len(probe.segments)
     split_seen = False
     for latency in sorted({0, 1, 2, n_seg // 2, n_seg, n_seg + 2}):

@@ -7,12 +7,12 @@ import random
 import pytest
 
 from hhe_gen.cores.ntt import IterativeNtt
-from hhe_gen.sim.ntt import Job, simulate
-from hhe_gen.models.ntt import intt, ntt
 from hhe_gen.cores.ntt.schedule import ntt_schedule, stage_starts
+from hhe_gen.cores.unused import mark_unused
+from hhe_gen.models.ntt import intt, ntt
 from hhe_gen.params.errors import ParameterError
 from hhe_gen.params.primes import abc_fhe_primes, dna_hhe_primes, ntt_primes
-
+from hhe_gen.sim.ntt import Job, simulate
 
 def _jobs(n, qs, rng, corners=True):
     """Random forward/inverse jobs on alternating primes plus the corner inputs."""
@@ -77,7 +77,7 @@ def test_transform_cycles_are_stage_starts():
     qs = ntt_primes(64, 20, 1)
     for lanes in (1, 2, 4, 8):
         dut = IterativeNtt(64, lanes, qs)
-        dut._MustUse__silence = True            # only the plan is checked here
+        mark_unused(dut)            # only the plan is checked here
         assert dut.xbar_regs == (1, 1) and dut.depth == dut.butterfly_latency + 4
         assert dut.load_wait == dut.butterfly_latency + 1
         for inv in (False, True):
@@ -248,7 +248,7 @@ def test_pieced_twiddle_rom(monkeypatch, n, lanes, banking):
     assert dut.tw_latency == iterative.ROM_PIECE_LATENCY
     monkeypatch.undo()
     plain = IterativeNtt(n, lanes, qs, banking=banking)
-    plain._MustUse__silence = True
+    mark_unused(plain)
     assert plain.rom_pieces == 1 and plain.tw_latency == 0
     assert dut.depth in (plain.depth + 2, plain.depth + 3)      # single-port: the next odd depth
     rng = random.Random(n + lanes)

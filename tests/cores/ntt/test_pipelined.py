@@ -9,12 +9,12 @@ import pytest
 
 from hhe_gen.cores.ntt import PipelinedNtt, small_pipelined_ntt
 from hhe_gen.cores.ntt.pipelined_plan import from_model_order, output_positions, plan_stages
-from hhe_gen.sim.ntt_pipelined import simulate_pipelined
+from hhe_gen.cores.unused import mark_unused
 from hhe_gen.models.ntt import intt, ntt
 from hhe_gen.params import abc_fhe_primes, dna_hhe_primes
 from hhe_gen.params.errors import ParameterError
 from hhe_gen.params.primes import ntt_primes
-
+from hhe_gen.sim.ntt_pipelined import simulate_pipelined
 
 def _polys(n, qs, rng, count, corners):
     polys = []
@@ -103,7 +103,7 @@ def test_roundtrip_formal_sizes():
     _full_rate(dut, _polys(16, [257, 353], rng, 2, corners=False), [257, 353])
     for n, rns, qs in ((16, False, (97,)), (32, True, (257, 449))):
         other = small_pipelined_ntt(n, rns=rns)
-        other._MustUse__silence = True          # only its parameters are looked at
+        mark_unused(other)          # only its parameters are looked at
         assert other.moduli == qs
     with pytest.raises(ParameterError):
         small_pipelined_ntt(64)
@@ -182,7 +182,7 @@ def test_resources():
     stage, 2d per short); MDC P/2 butterflies per stage."""
     n, L = 1 << 10, None
     dut = PipelinedNtt(n, 1, ntt_primes(n, 30, 1))
-    dut._MustUse__silence = True
+    mark_unused(dut)
     L = dut.butterfly_latency
     assert dut.butterflies == 10
     long_ = [1 << k for k in range(10) if 1 << k > L]
@@ -190,7 +190,7 @@ def test_resources():
     mem = [d - L for d in long_]
     assert dut.delay_words == sum(w - 1 if w >= 16 else w for w in mem) + 2 * sum(short)
     mdc = PipelinedNtt(n, 4, ntt_primes(n, 30, 1), arch="mdc")
-    mdc._MustUse__silence = True
+    mark_unused(mdc)
     assert mdc.butterflies == 2 * 10 and mdc.cycles_per_polynomial == n // 4
 
 

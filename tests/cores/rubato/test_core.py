@@ -7,11 +7,11 @@ import pytest
 from amaranth.lib import wiring
 
 from hhe_gen.cores.rubato import RubatoCore
-from hhe_gen.cores.rubato.datapath import quiet
 from hhe_gen.cores.rubato.schedule import phases
-from hhe_gen.sim.rubato import simulate_blocks
+from hhe_gen.cores.unused import mark_unused
 from hhe_gen.params import rubato_params
 from hhe_gen.params.errors import ParameterError
+from hhe_gen.sim.rubato import simulate_blocks
 
 from ._helpers import SETS, accepted_positions, check_states, expected
 
@@ -103,7 +103,7 @@ def test_shared_xof_structure():
     assert [xofs(c) for c in cores] == [1, 2, 1]
     assert [c.shared_xof for c in cores] == [True, False, False]
     for c in cores:
-        quiet(c)
+        mark_unused(c, deep=True)
 
 
 def test_corner_keys_nonces_back_to_back():
@@ -195,7 +195,7 @@ def test_targets_with_two_lanes():
         # a pessimistic rejection pattern: 10% of the candidates rejected, spread evenly
         positions = [i + i // 9 for i in range(p.round_constant_count)]
         assert core.cycles_per_block(positions) <= 0.8 * dna
-        quiet(core)                     # built for its formula only, never elaborated
+        mark_unused(core, deep=True)                     # built for its formula only, never elaborated
 
 
 @pytest.mark.parametrize("kwargs,name", [
