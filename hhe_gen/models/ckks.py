@@ -36,6 +36,8 @@ __all__ = [
 
 # -- data ---------------------------------------------------------------------------------------
 def _rows(rows, moduli, name):
+    if not isinstance(rows, list) or not all(isinstance(r, list) for r in rows):
+        raise ParameterError(name, f"<JSON {type(rows).__name__}>", "a list of rows (one per prime of Q)")
     rows = [list(r) for r in rows]
     if not 1 <= len(rows) <= len(moduli):
         raise ParameterError(name, f"<{len(rows)} rows>", f"1 .. {len(moduli)} rows (one per prime of Q)")
@@ -70,6 +72,9 @@ class Ciphertext:
 
     @classmethod
     def from_json(cls, d: dict, params: CKKSParams) -> "Ciphertext":
+        if not isinstance(d, dict):
+            raise ParameterError("ciphertext", f"<JSON {type(d).__name__}>",
+                                 'a JSON object {"scale", "form", "c0", "c1"}')
         for key in ("scale", "c0", "c1"):
             if key not in d:
                 raise ParameterError(key, None, "a field of the ciphertext JSON (scale, form, c0, c1)")
@@ -104,16 +109,21 @@ class KeyPair:
 
     @classmethod
     def from_json(cls, d: dict, params: CKKSParams) -> "KeyPair":
+        if not isinstance(d, dict):
+            raise ParameterError("keys", f"<JSON {type(d).__name__}>", 'a JSON object {"N", "Q", "sk", "pk0", "pk1"}')
         if d.get("N", params.n) != params.n or list(d.get("Q", params.moduli)) != list(params.moduli):
             raise ParameterError("keys", f"N={d.get('N')} Q={d.get('Q')}",
                                  f"keys made for these parameters (N={params.n}, Q={list(params.moduli)})")
         sk = _check_secret(d.get("sk"), params)
         pk0, pk1 = d.get("pk0") or [], d.get("pk1") or []
         if pk0 or pk1:
+            for name, rows in (("pk0", pk0), ("pk1", pk1)):
+                if not isinstance(rows, list) or not all(isinstance(r, list) for r in rows):
+                    raise ParameterError(name, f"<JSON {type(rows).__name__}>", "a list of rows (one per prime of Q)")
+                if len(rows) != len(params.moduli):
+                    raise ParameterError(name, f"<{len(rows)} rows>", f"{len(params.moduli)} rows (one per prime of Q)")
             _check_residues(pk0, params, "pk0")
             _check_residues(pk1, params, "pk1")
-            if len(pk0) != len(params.moduli) or len(pk1) != len(params.moduli):
-                raise ParameterError("pk0", f"<{len(pk0)} rows>", f"{len(params.moduli)} rows (one per prime of Q)")
         return cls(sk, [list(r) for r in pk0], [list(r) for r in pk1])
 
 
@@ -127,7 +137,8 @@ def _scale(s):
 
 
 def _check_secret(sk, params: CKKSParams) -> list[int]:
-    if sk is None or len(sk) != params.n or any(x not in (-1, 0, 1) for x in sk):
+    if not isinstance(sk, list) or len(sk) != params.n or \
+            any(isinstance(x, bool) or not isinstance(x, int) or x not in (-1, 0, 1) for x in sk):
         raise ParameterError("sk", "<secret key>", f"N = {params.n} coefficients in {{-1, 0, 1}}")
     return list(sk)
 

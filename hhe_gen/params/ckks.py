@@ -201,11 +201,13 @@ class CKKSParams:
     @classmethod
     def from_interchange(cls, d: dict, name: str = "") -> "CKKSParams":
         """Parameters from the interchange JSON ``{"LogN", "Q", "LogDefaultScale"[, "P"]}``."""
+        if not isinstance(d, dict):
+            raise ParameterError("parameters", f"<JSON {type(d).__name__}>",
+                                 'a JSON object {"LogN", "Q", "LogDefaultScale"}')
         for key in ("LogN", "Q", "LogDefaultScale"):
             if key not in d:
                 raise ParameterError(key, None, "a field of the parameters JSON (LogN, Q, LogDefaultScale)")
         log_n = d["LogN"]
         if isinstance(log_n, bool) or not isinstance(log_n, int) or not MIN_LOG_N <= log_n <= MAX_LOG_N:
             raise ParameterError("LogN", log_n, f"an integer {MIN_LOG_N} .. {MAX_LOG_N}")
-        return cls(RingParams(1 << log_n, tuple(d["Q"])), d["LogDefaultScale"],
-                   tuple(d.get("P", ())), name=name)
+        return cls(RingParams(1 << log_n, d["Q"]), d["LogDefaultScale"], d.get("P") or (), name=name)

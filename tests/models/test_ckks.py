@@ -152,3 +152,48 @@ def test_fixed_point_encoding_is_close_to_float():
 def test_bad_inputs_are_named(call, match):
     with pytest.raises(ParameterError, match=match):
         call()
+
+
+# -- interchange readers: malformed JSON gets a ParameterError naming the field, never a TypeError --
+@pytest.mark.parametrize("d,name", [
+    ([1, 2], "parameters"), ({"LogN": 6, "Q": 5, "LogDefaultScale": 20}, "Q"),
+    ({"LogN": 6, "Q": "abc", "LogDefaultScale": 20}, "Q"),
+    ({"LogN": 6, "Q": [1073741441, 1073739649], "LogDefaultScale": 20, "P": 7}, "P"),
+])
+def test_parameters_json_shapes(d, name):
+    with pytest.raises(ParameterError) as err:
+        CKKSParams.from_interchange(d)
+    assert err.value.name == name
+
+
+def _toy_keys():
+    p = preset("toy")
+    return p, ckks.keygen(p, 7).to_json(p)
+
+
+@pytest.mark.parametrize("change,name", [
+    (lambda d: d.update(sk=[True] + d["sk"][1:]), "sk"),
+    (lambda d: d.update(sk=[1.0] + d["sk"][1:]), "sk"),
+    (lambda d: d.update(sk=5), "sk"),
+    (lambda d: d.update(pk0=d["pk0"] + [d["pk0"][0]]), "pk0"),
+    (lambda d: d.update(pk1=7), "pk1"),
+    (lambda d: d.update(pk0=[5] * len(d["pk0"])), "pk0"),
+])
+def test_keys_json_shapes(change, name):
+    p, d = _toy_keys()
+    change(d)
+    with pytest.raises(ParameterError) as err:
+        ckks.KeyPair.from_json(d, p)
+    assert err.value.name == name
+    with pytest.raises(ParameterError):
+        ckks.KeyPair.from_json([d], p)
+
+
+def test_ciphertext_json_shapes():
+    p, d = _toy_keys()
+    keys = ckks.KeyPair.from_json(d, p)
+    ct = ckks.encrypt_slots(p, keys, [0.5], 3).to_json()
+    for bad, name in (({**ct, "c0": 5}, "c0"), ({**ct, "c1": [5, 6]}, "c1"), ([ct], "ciphertext")):
+        with pytest.raises(ParameterError) as err:
+            ckks.Ciphertext.from_json(bad, p)
+        assert err.value.name == name
