@@ -92,24 +92,6 @@ class ModMulBase(wiring.Component):
         return m
 
     # helpers for subclasses
-    def _barrett_tail(self, pipe, x, qq):
-        """r0 = x - qq (mod 2^(k+2), in [0, 3q)), then both corrections of the model with one
-        adder delay: d1 = r0 - q and d2 = r0 - 2q are computed side by side; r1 = d1 if d1 >= 0
-        else r0 and r = d2 if d2 >= 0 else r1 (the model's r1/r: r0 >= 2q gives r1 = r0 - q >= q
-        and r = r0 - 2q = d2; q <= r0 < 2q gives r = r1 = d1 and d2 < 0; r0 < q gives r = r1 = r0).
-        Constant time: both differences are always computed, their borrows select."""
-        k = self.k
-        r0 = pipe.comb(lambda u, v: u - v, x, qq, shape=k + 2, name="r0", probe=True)
-        r0 = pipe.boundary("r0", r0)
-        q = pipe.table(self.moduli, k, "q")
-        q2 = pipe.table([2 * q_ for q_ in self.moduli], k + 1, "q2")
-        d1 = pipe.comb(lambda u, v: u - v, r0, q, name="d1")          # signed, k + 3 bits
-        d2 = pipe.comb(lambda u, v: u - v, r0, q2, name="d2")
-        d1, d2 = pipe.boundary("d", d1, d2)
-        r1 = pipe.comb(lambda u, v: Mux(v[-1], u, v), r0, d1, shape=k + 1, name="r1", probe=True)
-        r = pipe.comb(lambda u, v: Mux(v[-1], u, v), r1, d2, shape=k, name="r", probe=True)
-        return pipe.boundary("r", r)
-
     @staticmethod
     def _correct(pipe, value, q, name, out_bits):
         """``value - q if value >= q else value`` (constant time: the difference is always

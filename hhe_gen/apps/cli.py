@@ -514,7 +514,7 @@ def cmd_mutate(args):
     root = mutate.find_root(args.root)
     muts = mutate.enumerate_tree(root, args.targets or None, ops, checks=args.checks)
     if args.match:
-        muts = [m for m in muts if any(t in m.id or t in m.function for t in args.match)]
+        muts = [m for m in muts if any(t in m.id or t in m.function or t in m.text for t in args.match)]
     total = len(muts)
     muts = mutate.sample(muts, args.sample, 0 if args.seed is None else args.seed)
     if args.list or not muts:
@@ -539,10 +539,12 @@ def cmd_mutate(args):
     console.print(mutate.results_table(results, f"hhe-gen mutate: {len(muts)} of {total} mutants"))
     summary = mutate.summarize(results)
     print_table("per family", ["family", "mutants", "killed", "of which timeouts", "survived", "seconds"],
-                [(f, s["mutants"], s["killed"], s["timeout"], s["survived"], s["seconds"]) for f, s in summary.items()])
+                [(f, s["mutants"], s["killed"], s["timeout"], s["survived"], s["seconds"])
+                 for f, s in summary.items()])
     for b in baselines.values():
         if b.failures or b.dropped:
-            console.print(f"[yellow]already failing without a mutant (deselected):[/] {', '.join(b.failures + b.dropped)}")
+            console.print("[yellow]already failing without a mutant (deselected):[/] "
+                          + ", ".join(b.failures + b.dropped))
     path = write_json(args.json, mutate.to_json(results, baselines, root=str(root), operators=list(ops),
                                                 sample=args.sample, seed=args.seed, total_mutants=total))
     console.print(f"results written to {path}")
@@ -676,7 +678,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--timeout", type=float, help="seconds per mutant (default: 2.5 x the unmutated run + 30)")
     p.add_argument("--ops", default="cmp,const,arith", help="mutation operators (default: %(default)s)")
     p.add_argument("--checks", action="store_true", help="also mutate parameter-check code")
-    p.add_argument("--match", nargs="+", metavar="TEXT", help="only mutants whose id or function contains TEXT")
+    p.add_argument("--match", nargs="+", metavar="TEXT",
+                   help="only mutants whose id, function or source line contains TEXT")
     p.add_argument("--tests", nargs="+", metavar="FILE", help="test files for every mutant (default: the family's)")
     p.add_argument("--jobs", type=int, default=1, help="parallel workers, one tree copy each (default 1)")
     p.add_argument("--root", help="source checkout (default: the one hhe-gen is installed from)")

@@ -1,0 +1,154 @@
+"""hhe_gen.apps.mutate: the mutant enumerator on a synthetic source, a tiny end-to-end run on a copy
+of the tree (the working tree untouched), the ``hhe-gen mutate`` command; the full mutation run
+of every family is in the slow set."""
+
+import ast
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from hhe_gen.apps import mutate
+from hhe_gen.apps.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+
+SOURCE = '''\
+from amaranth.hdl import Mux
+
+
+def check_width(w):
+    if not 2 <= w <= 64:
+        raise ValueError(f"bad width {w + 1}")
+    return w
+
+
+class Unit:
+    def elaborate(self, platform):
+        s = a + b
+        d = s - q
+        r = Mux(d[-1], s, d)
+        neg = (x) < 0                 # a comment with < and +
+        same = kind == "ct"
+        y = v[:k + 2]
+        z = 3 * w
+        f = lambda u, t: u + t
+        t = (r  # split over lines
+             >= limit)
+        name = f"r{k + 1}"
+        return r if n != 1 else add_delay(w + 1)
+'''
+
+
+def _by(mutants):
+    return {(m.operator, m.original, m.mutant, m.line) for m in mutants}
+
+
+def test_enumerator_finds_the_known_mutants():
+    muts = mutate.enumerate_source(SOURCE, "cores/x/unit.py")
+    found = _by(muts)
+    expected = {
+        ("cmp", "<", "<=", 15), ("cmp", ">=", ">", 21), ("cmp", "!=", "==", 23),   # comparisons
+        ("const", "0", "1", 15), ("const", "0", "(-1)", 15),                          # x < 0
+        ("const", "-1", "-2", 14), ("const", "-1", "0", 14),                          # d[-1]: the sign bit
+        ("const", "2", "1", 17), ("const", "2", "3", 17),                             # v[:k + 2]
+        ("const", "1", "0", 23), ("const", "1", "2", 23),                             # n != 1
+        ("arith", "-", "+", 13),                                                      # s - q: a modulus
+        ("arith", "+", "-", 19),                                                      # inside a lambda
+    }
+    assert found == expected, (found - expected, expected - found)
+    # not mutated: the parameter check, the string dispatch, a + b (no modulus, no Mux / lambda),
+    # 3 * w, the f-string and the delay estimate
+    assert all(m.function == "Unit.elaborate" and m.family == "x" for m in muts)
+    checks = mutate.enumerate_source(SOURCE, "cores/x/unit.py", checks=True)
+    extra = {m for m in checks if m.context == "check"}
+    assert {(m.original, m.mutant) for m in extra if m.operator == "cmp"} == {("<=", "<")}
+    assert len({m.start for m in extra if m.operator == "cmp"}) == 2               # both <= of 2 <= w <= 64
+
+
+def test_every_mutant_applies_and_changes_one_node():
+    src = SOURCE.encode()
+    base = ast.dump(ast.parse(src))
+    for m in mutate.enumerate_source(src, "cores/x/unit.py", checks=True):
+        out = m.apply(src)
+        tree = ast.dump(ast.parse(out))                 # still Python
+        assert tree != base, m.id
+        assert out == src[:m.start] + m.mutant.encode() + src[m.end:]
+    with pytest.raises(ValueError):
+        mutate.enumerate_source(src, "x.py")[0].apply(b"# changed\n" + src)
+
+
+def test_operator_selection_and_sampling():
+    cmp_only = mutate.enumerate_source(SOURCE, "cores/x/unit.py", operators=("cmp",))
+    assert {m.operator for m in cmp_only} == {"cmp"} and len(cmp_only) == 3
+    with pytest.raises(ValueError):
+        mutate.enumerate_source(SOURCE, operators=("swap",))
+    muts = mutate.enumerate_source(SOURCE, "cores/x/unit.py")
+    a, b = mutate.sample(muts, 4, seed=3), mutate.sample(muts, 4, seed=3)
+    assert a == b and len(a) == 4 and a == sorted(a, key=muts.index)
+    assert mutate.sample(muts, None) == muts
+
+
+def test_the_real_tree_has_mutants_in_every_family():
+    muts = mutate.enumerate_tree(ROOT)
+    assert {m.family for m in muts} == set(mutate.FAMILIES)
+    modadd = mutate.enumerate_tree(ROOT, ["cores/arith/modadd.py"])
+    assert any(m.original == "-1" and m.function == "ModAdd._build" for m in modadd)   # the borrow bit
+    assert mutate.select_tests(ROOT, "cores/arith/modadd.py")[0].startswith("tests/cores/arith/test_")
+
+
+def test_tiny_end_to_end_run_on_a_copy():
+    """Three mutants of ModAdd against its test file: the select-bit and the +/- mutants are killed,
+    the wider sum (an equivalent mutant) survives; the working tree is untouched."""
+    target = ROOT / "cores/arith/modadd.py"
+    before = target.read_bytes(), os.stat(target).st_mtime_ns
+    muts = mutate.enumerate_tree(ROOT, ["cores/arith/modadd.py"])
+    pick = [next(m for m in muts if m.function == "ModAdd._build" and (m.original, m.mutant) == pair)
+            for pair in (("-1", "0"), ("+", "-"), ("1", "2"))]
+    seen = []
+    results, baselines = mutate.run_mutants(ROOT, pick, tests=["tests/cores/arith/test_modadd.py"],
+                                            timeout=120, progress=lambda event, **kw: seen.append(event))
+    status = {(r.mutant.original, r.mutant.mutant): r.status for r in results}
+    assert status == {("-1", "0"): "killed", ("+", "-"): "killed", ("1", "2"): "survived"}
+    assert all(r.detail.startswith("tests/cores/arith/test_modadd.py::") for r in results if r.status == "killed")
+    assert seen.count("done") == 3 and seen[0] == "baseline"
+    (base,) = baselines.values()
+    assert base.returncode == 0 and base.failures == []
+    data = mutate.to_json(results, baselines)
+    assert data["summary"]["arith"] == {**data["summary"]["arith"], "mutants": 3, "killed": 2, "survived": 1}
+    assert {"file", "line", "original", "mutant", "status", "seconds"} <= set(data["mutants"][0])
+    assert (target.read_bytes(), os.stat(target).st_mtime_ns) == before
+
+
+def test_cli_list_and_errors(capsys):
+    assert main(["mutate", "cores/sampler/residues.py", "--ops", "cmp", "--list"]) == 0
+    out = capsys.readouterr().out
+    assert "residues.py:" in out and "<=" in out
+    assert main(["mutate", "nonsense", "--list"]) == 2
+    assert main(["mutate", "arith", "--ops", "cmp,swap", "--list"]) == 2
+    assert main(["mutate", "arith", "--sample", "0"]) == 2
+    assert "--sample" in capsys.readouterr().err
+
+
+def test_cli_run_writes_json(tmp_path, capsys):
+    out = tmp_path / "m.json"
+    assert main(["mutate", "cores/arith/modadd.py", "--match", "ModSub._build", "--ops", "arith",
+                 "--tests", "tests/cores/arith/test_modadd.py", "--sample", "1", "--seed", "2",
+                 "--json", str(out)]) == 0
+    data = json.loads(out.read_text())
+    (rec,) = data["mutants"]
+    assert rec["status"] == "killed" and rec["function"] == "ModSub._build" and rec["seconds"] > 0
+    assert data["total_mutants"] == 2 and data["sample"] == 1
+    assert "per family" in capsys.readouterr().out
+
+
+@pytest.mark.slow
+def test_full_mutation_run(tmp_path):
+    """Every mutant of every family against its family's tests (hours: see docs in the module)."""
+    muts = mutate.enumerate_tree(ROOT)
+    results, _ = mutate.run_mutants(ROOT, muts, jobs=os.cpu_count() or 1)
+    assert len(results) == len(muts) and all(r.status in mutate.STATUSES for r in results)
+    summary = mutate.summarize(results)
+    assert set(summary) == set(mutate.FAMILIES)
+    (tmp_path / "mutate.json").write_text(json.dumps(mutate.to_json(results)))
