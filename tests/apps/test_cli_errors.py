@@ -291,11 +291,6 @@ def test_show_prints_a_wide_table_on_one_line_per_row():
     assert out.width == 80   # restored
 
 
-def test_prove_no_longer_builds_its_own_wide_console():
-    import inspect
-    assert "Console(" not in inspect.getsource(cli.cmd_prove)
-
-
 # -- 7. other mistakes -------------------------------------------------------------------------------
 def test_keys_of_the_wrong_shape(tmp_path, capsys, keys):
     src = _json(tmp_path, "slots.json", {"re": [0.5]})
@@ -376,6 +371,6 @@ def test_an_os_error_is_one_line(capsys, monkeypatch):
     create) ends as one line, not a traceback."""
     def cannot_write(args):
         raise PermissionError(13, "Permission denied", "/root/bench.json")
-    monkeypatch.setattr(cli, "cmd_doctor", cannot_write)
+    monkeypatch.setattr(cli.runs, "cmd_doctor", cannot_write)
     assert main(["doctor"]) == 2
     assert capsys.readouterr().err == "hhe-gen: error: Permission denied: /root/bench.json\n"

@@ -1,0 +1,74 @@
+"""``hhe-gen``: the command line of hhe-gen.
+
+    hhe-gen params [PRESET] [--json]
+    hhe-gen primes --n N --bits B --count C [--form ntt|dna-hhe|abc-fhe] [--json]
+    hhe-gen kat rubato [FILE...] [--on model|rtl] [--check-derivation] [--trace] [--lanes L]
+                       [--multiplier M] [--verbose]
+    hhe-gen ckks keygen  [--params P] [--seed S] -o keys.json
+    hhe-gen ckks encrypt [--params P] --keys keys.json --in slots.json [--mode pk|sk] [--seed S] -o ct.json
+    hhe-gen ckks decrypt [--params P] --keys keys.json --in ct.json -o slots.json
+    hhe-gen generate ntt --n N --lanes P [--bits W --count C | --primes q,...] [--reducer KIND]
+                         [--banking dual|single] [--twiddles rom|otf] [--arch iterative|sdf|mdc [--direction D]] -o DIR
+    hhe-gen generate ifft|fft|encoder|decoder --n N --lanes P [--width W --frac-bits F]
+                         [--log-scale S] [--bits B --count L | --primes q,...] -o DIR
+                         (both: [--vectors K] [--seed S] [--keep-src]; vectors come with a testbench)
+    hhe-gen bench [GROUP...] [--quick] [--json FILE]
+    hhe-gen prove [GROUP...] [--quick] [--json FILE] [--workdir DIR] [--timeout S] [--only NAME...]
+    hhe-gen mutate [FAMILY...] [--sample K] [--seed S] [--json FILE]
+    hhe-gen demo [--preset P] [--no-lattigo] [--seed S]
+    hhe-gen doctor
+
+Every bad parameter ends the command with a one-line error naming it and exit status 2; so does a
+file that cannot be read or written.  Output files are written whole or not at all (a temporary file
+beside them, renamed when complete).
+
+- ``--seed``: the same rule for every command (:func:`parse_seed`): an integer 0 .. 2^256 - 1,
+  decimal or 0x hex.
+- ``ckks encrypt`` / ``decrypt`` take N and Q from the keys file (the scale from its
+  LogDefaultScale, which keygen writes, or from the preset with these N and Q); ``--params``, if
+  given, must match the keys.  ``encrypt`` refuses slot values too large for Delta and Q
+  (:func:`hhe_gen.models.ckks.encode`).
+
+One module per group of sub-commands (:data:`COMMANDS`), each with a ``register(sub)``;
+``common`` holds what they share; the interchange files are read by :mod:`hhe_gen.host.interchange`.
+"""
+
+import argparse
+import sys
+
+from hhe_gen.params import ParameterError
+
+from . import ckks, generate, kat, presets, runs
+from .common import parse_seed
+
+__all__ = ["main", "build_parser", "parse_seed"]
+
+#: the modules that add sub-commands, in the order ``hhe-gen --help`` lists them
+COMMANDS = (presets, kat, ckks, generate, runs)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="hhe-gen", description="Generator of client-side HHE hardware (RNS-CKKS + Rubato).")
+    sub = ap.add_subparsers(dest="command", required=True)
+    for module in COMMANDS:
+        module.register(sub)
+    return ap
+
+
+def main(argv=None) -> int:
+    args = build_parser().parse_args(argv)
+    if getattr(args, "op", None) in ("encrypt", "decrypt") and (not args.keys or not args.input):
+        print(f"hhe-gen ckks {args.op}: error: --keys and --in are required", file=sys.stderr)
+        return 2
+    try:
+        if hasattr(args, "seed"):   # one rule for every --seed option
+            args.seed = parse_seed(args.seed)
+        return args.func(args)
+    except ParameterError as exc:
+        print(f"hhe-gen: error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:   # a file or folder that cannot be read or written: one line, not a traceback
+        where = f": {exc.filename}" if getattr(exc, "filename", None) else ""
+        print(f"hhe-gen: error: {exc.strerror or exc}{where}", file=sys.stderr)
+        return 2
+

@@ -1,0 +1,60 @@
+"""``hhe-gen ckks keygen | encrypt | decrypt`` on interchange JSON files."""
+
+from hhe_gen.host.interchange import (check_ciphertext_json, check_keys_json, in_file, load_json,
+                                      params_for_keys, params_from, slots_json)
+from hhe_gen.params import ParameterError
+
+from .common import SEED_RULE, check_on, check_output, seed_or_fresh, write_json_output
+
+
+def cmd_ckks(args):
+    from hhe_gen.models import ckks
+    from hhe_gen.params import DEFAULT_PRESET
+    check_on(args.on)
+    check_output(args.output)
+    if args.op == "keygen":
+        p = params_from(args.params or DEFAULT_PRESET)
+        keys = ckks.keygen(p, seed_or_fresh(args.seed))
+        write_json_output({**keys.to_json(p), "LogDefaultScale": p.log_scale}, args.output)
+        return 0
+    keys_json = load_json(args.keys, "--keys")
+    check_keys_json(keys_json, args.keys)
+    p = params_for_keys(args.params, keys_json, args.keys)
+    keys = in_file(ckks.KeyPair.from_json, keys_json, p, path=args.keys)
+    data = load_json(args.input, "--in")
+    if args.op == "encrypt":
+        slots = slots_json(data, args.input)
+        if args.level is not None:
+            try:
+                p.check_level(args.level)
+            except ParameterError as exc:
+                raise ParameterError("--level", args.level, exc.allowed) from None
+        ct = ckks.encrypt_slots(p, keys, slots, seed_or_fresh(args.seed), args.mode, args.level, args.form)
+        write_json_output(ct.to_json(), args.output)
+        return 0
+    check_ciphertext_json(data, args.input)
+    ct = in_file(ckks.Ciphertext.from_json, data, p, path=args.input)
+    if args.level is not None and args.level != ct.level:
+        raise ParameterError("--level", args.level, f"the ciphertext's own level, {ct.level} (decrypt reads the "
+                             "level from the ciphertext: leave --level out)")
+    slots = ckks.decrypt_slots(p, keys.sk, ct)
+    write_json_output({"re": [z.real for z in slots], "im": [z.imag for z in slots]}, args.output)
+    return 0
+
+
+def register(sub) -> None:
+    """Add this module's sub-commands to the ``hhe-gen`` parser."""
+    p = sub.add_parser("ckks", help="CKKS key generation, encryption and decryption on interchange JSON")
+    p.add_argument("op", choices=["keygen", "encrypt", "decrypt"], help="keygen | encrypt | decrypt")
+    p.add_argument("--params", help="preset name or parameters JSON file (keygen default: dna-hhe; encrypt and "
+                   "decrypt default: the keys' N and Q, and --params, if given, must match them)")
+    p.add_argument("--keys", help="keys JSON (encrypt, decrypt)")
+    p.add_argument("--in", dest="input", help="slots JSON (encrypt) or ciphertext JSON (decrypt)")
+    p.add_argument("-o", "--output", default="-", help="output file (default: stdout)")
+    p.add_argument("--seed", help=f"seed for reproducible randomness, {SEED_RULE} (default: fresh)")
+    p.add_argument("--mode", choices=["pk", "sk"], default="pk", help="public- or secret-key encryption")
+    p.add_argument("--form", choices=["coeff", "ntt"], default="coeff", help="ciphertext form")
+    p.add_argument("--level", type=int, help="encryption level 0 .. len(Q) - 1 (default: top); decrypt: "
+                   "must equal the ciphertext's level")
+    p.add_argument("--on", default="model", help="model (rtl arrives with the hardware)")
+    p.set_defaults(func=cmd_ckks)

@@ -1,0 +1,87 @@
+"""What every ``hhe-gen`` command shares: output files written whole or not at all, the one
+``--seed`` rule, the ``--on`` check and integer lists."""
+
+import json
+import sys
+from pathlib import Path
+
+from hhe_gen.params import ParameterError
+
+__all__ = ["SEED_RULE", "check_on", "check_output", "int_list", "parse_seed", "seed_or_fresh", "write_json_output"]
+
+SEED_RULE = "an integer 0 .. 2^256 - 1 (decimal or 0x hex)"
+
+
+def check_output(out: str | None):
+    """Refuse an output file that cannot be written before any work is done."""
+    if out in (None, "-"):
+        return
+    path = Path(out)
+    if path.is_dir():
+        raise ParameterError("-o", out, "a file name (this is a directory)")
+    if not path.parent.is_dir():
+        raise ParameterError("-o", out, f"a file in an existing directory ({path.parent} does not exist)")
+
+
+def write_json_output(data, out: str | None):
+    """JSON to stdout, or to ``out`` atomically: a temporary file beside it, renamed when complete."""
+    text = json.dumps(data) + "\n"
+    if out in (None, "-"):
+        sys.stdout.write(text)
+        return
+    import os
+    import tempfile
+    check_output(out)
+    path = Path(out)
+    tmp = None
+    try:
+        with tempfile.NamedTemporaryFile("w", dir=path.parent, prefix=f".{path.name}.", suffix=".tmp",
+                                         delete=False) as f:
+            tmp = f.name
+            f.write(text)
+        os.replace(tmp, path)
+    except OSError as exc:
+        raise ParameterError("-o", out, f"a writable file ({exc.strerror or exc})") from None
+    finally:
+        if tmp is not None and os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def parse_seed(text, option: str = "--seed") -> int | None:
+    """The one rule of every ``--seed`` option: an integer 0 .. 2^256 - 1, decimal or 0x hex.
+
+    ``None`` (option not given) stays ``None``; an int (an argparse default) is range-checked.
+    """
+    if text is None:
+        return None
+    if isinstance(text, int) and not isinstance(text, bool):
+        value = text
+    else:
+        s = str(text).strip()
+        try:
+            value = int(s[2:], 16) if s[:2].lower() == "0x" else int(s, 10)
+        except ValueError:
+            raise ParameterError(option, text, SEED_RULE) from None
+    if not 0 <= value < 1 << 256:
+        raise ParameterError(option, text, SEED_RULE)
+    return value
+
+
+def seed_or_fresh(seed: int | None) -> int:
+    if seed is None:
+        import secrets
+        return secrets.randbits(256)
+    return seed
+
+
+def check_on(on: str, allowed=("model",)):
+    if on not in allowed:
+        raise ParameterError("--on", on, " or ".join(repr(a) for a in allowed)
+                             + ("" if "rtl" in allowed else " (the RTL path arrives with the hardware cores)"))
+
+
+def int_list(text: str, what: str) -> list[int]:
+    try:
+        return [int(x, 0) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise ParameterError(what, text, "comma-separated integers (decimal or 0x hex)") from None
