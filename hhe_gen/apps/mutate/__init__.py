@@ -1,0 +1,58 @@
+"""Mutation testing of the hardware generators in ``cores/`` (``hhe-gen mutate``).
+
+A *mutant* is one small edit of one generator source file, of the kind that moves a modular
+boundary:
+
+- ``cmp``: a comparison operator swapped for its boundary neighbour (``<`` <-> ``<=``,
+  ``>`` <-> ``>=``, ``==`` <-> ``!=``); comparisons with a string / None / bool constant
+  (configuration dispatch, not a bound) are left alone;
+- ``const``: an integer constant +1 and -1, only where it looks like a bound: an operand of a
+  comparison, an additive offset (``w + 1``, ``q - 1``) or a bit / slice index (``d[-1]``,
+  ``v[:k + 2]``);
+- ``arith``: ``+`` <-> ``-`` in a modular step (both operands non-constant, and inside a ``Mux``,
+  inside a datapath ``lambda``, or with a modulus-like name such as ``q`` as an operand).
+
+Code that only validates parameters (an ``if`` whose body raises, ``assert`` / ``raise``
+statements, functions named ``check_*`` / ``_check*`` / ``validat*``) is skipped unless
+``checks=True``: a mutant there changes an error message, not the hardware.  f-strings (signal
+names, messages) and the arguments of the estimated-delay helpers (``add_delay(w + 1)``,
+``Segment(...)``: they place registers, nothing else) are skipped too.
+
+Running a mutant: the repository's source tree (``hhe_gen/``, ``cores/``, ``formal/``, ``soc/``,
+``boards/``, ``tests/``, ``setup.py``, ``pyproject.toml``) is copied ONCE into a temporary
+directory laid out as an importable package (``<tmp>/hhe_gen/cores`` is the copy of ``cores/``,
+``<tmp>/cores`` a symbolic link to it, likewise ``formal``, ``soc``, ``boards``); pytest runs
+there with the copy first on the import path, so ``hhe_gen.cores`` is the copy (checked once per
+copy) and the working tree is never touched.  For each mutant the copy's file is rewritten,
+``python -m pytest -x -q -p no:cacheprovider`` runs the test files of the core's family
+(``tests/cores/<family>/test_*.py``: ``test_boundaries.py`` first, then the files that name the
+mutated module or its classes, then the rest) and the file is restored.  Status: ``killed`` (a
+test failed or errored, or the mutant did not import), ``timeout`` (the per-mutant time limit
+passed: counted as killed) or ``survived``.
+
+Before the mutants, every family's selection runs once unmutated (the *baseline*): tests that
+already fail there are deselected for the mutants (listed in the result as
+``baseline_failures``), and the default time limit is derived from the baseline's time.
+
+Cost: a killed mutant takes a few seconds (``-x`` stops at the first failure), a surviving one
+the whole family selection (measured on one core: ckks ~20 s, rubato / sampler / arith ~45 s,
+keccak ~60 s, fft ~70 s, ntt ~125 s).  Every operator on every family (about 2000 mutants) is
+therefore a run of many hours (``--jobs``, ``--sample``); the comparisons alone (``--ops cmp``,
+about 330 mutants) about two hours.
+
+Python API::
+
+    muts = enumerate_tree(root, ["arith"], operators=("cmp",))
+    results, baselines = run_mutants(root, muts[:3])      # MutantResult list, unmutated runs
+"""
+
+from .mutants import (FAMILIES, OPERATORS, STATUSES, Mutant, core_files, enumerate_file, enumerate_source,
+                      enumerate_tree, find_root, sample)
+from .report import mutants_table, results_table, summarize, to_json
+from .runner import FamilyBaseline, MutantResult, run_mutants, select_tests
+from .workspace import Workspace
+
+__all__ = ["FAMILIES", "OPERATORS", "STATUSES", "Mutant", "MutantResult", "FamilyBaseline", "Workspace",
+           "enumerate_source", "enumerate_file", "enumerate_tree", "find_root", "core_files",
+           "select_tests", "sample", "run_mutants", "summarize", "results_table", "mutants_table",
+           "to_json"]
