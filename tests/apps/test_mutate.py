@@ -152,3 +152,9 @@ def test_full_mutation_run(tmp_path):
     summary = mutate.summarize(results)
     assert set(summary) == set(mutate.FAMILIES)
     (tmp_path / "mutate.json").write_text(json.dumps(mutate.to_json(results)))
+
+
+def test_find_root_without_arguments_is_this_checkout(monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)             # not found through the working directory
+    root = mutate.find_root()
+    assert (root / "cores").is_dir() and (root / "hhe_gen" / "apps" / "mutate").is_dir()

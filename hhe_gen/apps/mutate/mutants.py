@@ -244,7 +244,8 @@ def enumerate_file(root, path, operators=OPERATORS, checks: bool = False) -> lis
 def find_root(root=None) -> Path:
     """The repository holding ``cores/``, ``hhe_gen/`` and ``tests/`` (default: the one this
     package was installed from in editable mode)."""
-    candidates = [Path(root)] if root is not None else [Path(__file__).resolve().parents[2], Path.cwd()]
+    # this file is <root>/hhe_gen/apps/mutate/mutants.py in a source checkout
+    candidates = [Path(root)] if root is not None else [Path(__file__).resolve().parents[3], Path.cwd()]
     for c in candidates:
         if all((c / d).is_dir() for d in ("cores", "hhe_gen", "tests")) and (c / "pyproject.toml").is_file():
             return c.resolve()
