@@ -83,10 +83,10 @@ class ShakeXof(wiring.Component):
     beats, permuting again after every ``rate`` bytes.  ``o_stream.valid`` is never high before
     the last beat has been absorbed, padded and permuted.
 
-    ``restart`` starts a new message at any time (while absorbing, permuting or squeezing): in the
+    ``abort`` starts a new message at any time (while absorbing, permuting or squeezing): in the
     cycle it is high, ``i_stream.ready`` and ``o_stream.valid`` are low and nothing is
     transferred; in the next cycle the state register is zero, the block position and round
-    counter are zero and the core absorbs, exactly as after reset.  (A restart is an abort: it is
+    counter are zero and the core absorbs, exactly as after reset.  (An abort restarts the sponge: it is
     the one case where ``o_stream.valid`` falls without a transfer.)
 
     Parameters
@@ -104,11 +104,11 @@ class ShakeXof(wiring.Component):
         message beats (fields ``data``, ``last``, ``nbytes``).
     o_stream : Out(stream.Signature(unsigned(8*W)))
         the SHAKE output, W bytes per beat, little-endian (the byte-stream contract).
-    restart : In(1)
+    abort : In(1)
         one-cycle strobe: abandon the current message and start a new one.
     shake256 : In(1)   (only with ``variant="both"``)
         1 for SHAKE256, 0 for SHAKE128; sampled with the first beat of each message and kept
-        until the next restart.
+        until the next abort.
 
     Attributes
     ----------
@@ -129,7 +129,7 @@ class ShakeXof(wiring.Component):
       (PAD, n permutation cycles, then output), or ``2n + 2`` if that beat completed a block;
     - squeezing: R/W beats at one per cycle, then n cycles of permutation: ``R / (R/W + n)``
       bytes per cycle;
-    - restart: 1 cycle (ready again in the next cycle).
+    - abort: 1 cycle (ready again in the next cycle).
     """
 
     @quiet_on_error
@@ -143,7 +143,7 @@ class ShakeXof(wiring.Component):
         members = {
             "i_stream": In(stream.Signature(absorb_layout(w))),
             "o_stream": Out(byte_stream_signature(w)),
-            "restart": In(1),
+            "abort": In(1),
         }
         if variant == "both":
             members["shake256"] = In(1)
@@ -169,7 +169,7 @@ class ShakeXof(wiring.Component):
         n = self.perm_cycles
         state, phase, pos, step = self.state, self.phase, self.pos, self.step
         i_s, o_s = self.i_stream, self.o_stream
-        restart = self.restart
+        restart = self.abort
 
         m.submodules.rounds = rounds = KeccakRounds(self.rounds_per_cycle)
         m.d.comb += rounds.i_state.eq(state)

@@ -186,17 +186,17 @@ class RubatoCore(wiring.Component):
                          xof.i_stream.payload.data.eq(msg.o_stream.payload.data),
                          xof.i_stream.payload.last.eq(msg.o_stream.payload.last),
                          xof.i_stream.payload.nbytes.eq(msg.o_stream.payload.nbytes),
-                         msg.o_stream.ready.eq(xof.i_stream.ready), xof.restart.eq(valid)]
+                         msg.o_stream.ready.eq(xof.i_stream.ready), xof.abort.eq(valid)]
 
         payload = self.i_stream.payload
         if not self.shared_xof:
             message(rc_msg, rc_xof, start, MessageKind.RUBATO_RC, payload.nonce, payload.counter)
-            m.d.comb += rks.clear.eq(start)
+            m.d.comb += rks.abort.eq(start)
             wiring.connect(m, rc_xof.o_stream, rks.i_stream)
         if self.noise and not self.shared_xof:
             message(nz_msg, nz_xof, start, MessageKind.RUBATO_NOISE, payload.nonce, payload.counter)
             m.d.comb += [nz_msg.seed_we.eq(self.seed_we), nz_msg.seed_addr.eq(self.seed_addr),
-                         nz_msg.seed_data.eq(self.seed_data), nz.clear.eq(start)]
+                         nz_msg.seed_data.eq(self.seed_data), nz.abort.eq(start)]
             wiring.connect(m, nz_xof.o_stream, nz.i_stream)
         if self.shared_xof:
             # One XOF for both streams: the round constants' message at the command; once the
@@ -213,7 +213,7 @@ class RubatoCore(wiring.Component):
                     Mux(start, payload.nonce, cmd.nonce), Mux(start, payload.counter, cmd.counter))
             m.d.comb += [rc_msg.seed_we.eq(self.seed_we), rc_msg.seed_addr.eq(self.seed_addr),
                          rc_msg.seed_data.eq(self.seed_data),
-                         rks.clear.eq(start), nz.clear.eq(start | noise_start),
+                         rks.abort.eq(start), nz.abort.eq(start | noise_start),
                          rks.i_stream.payload.eq(rc_xof.o_stream.payload),
                          nz.i_stream.payload.eq(rc_xof.o_stream.payload),
                          rks.i_stream.valid.eq(rc_xof.o_stream.valid & ~to_noise),

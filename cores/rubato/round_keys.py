@@ -36,7 +36,7 @@ class RoundKeySchedule(wiring.Component):
 
     Members
     -------
-    clear : In(1)               a new block: counters to 0, the sampler cleared (the XOF restarts)
+    abort : In(1)               a new block: counters to 0, the sampler cleared (the XOF restarts)
     i_stream : In(byte_stream(in_bytes))   the XOF output
     key_we, key_addr, key_data : In   write key word ``key_addr`` (a value in [0, q)); only while
                                 no constant is being multiplied (between blocks)
@@ -74,7 +74,7 @@ class RoundKeySchedule(wiring.Component):
         self.depth = (p.rounds + 1) * (p.n // self.lanes)
         w = p.q_bits
         super().__init__({
-            "clear": In(1), "i_stream": In(byte_stream(in_bytes)),
+            "abort": In(1), "i_stream": In(byte_stream(in_bytes)),
             "key_we": In(1), "key_addr": In(range(p.n)), "key_data": In(w),
             "rk_addr": In(range(self.depth)), "rk": Out(data.ArrayLayout(w, self.lanes)),
             "rk_count": Out(range(self.total + 1)), "xof_words": Out(16),
@@ -95,10 +95,10 @@ class RoundKeySchedule(wiring.Component):
         m = Module()
         p, L = self.params, self.lanes
         n, w, total = p.n, p.q_bits, self.total
-        clear = self.clear
+        clear = self.abort
         m.submodules.rc = rc = self.rc
         wiring.connect(m, wiring.flipped(self.i_stream), rc.i_stream)
-        m.d.comb += rc.clear.eq(clear)
+        m.d.comb += rc.abort.eq(clear)
 
         m.submodules.key = key_mem = self.key_memory
         key_w = key_mem.write_port()

@@ -43,19 +43,19 @@ def negate_if(sign, magnitude):
 def chain(m, component, stages, names):
     """Connect ``component.i_stream -> stages[0] -> ... -> stages[-1] -> component.o_stream``.
 
-    Every stage is reset by ``component.clear`` (``ResetInserter``); while ``clear`` is high no
+    Every stage is reset by ``component.abort`` (``ResetInserter``); while ``clear`` is high no
     transfer happens on the outer streams (``i_stream.ready`` and ``o_stream.valid`` are low).
     """
     for name, stage in zip(names, stages):
-        m.submodules[name] = ResetInserter(component.clear)(stage)
+        m.submodules[name] = ResetInserter(component.abort)(stage)
     for a, b in zip(stages, stages[1:]):
         wiring.connect(m, a.o_stream, b.i_stream)
     first, last = stages[0].i_stream, stages[-1].o_stream
     m.d.comb += [
-        first.valid.eq(component.i_stream.valid & ~component.clear),
+        first.valid.eq(component.i_stream.valid & ~component.abort),
         first.payload.eq(component.i_stream.payload),
-        component.i_stream.ready.eq(first.ready & ~component.clear),
-        component.o_stream.valid.eq(last.valid & ~component.clear),
+        component.i_stream.ready.eq(first.ready & ~component.abort),
+        component.o_stream.valid.eq(last.valid & ~component.abort),
         component.o_stream.payload.eq(last.payload),
-        last.ready.eq(component.o_stream.ready & ~component.clear),
+        last.ready.eq(component.o_stream.ready & ~component.abort),
     ]

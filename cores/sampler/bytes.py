@@ -73,7 +73,7 @@ class ByteGatherer(wiring.Component):
     o_stream : Out(stream.Signature(unsigned(8*k)))   words
     take : In(range(1, k+1))   only with ``variable``; hold it stable while ``o_stream.valid``
                                is high and ``ready`` low
-    clear : In(1)   drop every buffered byte (restart for a new XOF message); no handshake
+    abort : In(1)   drop every buffered byte (restart for a new XOF message); no handshake
                     completes in a cycle with ``clear`` high
     count : Signal    bytes held (read-only, for formal harnesses and debugging)
     buffer : Signal   the bytes held, oldest in bits 0..7; zero above ``count`` (read-only)
@@ -102,7 +102,7 @@ class ByteGatherer(wiring.Component):
         members = {
             "i_stream": In(byte_stream(self.in_bytes)),
             "o_stream": Out(stream.Signature(unsigned(8 * self.word_bytes))),
-            "clear": In(1),
+            "abort": In(1),
         }
         if self.variable:
             members["take"] = In(range(1, self.word_bytes + 1))
@@ -147,7 +147,7 @@ class ByteGatherer(wiring.Component):
                         m.d.comb += self.o_stream.payload.eq(word[:8 * t])
         else:
             m.d.comb += self.o_stream.payload.eq(word)
-        m.d.comb += self.o_stream.valid.eq(~self.clear & (self.count >= take))
+        m.d.comb += self.o_stream.valid.eq(~self.abort & (self.count >= take))
         pop = self.o_stream.valid & self.o_stream.ready
 
         moved = Signal(range(w + k))              # offset after the pop, before dropping slots
@@ -155,10 +155,10 @@ class ByteGatherer(wiring.Component):
         consumed = moved[lw:] if lw else moved
         remaining = Signal(range(n_slots + 1))
         m.d.comb += [remaining.eq(filled - consumed),
-                     self.i_stream.ready.eq(~self.clear & (remaining < n_slots))]
+                     self.i_stream.ready.eq(~self.abort & (remaining < n_slots))]
         push = self.i_stream.valid & self.i_stream.ready
 
-        with m.If(self.clear):
+        with m.If(self.abort):
             m.d.sync += [filled.eq(0), off.eq(0)] + [s.eq(0) for s in slots]
         with m.Else():
             m.d.sync += [off.eq(moved[:lw] if lw else 0), filled.eq(remaining + push)]
@@ -183,14 +183,14 @@ class ByteGatherer(wiring.Component):
         last = idx == words - 1
         m.d.comb += self.consistent.eq((idx < words) & (full | (idx == 0)))
         m.d.comb += [
-            self.o_stream.valid.eq(~self.clear & full),
+            self.o_stream.valid.eq(~self.abort & full),
             self.o_stream.payload.eq(beat.word_select(idx, 8 * k) if words > 1 else beat),
-            self.i_stream.ready.eq(~self.clear & (~full | (self.o_stream.ready & last))),
+            self.i_stream.ready.eq(~self.abort & (~full | (self.o_stream.ready & last))),
             self.count.eq(Mux(full, w - k * idx, 0)),
             self.buffer.eq(Mux(full, beat >> (8 * k * idx), 0)),
         ]
         pop = self.o_stream.valid & self.o_stream.ready
-        with m.If(self.clear):
+        with m.If(self.abort):
             m.d.sync += [full.eq(0), idx.eq(0)]
         with m.Elif(self.i_stream.valid & self.i_stream.ready):
             m.d.sync += [beat.eq(self.i_stream.payload), idx.eq(0), full.eq(1)]
@@ -211,14 +211,14 @@ class ByteGatherer(wiring.Component):
         missing = Signal(range(beats + 1))
         m.d.comb += [missing.eq(beats - n), self.consistent.eq(n <= beats)]
         m.d.comb += [
-            self.o_stream.valid.eq(~self.clear & done),
+            self.o_stream.valid.eq(~self.abort & done),
             self.o_stream.payload.eq(word),
-            self.i_stream.ready.eq(~self.clear & (~done | self.o_stream.ready)),
+            self.i_stream.ready.eq(~self.abort & (~done | self.o_stream.ready)),
             self.count.eq(n * w),
             self.buffer.eq(word >> (8 * w * missing)),
         ]
         pop = self.o_stream.valid & self.o_stream.ready
-        with m.If(self.clear):
+        with m.If(self.abort):
             m.d.sync += n.eq(0)
         with m.Elif(self.i_stream.valid & self.i_stream.ready):
             m.d.sync += [word.eq(Cat(word[8 * w:], self.i_stream.payload)), n.eq(Mux(done, 1, n + 1))]
@@ -241,8 +241,8 @@ class ByteGatherer(wiring.Component):
         else:
             m.d.comb += self.o_stream.payload.eq(buf[:8 * k])
         m.d.comb += [
-            self.o_stream.valid.eq(~self.clear & (count >= take)),
-            self.i_stream.ready.eq(~self.clear & (count <= cap - w)),
+            self.o_stream.valid.eq(~self.abort & (count >= take)),
+            self.i_stream.ready.eq(~self.abort & (count <= cap - w)),
         ]
         pop = self.o_stream.valid & self.o_stream.ready
         push = self.i_stream.valid & self.i_stream.ready
@@ -267,7 +267,7 @@ class ByteGatherer(wiring.Component):
                 with m.Case(c):
                     m.d.comb += placed.eq(self.i_stream.payload << (8 * c))
 
-        with m.If(self.clear):
+        with m.If(self.abort):
             m.d.sync += [buf.eq(0), count.eq(0)]
         with m.Elif(push):
             m.d.sync += [buf.eq(kept | placed), count.eq(kept_count + w)]

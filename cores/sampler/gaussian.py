@@ -160,7 +160,7 @@ class GaussianCDT(wiring.Component):
     i_stream : In(byte_stream(W))
     o_stream : Out(stream.Signature(signed(bitlen(B)+1)))  or, with ``moduli``,
                Out(stream.Signature(residue_layout(...)))   ``{value, residues[len(moduli)]}``
-    clear : In(1)   restart (drop buffered bytes and the sample in flight)
+    abort : In(1)   restart (drop buffered bytes and the sample in flight)
 
     Throughput and latency
     ----------------------
@@ -191,7 +191,7 @@ class GaussianCDT(wiring.Component):
             self._stages.append(Residues(self.moduli, self.value_shape, len(self.table)))
         super().__init__({"i_stream": In(byte_stream(self.in_bytes)),
                           "o_stream": Out(stream.Signature(self._stages[-1].o_stream.payload.shape())),
-                          "clear": In(1)})
+                          "abort": In(1)})
 
     @property
     def cycles_per_sample(self) -> float:

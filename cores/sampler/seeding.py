@@ -175,8 +175,8 @@ class SeededSampler(wiring.Component):
 
         with validating(self):
             w = getattr(sampler, "in_bytes", None)
-            if w not in (1, 2, 4, 8) or "clear" not in sampler.signature.members:
-                raise ParameterError("sampler", sampler, "a sampler of hhe_gen.cores.sampler (in_bytes, clear)")
+            if w not in (1, 2, 4, 8) or "abort" not in sampler.signature.members:
+                raise ParameterError("sampler", sampler, "a sampler of hhe_gen.cores.sampler (in_bytes, abort)")
         self.sampler = sampler
         self.beat_bytes = w
         self._message = SeedMessage(w)
@@ -204,7 +204,7 @@ class SeededSampler(wiring.Component):
         wiring.connect(m, xof.o_stream, smp.i_stream)
         wiring.connect(m, smp.o_stream, wiring.flipped(self.o_stream))
         start = self.i_stream.valid & self.i_stream.ready
-        m.d.comb += [xof.restart.eq(start), smp.clear.eq(start)]
+        m.d.comb += [xof.abort.eq(start), smp.abort.eq(start)]
         with m.If(start):
             m.d.sync += self.xof_beats.eq(0)
         with m.Elif(xof.o_stream.valid & xof.o_stream.ready):

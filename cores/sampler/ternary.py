@@ -81,7 +81,7 @@ class TernaryUniform(wiring.Component):
     -------
     i_stream : In(byte_stream(W))
     o_stream : Out(stream.Signature(signed(2)))   or ``{value, residues}`` with ``moduli``
-    clear : In(1)
+    abort : In(1)
 
     Throughput and latency
     ----------------------
@@ -100,7 +100,7 @@ class TernaryUniform(wiring.Component):
             self._stages.append(Residues(self.moduli, TERNARY, 1))
         super().__init__({"i_stream": In(byte_stream(self.in_bytes)),
                           "o_stream": Out(stream.Signature(self._stages[-1].o_stream.payload.shape())),
-                          "clear": In(1)})
+                          "abort": In(1)})
 
     def elaborate(self, platform):
         m = Module()
@@ -234,7 +234,7 @@ class TernaryHamming(wiring.Component):
     -------
     i_stream : In(byte_stream(W))
     o_stream : Out(stream.Signature(signed(2)))   or ``{value, residues}`` with ``moduli``
-    clear : In(1)    restart the current vector (memories are re-zeroed by the next vector)
+    abort : In(1)    restart the current vector (memories are re-zeroed by the next vector)
 
     Cycles (input at full rate with ``W >= k``, always-ready output)
     -----------------------------------------------------------------
@@ -259,7 +259,7 @@ class TernaryHamming(wiring.Component):
             self._stages.append(Residues(self.moduli, TERNARY, 1))
         super().__init__({"i_stream": In(byte_stream(self.in_bytes)),
                           "o_stream": Out(stream.Signature(self._stages[-1].o_stream.payload.shape())),
-                          "clear": In(1)})
+                          "abort": In(1)})
 
     def elaborate(self, platform):
         m = Module()

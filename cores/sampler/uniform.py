@@ -92,7 +92,7 @@ class UniformModQ(wiring.Component):
     i_stream : In(byte_stream(W))
     o_stream : Out(stream.Signature(unsigned(bitlen(q))))
     modulus : In(range(len(q)))   only with several moduli
-    clear : In(1)                 restart (drop buffered bytes and the value in flight)
+    abort : In(1)                 restart (drop buffered bytes and the value in flight)
 
     Throughput and latency
     ----------------------
@@ -119,7 +119,7 @@ class UniformModQ(wiring.Component):
         self.value_bits = self._filter.value_bits
         members = {"i_stream": In(byte_stream(self.in_bytes)),
                    "o_stream": Out(stream.Signature(unsigned(self.value_bits))),
-                   "clear": In(1)}
+                   "abort": In(1)}
         if len(self.moduli) > 1:
             members["modulus"] = In(range(len(self.moduli)))
         super().__init__(members)

@@ -29,7 +29,7 @@ class DirtyRestartXof(ShakeXof):
 
     def elaborate(self, platform):
         m = super().elaborate(platform)
-        with m.If(self.restart):
+        with m.If(self.abort):
             m.d.sync += self.state.eq(self.state)
         return m
 
@@ -41,7 +41,7 @@ class EarlyOutputXof(ShakeXof):
         m = super().elaborate(platform)
         early = (self.phase == Phase.PERM_SQUEEZE) & (self.step == self.perm_cycles - 1)
         m.d.comb += self.o_stream.valid.eq(
-            Mux(self.restart, 0, early | (self.phase == Phase.SQUEEZE)))
+            Mux(self.abort, 0, early | (self.phase == Phase.SQUEEZE)))
         return m
 
 
@@ -50,7 +50,7 @@ class UnstableOutputXof(ShakeXof):
 
     def elaborate(self, platform):
         m = super().elaborate(platform)
-        with m.If((self.phase == Phase.SQUEEZE) & ~self.o_stream.ready & ~self.restart &
+        with m.If((self.phase == Phase.SQUEEZE) & ~self.o_stream.ready & ~self.abort &
                   (self.pos != 0)):
             m.d.sync += self.pos.eq(0)
         return m

@@ -1,7 +1,7 @@
 """ShakeXof: no output before the message is absorbed, a clean restart, stream rules.
 
 Harness: the absorb stream (beats with ``last`` and ``nbytes``), the consumer's ``ready``, the
-``restart`` strobe and (``variant="both"``) the ``shake256`` port are free (``AnySeq``); the
+``abort`` strobe and (``variant="both"``) the ``shake256`` port are free (``AnySeq``); the
 absorb stream obeys the stream rules except in a restart cycle.  Black-box monitors, driven only by
 the ports: ``ended`` (a ``last`` beat was taken since the last restart or reset) and ``since``
 (cycles since that beat, saturating).
@@ -61,7 +61,7 @@ class SpongeHarness(Elaboratable):
         n = dut.perm_cycles
         i_s, o_s = dut.i_stream, dut.o_stream
         restart = Signal()
-        m.d.comb += [restart.eq(AnySeq(1)), dut.restart.eq(restart)]
+        m.d.comb += [restart.eq(AnySeq(1)), dut.abort.eq(restart)]
         if dut.variant == "both":
             m.d.comb += dut.shake256.eq(AnySeq(1))
         assume_source(m, i_s, abort=restart, tag="i")

@@ -75,7 +75,7 @@ class RoundKeyHarness:
         mask = (1 << w) - 1
 
         # -- free environment --------------------------------------------------------------------
-        m.d.comb += [dut.clear.eq(AnySeq(1)), dut.i_stream.valid.eq(AnySeq(1)),
+        m.d.comb += [dut.abort.eq(AnySeq(1)), dut.i_stream.valid.eq(AnySeq(1)),
                      dut.i_stream.payload.eq(AnySeq(len(dut.i_stream.payload))),
                      dut.key_we.eq(AnySeq(1)), dut.key_addr.eq(AnySeq(len(dut.key_addr))),
                      dut.key_data.eq(AnySeq(w)), dut.rk_addr.eq(AnySeq(len(dut.rk_addr)))]
@@ -94,7 +94,7 @@ class RoundKeyHarness:
 
         # -- accepted candidates at the rejection filter's input -----------------------------------
         cand = dut.rc._filter.i_stream
-        taken = cand.valid & cand.ready & ~dut.clear
+        taken = cand.valid & cand.ready & ~dut.abort
         masked = Signal(w)
         m.d.comb += masked.eq(cand.payload & mask)
         accepted = taken & (masked < q)
@@ -102,8 +102,8 @@ class RoundKeyHarness:
         value_j, have_j = Signal(w), Signal()
         key_j = Signal(w)                       # key word K when constant J was taken
         rc = dut.rc.o_stream
-        take = rc.valid & rc.ready & ~dut.clear
-        with m.If(dut.clear):
+        take = rc.valid & rc.ready & ~dut.abort
+        with m.If(dut.abort):
             m.d.sync += [acc.eq(0), have_j.eq(0)]
         with m.Elif(accepted):
             m.d.sync += acc.eq(acc + 1)
@@ -113,7 +113,7 @@ class RoundKeyHarness:
             m.d.sync += key_j.eq(key_copy)
 
         # -- invariants ------------------------------------------------------------------------------
-        with m.If(~dut.clear):          # (the sampler's output valid is masked by clear)
+        with m.If(~dut.abort):          # (the sampler's output valid is masked by clear)
             m.d.comb += Assert(acc == dut.rc_count + rc.valid)
         m.d.comb += [Assert(have_j == (acc > J)),
                      Assert(dut.rc_count == dut.addr * L + dut.bank), Assert(dut.bank < L),

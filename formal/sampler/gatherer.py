@@ -47,7 +47,7 @@ class GathererHarness(Elaboratable):
         m.d.comb += clear.eq(AnySeq(1))
         drive_source(m, dut.i_stream, exempt=clear, tag="i")
         check_source(m, dut.o_stream, exempt=clear, tag="o")
-        m.d.comb += dut.clear.eq(clear)
+        m.d.comb += dut.abort.eq(clear)
         take = dut.take if dut.variable else k
         if dut.variable:
             m.d.comb += [dut.take.eq(AnySeq(dut.take.shape())), Assume((dut.take >= 1) & (dut.take <= k))]

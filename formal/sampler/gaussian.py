@@ -45,7 +45,7 @@ class GaussianTimingHarness(Elaboratable):
         m.d.comb += [clear.eq(AnySeq(1)), valid.eq(AnySeq(1)), ready.eq(AnySeq(1))]
         for dut in (a, b):
             width = len(dut.i_stream.payload)
-            m.d.comb += [dut.clear.eq(clear), dut.i_stream.valid.eq(valid), dut.o_stream.ready.eq(ready),
+            m.d.comb += [dut.abort.eq(clear), dut.i_stream.valid.eq(valid), dut.o_stream.ready.eq(ready),
                          dut.i_stream.payload.eq(AnySeq(width))]
         # The producer keeps valid up until the transfer (its data may be anything: the two
         # copies see different bytes, so no payload stability is needed for this property).

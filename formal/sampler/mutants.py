@@ -37,7 +37,7 @@ class CorruptingGatherer(ByteGatherer):
             inner.i_stream.valid.eq(self.i_stream.valid),
             inner.i_stream.payload.eq(self.i_stream.payload ^ (self.i_stream.payload == 0x5a)),
             self.i_stream.ready.eq(inner.i_stream.ready),
-            inner.clear.eq(self.clear),
+            inner.abort.eq(self.abort),
         ]
         if self.variable:
             m.d.comb += inner.take.eq(self.take)

@@ -142,11 +142,11 @@ def drive(dut, ops, *, seed=None, max_cycles=20000):
         held = None                   # (payload) offered but not taken in the previous cycle
         for op in ops:
             if op[0] == "restart":
-                ctx.set(dut.restart, 1)
+                ctx.set(dut.abort, 1)
                 assert not ctx.get(dut.i_stream.ready) and not ctx.get(dut.o_stream.valid)
                 await ctx.tick()
                 cycle += 1
-                ctx.set(dut.restart, 0)
+                ctx.set(dut.abort, 0)
                 assert ctx.get(dut.state) == 0 and ctx.get(dut.pos) == 0
                 assert ctx.get(dut.step) == 0 and ctx.get(dut.phase) == Phase.ABSORB
                 assert ctx.get(dut.i_stream.ready)

@@ -46,7 +46,7 @@ def script(dut, ops, seed):
                 gap()
                 lines.append("GET o_stream")
         else:
-            lines += ["S restart 1", "T 1", "S restart 0"]
+            lines += ["S abort 1", "T 1", "S abort 0"]
     return lines + ["C"]
 
 

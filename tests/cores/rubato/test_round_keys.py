@@ -41,9 +41,9 @@ def test_round_keys(name, lanes, multiplier):
             await ctx.tick()
         ctx.set(dut.key_we, 0)
         for attempt in range(2):            # the second time after a clear in mid-block
-            ctx.set(dut.clear, 1)
+            ctx.set(dut.abort, 1)
             await ctx.tick()
-            ctx.set(dut.clear, 0)
+            ctx.set(dut.abort, 0)
             feed = iter(words)
             word = next(feed)
             cycles = 0

@@ -125,10 +125,10 @@ def test_clear_drops_buffered_bytes():
         got.append((await ctx.tick().sample(dut.o_stream.payload).until(dut.o_stream.valid))[0])
         ctx.set(dut.o_stream.ready, 0)
         assert ctx.get(dut.count) == 5
-        ctx.set(dut.clear, 1)
+        ctx.set(dut.abort, 1)
         assert not ctx.get(dut.o_stream.valid) and not ctx.get(dut.i_stream.ready)
         await ctx.tick()
-        ctx.set(dut.clear, 0)
+        ctx.set(dut.abort, 0)
         assert ctx.get(dut.count) == 0 and not ctx.get(dut.o_stream.valid)
         ctx.set(dut.i_stream.payload, 0x1817161514131211)
         ctx.set(dut.i_stream.valid, 1)

@@ -119,9 +119,9 @@ def test_clear_restarts():
         ctx.set(dut.i_stream.valid, 1)
         await ctx.tick().until(dut.i_stream.ready)
         ctx.set(dut.i_stream.valid, 0)
-        ctx.set(dut.clear, 1)
+        ctx.set(dut.abort, 1)
         await ctx.tick()
-        ctx.set(dut.clear, 0)
+        ctx.set(dut.abort, 0)
         ctx.set(dut.o_stream.ready, 1)
         for beat in beats(data, 4):
             ctx.set(dut.i_stream.payload, beat)

@@ -109,9 +109,9 @@ def test_more_bytes_than_needed_and_clear_between_vectors():
                 if valid:
                     got[vector].append(value)
             ctx.set(dut.i_stream.valid, 0)
-            ctx.set(dut.clear, 1)       # restart: the prefetched bytes of stream a are dropped
+            ctx.set(dut.abort, 1)       # restart: the prefetched bytes of stream a are dropped
             await ctx.tick()
-            ctx.set(dut.clear, 0)
+            ctx.set(dut.abort, 0)
 
     sim = Simulator(dut)
     sim.add_clock(1e-8)
