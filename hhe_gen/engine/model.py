@@ -1,0 +1,356 @@
+"""The ISA-level golden model of the engine: every instruction executed in program order.
+
+This is the reference semantics of :mod:`hhe_gen.cores.engine.isa`: an engine that dispatches out
+of order must end with the same memory, buffers, seed, configuration registers, error status and
+notify events as :meth:`EngineModel.run` on the same words.
+
+State
+-----
+- ``memory``: 64-bit words by word address (a dict; a missing word reads 0); addresses wrap
+  modulo 2^32 (``imm + k`` is taken mod 2^32).
+- ``buffers``: B lists of N words, each < 2^word_bits.  A word holds a residue, or a small signed
+  value in word_bits-bit two's complement, or a fixed-point slot part.
+- ``bound``: prime slot -> bound prime (set by ``cfg.prime``); ``seed``: 32 bytes;
+  ``config``: the configuration registers by name; ``events``: the notify codes, in order.
+- ``error`` / ``error_position``: the first error's cause and the position of its instruction
+  (index since the last soft reset); ``position``: instructions seen since the last soft reset.
+
+Semantics (q = the prime bound to the slot; lift(x) = the word_bits-bit two's complement value of
+x, reduced: ``signed(x) % q``; an operand that is not lifted is read as a residue - a word >= q
+there is outside the contract: the model reduces it mod q, an engine may give any value)
+-----------------------------------------------------------------------------------------------
+- every instruction is first checked with ``isa.check(ins, shape, bound)``; a malformed one sets
+  (cause, position) if no error is recorded yet and is dropped; once an error is recorded every
+  later instruction is dropped (cause AFTER_ERROR in the trace) with no state change, until
+  :meth:`EngineModel.soft_reset`.
+- ``load``: dst[k] = mem[imm+k] mod 2^word_bits, k < N.  With ``check`` (flags bit 0) a memory
+  word >= q (the full 64-bit word is compared) records DATA_RANGE at the load's position; the load
+  still completes (dst is written in full), everything after it is dropped.
+- ``store``: mem[imm+k] = a[k] (zero-extended to 64 bits).  ``ldseed``: seed = the 4 words at
+  imm .. imm+3, each as 8 bytes little-endian (the first word gives seed bytes 0 .. 7).
+- ``sample dst, KIND, domain=D, nonce=M``: xof = sampler.seeded_xof(seed, D, M); UNIFORM:
+  uniform_mod_q(xof, q, N); TERNARY: ternary_uniform(xof, N); HAMMING: ternary_hamming(xof, N, h);
+  GAUSSIAN: gaussian_cdt(xof, N, sigma, bound_sigmas).  Signed values are stored in two's
+  complement (word_bits).
+- ``add`` / ``sub`` / ``mul`` / ``mac`` (a*b + c) / ``msub`` (c - a*b): pointwise mod q, source k
+  lifted when flags bit k is set (bit 0 = a, bit 1 = b, bit 2 = c).  ``move``: dst = a, or
+  lift(a) with flags bit 0.
+- ``ntt`` / ``intt``: :func:`hhe_gen.models.ntt.ntt` / :func:`~hhe_gen.models.ntt.intt` (natural
+  order in, bit-reversed out, and back); ``ntt`` lifts a with flags bit 0.
+- ``encode dst, a, s, rows=R``: the slots in a (Re at words 0 .. N/2-1, Im at N/2 .. N-1, each the
+  low fmt.width bits as two's complement) ->
+  :func:`hhe_gen.models.ckks_fixed.encode_fixed` (fmt, log_scale, the primes of slots s .. s+R-1)
+  -> row j into buffer dst+j.
+- ``decode dst, a, s, rows=R``: :func:`hhe_gen.models.ckks_fixed.decode_fixed` of buffers a ..
+  a+R-1 over the primes of slots s .. s+R-1 -> dst holds Re / Im as above, in word_bits two's
+  complement.
+- ``cfg.prime``: binds the slot; ``cfg.scale``: only checked (it stores ``config["scale"]``);
+  ``cfg.rubato`` / ``cfg.net.*`` store their immediate in ``config`` ("rubato", "net.ip",
+  "net.ports", "net.segment") - isa.check refuses them (NOT_BUILT) without their unit;
+  ``fence`` / ``nop``: nothing; ``notify``: appends imm to ``events``.
+- :meth:`EngineModel.soft_reset` clears the error, the position counter and every slot binding;
+  memory, buffers, seed, configuration and events stay.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from hhe_gen.cores.engine import isa
+from hhe_gen.cores.engine.isa import CKKS_UNITS, EngineShape, ErrorCause, Instruction, Opcode, SampleKind, Unit
+from hhe_gen.models import ckks_fixed, sampler
+from hhe_gen.models.fft import FixedPointFormat
+from hhe_gen.models.ntt import intt, ntt
+from hhe_gen.params.checks import check_int, check_power_of_two
+from hhe_gen.params.ckks import CKKSParams
+from hhe_gen.params.errors import ParameterError
+
+__all__ = ["DEFAULT_FORMAT", "ADDRESS_BITS", "Step", "EngineModel", "shape_for_params", "signed", "to_word"]
+
+DEFAULT_FORMAT = FixedPointFormat(29, 26)
+"""The fixed-point slot format of the DNA-HHE codec (hhe_gen/apps/bench/fft.py)."""
+ADDRESS_BITS = 32
+_ADDRESS_MASK = (1 << ADDRESS_BITS) - 1
+_MEMORY_MASK = (1 << 64) - 1
+
+
+def signed(x: int, bits: int) -> int:
+    """x (< 2^bits) read as a ``bits``-bit two's complement number."""
+    x &= (1 << bits) - 1
+    return x - (1 << bits) if x >> (bits - 1) else x
+
+
+def to_word(value: int, bits: int) -> int:
+    """A signed value as a ``bits``-bit two's complement word."""
+    return value & ((1 << bits) - 1)
+
+
+def shape_for_params(params: CKKSParams, buffers: int = 16, slots: int | None = None,
+                     units=CKKS_UNITS) -> EngineShape:
+    """The shape of an engine generated for ``params``: its primes built in (in order), its
+    log_scale; ``slots`` defaults to min(len(Q), 8)."""
+    if slots is None:
+        slots = min(len(params.moduli), isa.MAX_SLOTS)
+    return EngineShape(buffers, slots, tuple(params.moduli), params.log_scale, frozenset(units))
+
+
+@dataclass(frozen=True)
+class Step:
+    """One instruction as the model saw it.
+
+    Members
+    -------
+    position : int       index since the last soft reset
+    word : int           the instruction word
+    cause : ErrorCause   NONE, its own cause, DATA_RANGE, or AFTER_ERROR (dropped)
+    reads, writes : frozenset[int]   buffers (and isa.SEED) per isa.reads_writes
+    """
+    position: int
+    word: int
+    cause: ErrorCause
+    reads: frozenset
+    writes: frozenset
+
+
+class EngineModel:
+    """The engine's state and the reference execution of its instructions (module docstring).
+
+    Parameters
+    ----------
+    shape : EngineShape     buffers, slots, built-in primes, log_scale, units
+    n : int                 ring degree N (words per buffer), a power of two 8 .. 2^16
+    fmt : FixedPointFormat  the codec's slot format (default 29 bits, 26 fraction bits)
+    log_scale : int         the codec's log2(Delta) (default ``shape.log_scale``)
+    sigma, bound_sigmas     the Gaussian sampler's parameters (default 3.2, 6)
+    hamming_weight : int    h of the Hamming sampler (default N/2)
+    word_bits : int         buffer word width (default: the widest built-in prime, at least
+                            fmt.width)
+
+    Members
+    -------
+    shape, n, fmt, log_scale, sigma, bound_sigmas, hamming_weight, word_bits : as given
+    memory : dict[int, int]           64-bit words by address
+    buffers : list[list[int]]         B buffers of N words
+    bound : dict[int, int]            prime slot -> prime
+    seed : bytes                      32 bytes
+    config : dict[str, int]           configuration registers
+    events : list[int]                notify codes
+    error : ErrorCause                the first error since the last soft reset (NONE if none)
+    error_position : int | None       its instruction's position
+    position : int                    instructions seen since the last soft reset
+    trace : list[Step]                every instruction seen (kept across soft resets)
+    """
+
+    def __init__(self, shape: EngineShape, n: int, *, fmt: FixedPointFormat = DEFAULT_FORMAT,
+                 log_scale: int | None = None, sigma=3.2, bound_sigmas=6, hamming_weight: int | None = None,
+                 word_bits: int | None = None):
+        if not isinstance(shape, EngineShape):
+            raise ParameterError("shape", shape, "an hhe_gen.cores.engine.isa.EngineShape")
+        self.shape = shape
+        self.n = check_power_of_two("N", n, 8, 1 << 16)
+        if not isinstance(fmt, FixedPointFormat):
+            raise ParameterError("fmt", fmt, "a hhe_gen.models.fft.FixedPointFormat")
+        self.fmt = fmt
+        self.log_scale = shape.log_scale if log_scale is None else log_scale
+        self.sigma, self.bound_sigmas = sigma, bound_sigmas
+        sampler.gaussian_bound(sigma, bound_sigmas)                 # validates both
+        self.hamming_weight = check_int("hamming_weight", n // 2 if hamming_weight is None else hamming_weight,
+                                        0, n, f"0 .. N = {n}")
+        widest = max(q.bit_length() for q in shape.primes)
+        low = max(widest, fmt.width)
+        self.word_bits = check_int("word_bits", low if word_bits is None else word_bits, low, 64,
+                                   f"{low} .. 64 (the widest prime and the slot format must fit)")
+        if Unit.CODEC in shape.units:
+            ckks_fixed.check_codec_params(n, fmt, self.log_scale, shape.primes)
+        self._mask = (1 << self.word_bits) - 1
+        self.memory: dict[int, int] = {}
+        self.buffers = [[0] * n for _ in range(shape.buffers)]
+        self.seed = bytes(32)
+        self.config: dict[str, int] = {}
+        self.events: list[int] = []
+        self.trace: list[Step] = []
+        self.bound: dict[int, int] = {}
+        self.error = ErrorCause.NONE
+        self.error_position: int | None = None
+        self.position = 0
+
+    @classmethod
+    def for_params(cls, params: CKKSParams, *, buffers: int = 16, slots: int | None = None,
+                   units=CKKS_UNITS, fmt: FixedPointFormat = DEFAULT_FORMAT,
+                   hamming_weight: int | None = None) -> "EngineModel":
+        """The model of an engine generated for a CKKS parameter set: its primes, N, log_scale,
+        Gaussian, and the secret's Hamming weight when the secret is a Hamming one."""
+        if not isinstance(params, CKKSParams):
+            raise ParameterError("params", params, "a hhe_gen.params.CKKSParams")
+        if hamming_weight is None and params.secret.kind == "hamming":
+            hamming_weight = params.secret.hamming_weight
+        return cls(shape_for_params(params, buffers, slots, units), params.n, fmt=fmt,
+                   log_scale=params.log_scale, sigma=params.error.sigma,
+                   bound_sigmas=params.error.bound_sigmas, hamming_weight=hamming_weight)
+
+    # -- control ---------------------------------------------------------------------------------
+    def soft_reset(self) -> None:
+        """Clear the error status, the position counter and every prime-slot binding."""
+        self.error = ErrorCause.NONE
+        self.error_position = None
+        self.position = 0
+        self.bound = {}
+
+    def run(self, words) -> ErrorCause:
+        """Execute the words in program order; returns the error status afterwards."""
+        for word in words:
+            self.step(word)
+        return self.error
+
+    def step(self, word: int) -> ErrorCause:
+        """Execute one word; returns what happened to it (NONE, its cause, or AFTER_ERROR)."""
+        ins = isa.decode(word)
+        position = self.position
+        self.position += 1
+        if self.error != ErrorCause.NONE:
+            cause = ErrorCause.AFTER_ERROR
+        else:
+            cause = isa.check(ins, self.shape, frozenset(self.bound))
+            if cause == ErrorCause.NONE:
+                cause = self._execute(ins)
+            if cause != ErrorCause.NONE:
+                self.error, self.error_position = cause, position
+        reads, writes = isa.reads_writes(ins)
+        self.trace.append(Step(position, word, cause, reads, writes))
+        return cause
+
+    # -- helpers ---------------------------------------------------------------------------------
+    def lift(self, x: int, q: int) -> int:
+        """The word x as a word_bits-bit signed value, reduced mod q."""
+        return signed(x, self.word_bits) % q
+
+    def read(self, address: int, count: int) -> list[int]:
+        """``count`` memory words from ``address`` (missing words read 0)."""
+        return [self.memory.get((address + k) & _ADDRESS_MASK, 0) for k in range(count)]
+
+    def _operand(self, ins: Instruction, name: str, bit: int, q: int) -> list[int]:
+        words = self.buffers[getattr(ins, name)]
+        if ins.flags >> bit & 1:
+            return [self.lift(x, q) for x in words]
+        return [x % q for x in words]
+
+    def _prime(self, slot: int) -> int:
+        return self.bound[slot]
+
+    def _signed_words(self, values) -> list[int]:
+        return [v & self._mask for v in values]
+
+    # -- execution ---------------------------------------------------------------------------------
+    def _execute(self, ins: Instruction) -> ErrorCause:
+        return _EXECUTE[ins.opcode](self, ins) or ErrorCause.NONE
+
+    def _nop(self, ins):
+        return None
+
+    def _notify(self, ins):
+        self.events.append(ins.imm)
+
+    def _cfg_prime(self, ins):
+        self.bound[ins.slot] = self.shape.primes[ins.imm >> 27]
+
+    def _load(self, ins):
+        raw = self.read(ins.imm, self.n)
+        self.buffers[ins.dst] = [w & self._mask for w in raw]
+        if ins.flags & 1:
+            q = self._prime(ins.slot)
+            if any(w >= q for w in raw):
+                return ErrorCause.DATA_RANGE
+
+    def _store(self, ins):
+        for k, x in enumerate(self.buffers[ins.a]):
+            self.memory[(ins.imm + k) & _ADDRESS_MASK] = x & _MEMORY_MASK
+
+    def _ldseed(self, ins):
+        self.seed = b"".join(w.to_bytes(8, "little") for w in self.read(ins.imm, 4))
+
+    def _sample(self, ins):
+        xof = sampler.seeded_xof(self.seed, ins.imm >> 24, ins.imm & 0xFFFFFF)
+        kind = SampleKind(ins.flags)
+        if kind == SampleKind.UNIFORM:
+            values = sampler.uniform_mod_q(xof, self._prime(ins.slot), self.n)
+        elif kind == SampleKind.TERNARY:
+            values = sampler.ternary_uniform(xof, self.n)
+        elif kind == SampleKind.HAMMING:
+            values = sampler.ternary_hamming(xof, self.n, self.hamming_weight)
+        else:
+            values = sampler.gaussian_cdt(xof, self.n, self.sigma, self.bound_sigmas)
+        self.buffers[ins.dst] = self._signed_words(values)
+
+    def _ntt(self, ins):
+        q = self._prime(ins.slot)
+        self.buffers[ins.dst] = ntt(self._operand(ins, "a", 0, q), q)
+
+    def _intt(self, ins):
+        q = self._prime(ins.slot)
+        self.buffers[ins.dst] = intt([x % q for x in self.buffers[ins.a]], q)
+
+    def _move(self, ins):
+        if ins.flags & 1:
+            q = self._prime(ins.slot)
+            self.buffers[ins.dst] = [self.lift(x, q) for x in self.buffers[ins.a]]
+        else:
+            self.buffers[ins.dst] = list(self.buffers[ins.a])
+
+    def _moduli(self, ins) -> list[int]:
+        return [self._prime(s) for s in range(ins.slot, ins.slot + ins.rows)]
+
+    def _encode(self, ins):
+        half, width = self.n // 2, self.fmt.width
+        words = self.buffers[ins.a]
+        slots = [(signed(words[k], width), signed(words[k + half], width)) for k in range(half)]
+        rows = ckks_fixed.encode_fixed(slots, self.fmt, self.log_scale, self._moduli(ins))
+        for j, row in enumerate(rows):
+            self.buffers[ins.dst + j] = row
+
+    def _decode(self, ins):
+        moduli = self._moduli(ins)
+        rows = [[x % q for x in self.buffers[ins.a + j]] for j, q in enumerate(moduli)]
+        pairs = ckks_fixed.decode_fixed(rows, moduli, self.fmt, self.log_scale)
+        self.buffers[ins.dst] = self._signed_words([p[0] for p in pairs] + [p[1] for p in pairs])
+
+
+def _config_register(name):
+    def store(model: EngineModel, ins: Instruction):
+        model.config[name] = ins.imm
+    return store
+
+
+def _pointwise(combine, sources):
+    def run(model: EngineModel, ins: Instruction):
+        q = model._prime(ins.slot)
+        operands = [model._operand(ins, name, bit, q) for bit, name in enumerate(sources)]
+        model.buffers[ins.dst] = [combine(*xs) % q for xs in zip(*operands)]
+    return run
+
+
+_EXECUTE = {
+    Opcode.NOP: EngineModel._nop,
+    Opcode.FENCE: EngineModel._nop,
+    Opcode.NOTIFY: EngineModel._notify,
+    Opcode.CFG_PRIME: EngineModel._cfg_prime,
+    Opcode.CFG_SCALE: _config_register("scale"),
+    Opcode.CFG_RUBATO: _config_register("rubato"),
+    Opcode.CFG_NET_IP: _config_register("net.ip"),
+    Opcode.CFG_NET_PORTS: _config_register("net.ports"),
+    Opcode.CFG_NET_SEGMENT: _config_register("net.segment"),
+    Opcode.LOAD: EngineModel._load,
+    Opcode.STORE: EngineModel._store,
+    Opcode.LDSEED: EngineModel._ldseed,
+    Opcode.SAMPLE: EngineModel._sample,
+    Opcode.NTT: EngineModel._ntt,
+    Opcode.INTT: EngineModel._intt,
+    Opcode.ADD: _pointwise(lambda a, b: a + b, "ab"),
+    Opcode.SUB: _pointwise(lambda a, b: a - b, "ab"),
+    Opcode.MUL: _pointwise(lambda a, b: a * b, "ab"),
+    Opcode.MAC: _pointwise(lambda a, b, c: a * b + c, "abc"),
+    Opcode.MSUB: _pointwise(lambda a, b, c: c - a * b, "abc"),
+    Opcode.MOVE: EngineModel._move,
+    Opcode.ENCODE: EngineModel._encode,
+    Opcode.DECODE: EngineModel._decode,
+}
+assert set(_EXECUTE) == set(isa.OPCODES)

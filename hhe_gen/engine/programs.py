@@ -1,0 +1,332 @@
+"""The CKKS client programs of the engine, generated for any parameter set's N and primes.
+
+Each function returns a :class:`Program`: the assembly text (commented), its words (assembled for
+the given :class:`~hhe_gen.cores.engine.isa.EngineShape`) and the :class:`MemoryMap` it uses.  Row i
+of a level-``l`` program (rows = l + 1) works modulo q_i in prime slot i (bound by the program's
+own ``cfg.prime`` lines), so the engine's shape needs slots >= rows and the parameter set's primes
+built in.  With the same seed, keys and slots the programs reproduce :mod:`hhe_gen.models.ckks`
+bit for bit (the plaintext is the fixed-point encoding, ``ckks.encode(..., fmt=fmt)``):
+
+- ``key_setup`` (runs once per key pair, not counted in the encryption cost): the keys of the
+  interchange form (``sk`` signed coefficients, ``pk0`` / ``pk1`` rows in coefficient form) ->
+  ``sk_ntt``, ``pk0_ntt``, ``pk1_ntt`` (NTT form per prime);
+- ``encrypt_pk``: slots -> ``encode`` -> v (ternary, domain EPHEMERAL), e0 (Gaussian, ERROR0),
+  e1 (Gaussian, ERROR1), each sampled once (nonce 0) and lifted per prime;
+  c0_i = NTT(v)*pk0_i + NTT(m_i + e0), c1_i = NTT(v)*pk1_i + NTT(e1), NTT form
+  (:func:`hhe_gen.models.ckks.encrypt_pk`);
+- ``encrypt_sk``: slots -> ``encode`` -> e (Gaussian, ERROR0, nonce 0); a_i uniform mod q_i sampled
+  in the NTT domain (domain UNIFORM_A, nonce i); c0_i = NTT(m_i + e) - a_i*s_i (``msub``),
+  c1_i = a_i (:func:`hhe_gen.models.ckks.encrypt_sk`);
+- ``decrypt``: m_i = INTT(c0_i + c1_i*s_i) (``mac``), ``decode`` over the rows, slots stored
+  (:func:`hhe_gen.models.ckks.decrypt` then :func:`hhe_gen.models.ckks_fixed.decode_fixed`).
+
+Buffers
+-------
+A program's buffers come from :func:`allocate`: first its shared buffers (a block of ``rows``
+consecutive buffers where ``encode`` writes or ``decode`` reads, and the samples every prime
+reads), then as many per-prime working sets as fit (at most one per row); row i uses working set
+i mod k.  With B >= :func:`min_buffers` + (rows - 1) * working-set size every prime has its own
+buffers, so the work of different primes is independent and an out-of-order engine can overlap
+it; with fewer the primes share sets (and run one after another, the scoreboard orders them).
+Fewer buffers than :func:`min_buffers` raise ParameterError naming ``buffers``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from hhe_gen.cores.engine.isa import EngineShape, SampleKind, Unit
+from hhe_gen.models.sampler import Domain
+from hhe_gen.params.ckks import CKKSParams
+from hhe_gen.params.errors import ParameterError
+
+from . import asm
+from .memory_map import MemoryMap
+
+__all__ = ["Allocation", "allocate", "Program", "ProgramInfo", "PROGRAMS", "min_buffers",
+           "key_setup", "encrypt_pk", "encrypt_sk", "decrypt", "markdown_table"]
+
+
+# -- buffer allocation ----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Allocation:
+    """The buffers of one program.
+
+    Members
+    -------
+    shared : dict[str, int]          first buffer of each shared block
+    sets : tuple[dict[str, int]]     the per-prime working sets (1 .. rows of them)
+    used : int                       buffers used (the highest index + 1)
+    """
+    shared: dict
+    sets: tuple
+    used: int
+
+    def work(self, row: int) -> dict[str, int]:
+        """The working set of row ``row``."""
+        return self.sets[row % len(self.sets)]
+
+
+def allocate(buffers: int, program: str, rows: int, shared, working) -> Allocation:
+    """Shared blocks ``shared`` ((name, count) pairs) from b0 up, then min(rows, what fits)
+    working sets of the buffers named in ``working``."""
+    need = sum(count for _, count in shared) + len(working)
+    if buffers < need:
+        raise ParameterError("buffers", buffers,
+                             f"at least {need} buffers for {program} with {rows} rows "
+                             f"({need - len(working)} shared + a working set of {len(working)})")
+    shared_map, index = {}, 0
+    for name, count in shared:
+        shared_map[name] = index
+        index += count
+    k = min(rows, (buffers - index) // len(working))
+    sets = tuple({name: index + j * len(working) + t for t, name in enumerate(working)} for j in range(k))
+    return Allocation(shared_map, sets, index + k * len(working))
+
+
+# -- the program text -------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Program:
+    """An assembled program.
+
+    Members
+    -------
+    name : str              key_setup, encrypt_pk, encrypt_sk or decrypt
+    text : str              the assembly source (commented)
+    words : tuple[int]      the instruction words
+    layout : MemoryMap      where it reads and writes
+    rows : int              primes it works on (level + 1)
+    min_buffers : int       fewest buffers it can run with at these rows
+    allocation : Allocation the buffers it uses
+    notify : int            the code of its final ``notify``
+    """
+    name: str
+    text: str
+    words: tuple
+    layout: MemoryMap
+    rows: int
+    min_buffers: int
+    allocation: Allocation
+    notify: int
+
+
+class _Writer:
+    def __init__(self, title: str):
+        self.lines = [f"; {title}"]
+
+    def __call__(self, code: str, comment: str = ""):
+        self.lines.append(f"{code:<40} ; {comment}" if comment else code)
+
+    def note(self, text: str):
+        self.lines.append(f"; {text}")
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.lines) + "\n"
+
+
+@dataclass(frozen=True)
+class ProgramInfo:
+    """One row of the programs table.
+
+    Members
+    -------
+    notify : int            code of the program's final ``notify``
+    shared : Callable       rows -> ((name, count), ...) shared blocks
+    working : tuple[str]    names of a working set's buffers
+    units : frozenset       units the program needs
+    summary : str
+    """
+    notify: int
+    shared: Callable
+    working: tuple
+    units: frozenset
+    summary: str
+
+    def min_buffers(self, rows: int) -> int:
+        return sum(c for _, c in self.shared(rows)) + len(self.working)
+
+
+_BASIC = frozenset({Unit.MEMORY, Unit.NTT, Unit.POINTWISE})
+PROGRAMS: dict[str, ProgramInfo] = {
+    "key_setup": ProgramInfo(1, lambda rows: (("sk", 1),), ("s_hat", "pk", "pk_hat"), _BASIC,
+                             "keys (interchange form) -> sk_ntt, pk0_ntt, pk1_ntt; runs once per key pair, "
+                             "not counted"),
+    "encrypt_pk": ProgramInfo(2, lambda rows: (("m", rows), ("v", 1), ("e0", 1), ("e1", 1)),
+                              ("t", "v_hat", "pk"), _BASIC | {Unit.SAMPLER, Unit.CODEC},
+                              "slots_in, seed, pk0_ntt, pk1_ntt -> c0, c1 (public-key encryption)"),
+    "encrypt_sk": ProgramInfo(3, lambda rows: (("m", rows), ("e", 1)), ("t", "a", "s_hat"),
+                              _BASIC | {Unit.SAMPLER, Unit.CODEC},
+                              "slots_in, seed, sk_ntt -> c0, c1 (secret-key encryption)"),
+    "decrypt": ProgramInfo(4, lambda rows: (("d", rows),), ("c0", "c1", "s_hat"), _BASIC | {Unit.CODEC},
+                           "c0, c1, sk_ntt -> slots_out"),
+}
+
+
+def min_buffers(program: str, rows: int) -> int:
+    """The fewest buffers ``program`` runs with at ``rows`` primes."""
+    if program not in PROGRAMS:
+        raise ParameterError("program", program, "one of " + ", ".join(PROGRAMS))
+    return PROGRAMS[program].min_buffers(rows)
+
+
+def _setup(name: str, params: CKKSParams, shape: EngineShape, level, layout, scale: bool):
+    """Checks shared by every program; returns (rows, layout, allocation, writer)."""
+    if not isinstance(params, CKKSParams):
+        raise ParameterError("params", params, "a hhe_gen.params.CKKSParams")
+    if not isinstance(shape, EngineShape):
+        raise ParameterError("shape", shape, "an hhe_gen.cores.engine.isa.EngineShape")
+    info = PROGRAMS[name]
+    rows = params.check_level(level) + 1
+    missing = info.units - shape.units
+    if missing:
+        raise ParameterError("units", sorted(u.name for u in shape.units),
+                             f"{name} needs the units " + ", ".join(sorted(u.name for u in info.units)))
+    if rows > shape.slots:
+        raise ParameterError("slots", shape.slots, f">= {rows}: {name} binds one prime slot per row")
+    for q in params.moduli[:rows]:
+        if q not in shape.primes:
+            raise ParameterError("primes", shape.primes, f"the engine's built-in primes must include {q}")
+    if scale and shape.log_scale != params.log_scale:
+        raise ParameterError("log_scale", shape.log_scale,
+                             f"{params.log_scale}: the codec must be built for the parameters' scale")
+    layout = layout or MemoryMap.for_params(params)
+    if layout.n != params.n or layout.primes != len(params.moduli):
+        raise ParameterError("layout", layout, f"a MemoryMap for N = {params.n} and {len(params.moduli)} primes")
+    alloc = allocate(shape.buffers, name, rows, info.shared(rows), info.working)
+    w = _Writer(f"{name}: N = {params.n}, {rows} rows, {shape.buffers} buffers "
+                f"({len(alloc.sets)} working set{'s' if len(alloc.sets) > 1 else ''})")
+    for i in range(rows):
+        w(f"cfg.prime s{i}, p{shape.primes.index(params.moduli[i])}", f"slot {i} <- q_{i} = {params.moduli[i]}")
+    if scale:
+        w(f"cfg.scale {params.log_scale}", "Delta = 2^log_scale")
+    return rows, layout, alloc, w
+
+
+def _finish(name, w, shape, layout, rows, alloc) -> Program:
+    info = PROGRAMS[name]
+    w(f"notify {info.notify}", f"{name} done")
+    return Program(name, w.text, tuple(asm.assemble(w.text, shape)), layout, rows,
+                   info.min_buffers(rows), alloc, info.notify)
+
+
+def _sample(dst: int, kind: SampleKind, domain: Domain, nonce: int = 0, slot: int | None = None) -> str:
+    where = f", s{slot}" if slot is not None else ""
+    return f"sample b{dst}{where}, {kind.name.lower()}, domain={int(domain)}, nonce={nonce}"
+
+
+def key_setup(params: CKKSParams, shape: EngineShape, *, level: int | None = None,
+              layout: MemoryMap | None = None) -> Program:
+    """Keys from the interchange form to the NTT form the other programs read (rows 0 .. level,
+    default every prime).  Runs once per key pair; not part of the encryption cost."""
+    rows, layout, alloc, w = _setup("key_setup", params, shape, level, layout, scale=False)
+    sk = alloc.shared["sk"]
+    w(f"load b{sk}, {layout.address('sk'):#x}", "s (signed coefficients)")
+    for i in range(rows):
+        b = alloc.work(i)
+        w.note(f"row {i}")
+        w(f"ntt b{b['s_hat']}, b{sk}, s{i}, lift=a", f"NTT(s mod q_{i})")
+        w(f"store b{b['s_hat']}, {layout.address('sk_ntt', i):#x}", f"sk_ntt[{i}]")
+        for key in ("pk0", "pk1"):
+            w(f"load b{b['pk']}, s{i}, {layout.address(key, i):#x}, check", f"{key}[{i}]")
+            w(f"ntt b{b['pk_hat']}, b{b['pk']}, s{i}", f"NTT({key}[{i}])")
+            w(f"store b{b['pk_hat']}, {layout.address(key + '_ntt', i):#x}", f"{key}_ntt[{i}]")
+    return _finish("key_setup", w, shape, layout, rows, alloc)
+
+
+def _encode(w, layout, rows, m, slots):
+    w(f"ldseed {layout.address('seed'):#x}", "seed")
+    w(f"load b{slots}, {layout.address('slots_in'):#x}", "slots (fixed point)")
+    w(f"encode b{m}, b{slots}, s0, rows={rows}", f"m mod q_0 .. q_{rows - 1} -> b{m} .. b{m + rows - 1}")
+
+
+def encrypt_pk(params: CKKSParams, shape: EngineShape, *, level: int | None = None,
+               layout: MemoryMap | None = None) -> Program:
+    """Encode and public-key encrypt ``slots_in`` with ``seed`` at ``level`` (default top)."""
+    rows, layout, alloc, w = _setup("encrypt_pk", params, shape, level, layout, scale=True)
+    m, v, e0, e1 = (alloc.shared[k] for k in ("m", "v", "e0", "e1"))
+    _encode(w, layout, rows, m, v)
+    w(_sample(v, SampleKind.TERNARY, Domain.EPHEMERAL), "v (ternary), shared by every prime")
+    w(_sample(e0, SampleKind.GAUSSIAN, Domain.ERROR0), "e0")
+    w(_sample(e1, SampleKind.GAUSSIAN, Domain.ERROR1), "e1")
+    for i in range(rows):
+        b = alloc.work(i)
+        t, v_hat, pk, mi = b["t"], b["v_hat"], b["pk"], m + i
+        w.note(f"row {i}")
+        w(f"add b{t}, b{mi}, b{e0}, s{i}, lift=b", "m + e0")
+        w(f"ntt b{mi}, b{t}, s{i}", "NTT(m + e0)")
+        w(f"ntt b{v_hat}, b{v}, s{i}, lift=a", "NTT(v)")
+        w(f"load b{pk}, s{i}, {layout.address('pk0_ntt', i):#x}, check", f"pk0_ntt[{i}]")
+        w(f"mac b{mi}, b{v_hat}, b{pk}, b{mi}, s{i}", "c0 = NTT(v)*pk0 + NTT(m + e0)")
+        w(f"store b{mi}, {layout.address('c0', i):#x}", f"c0[{i}]")
+        w(f"ntt b{t}, b{e1}, s{i}, lift=a", "NTT(e1)")
+        w(f"load b{pk}, s{i}, {layout.address('pk1_ntt', i):#x}, check", f"pk1_ntt[{i}]")
+        w(f"mac b{t}, b{v_hat}, b{pk}, b{t}, s{i}", "c1 = NTT(v)*pk1 + NTT(e1)")
+        w(f"store b{t}, {layout.address('c1', i):#x}", f"c1[{i}]")
+    return _finish("encrypt_pk", w, shape, layout, rows, alloc)
+
+
+def encrypt_sk(params: CKKSParams, shape: EngineShape, *, level: int | None = None,
+               layout: MemoryMap | None = None) -> Program:
+    """Encode and secret-key encrypt ``slots_in`` with ``seed`` at ``level`` (default top)."""
+    rows, layout, alloc, w = _setup("encrypt_sk", params, shape, level, layout, scale=True)
+    m, e = alloc.shared["m"], alloc.shared["e"]
+    _encode(w, layout, rows, m, e)
+    w(_sample(e, SampleKind.GAUSSIAN, Domain.ERROR0), "e, shared by every prime")
+    for i in range(rows):
+        b = alloc.work(i)
+        t, a, s_hat, mi = b["t"], b["a"], b["s_hat"], m + i
+        w.note(f"row {i}")
+        w(f"add b{t}, b{mi}, b{e}, s{i}, lift=b", "m + e")
+        w(f"ntt b{mi}, b{t}, s{i}", "NTT(m + e)")
+        w(_sample(a, SampleKind.UNIFORM, Domain.UNIFORM_A, i, slot=i), "a, uniform in the NTT domain")
+        w(f"load b{s_hat}, s{i}, {layout.address('sk_ntt', i):#x}, check", f"sk_ntt[{i}]")
+        w(f"msub b{mi}, b{a}, b{s_hat}, b{mi}, s{i}", "c0 = NTT(m + e) - a*s")
+        w(f"store b{mi}, {layout.address('c0', i):#x}", f"c0[{i}]")
+        w(f"store b{a}, {layout.address('c1', i):#x}", f"c1[{i}] = a")
+    return _finish("encrypt_sk", w, shape, layout, rows, alloc)
+
+
+def decrypt(params: CKKSParams, shape: EngineShape, *, level: int | None = None,
+            layout: MemoryMap | None = None) -> Program:
+    """Decrypt the ciphertext in ``c0`` / ``c1`` at ``level`` (default top) and decode it into
+    ``slots_out``."""
+    rows, layout, alloc, w = _setup("decrypt", params, shape, level, layout, scale=True)
+    d = alloc.shared["d"]
+    for i in range(rows):
+        b = alloc.work(i)
+        c0, c1, s_hat = b["c0"], b["c1"], b["s_hat"]
+        w.note(f"row {i}")
+        w(f"load b{c0}, s{i}, {layout.address('c0', i):#x}, check", f"c0[{i}]")
+        w(f"load b{c1}, s{i}, {layout.address('c1', i):#x}, check", f"c1[{i}]")
+        w(f"load b{s_hat}, s{i}, {layout.address('sk_ntt', i):#x}, check", f"sk_ntt[{i}]")
+        w(f"mac b{c0}, b{c1}, b{s_hat}, b{c0}, s{i}", "c0 + c1*s")
+        w(f"intt b{d + i}, b{c0}, s{i}", f"m mod q_{i}")
+    out = alloc.work(0)["c0"]
+    w(f"decode b{out}, b{d}, s0, rows={rows}", "slots")
+    w(f"store b{out}, {layout.address('slots_out'):#x}", "slots_out")
+    return _finish("decrypt", w, shape, layout, rows, alloc)
+
+
+def _linear(a: int, b: int) -> str:
+    """a*R + b as text."""
+    r = "" if a == 0 else ("R" if a == 1 else f"{a}R")
+    if not r:
+        return str(b)
+    return f"{r} + {b}" if b > 0 else (f"{r} - {-b}" if b < 0 else r)
+
+
+def markdown_table() -> list[str]:
+    """The programs table of docs/isa.md (R = rows = level + 1)."""
+    out = ["| program | notify | buffers needed | buffers for one working set per row | shared buffers "
+           "| working set | what it does |", "|---|---|---|---|---|---|---|"]
+    for name, info in PROGRAMS.items():
+        w = len(info.working)
+        a = info.min_buffers(2) - info.min_buffers(1)
+        b = info.min_buffers(1) - a
+        one, two = dict(info.shared(1)), dict(info.shared(2))
+        shared = ", ".join(f"{n} ({'R' if two[n] != one[n] else one[n]})" for n in one)
+        out.append(f"| `{name}` | {info.notify} | {_linear(a, b)} | {_linear(a + w, b - w)} | {shared} "
+                   f"| {', '.join(info.working)} | {info.summary} |")
+    return out
