@@ -7,6 +7,12 @@
     hhe-gen ckks keygen  [--params P] [--seed S] -o keys.json
     hhe-gen ckks encrypt [--params P] --keys keys.json --in slots.json [--mode pk|sk] [--seed S] -o ct.json
     hhe-gen ckks decrypt [--params P] --keys keys.json --in ct.json -o slots.json
+    hhe-gen accel asm FILE.s [--params P] [--buffers B] -o OUT.hex|OUT.bin
+    hhe-gen accel disasm FILE.hex|FILE.bin [--params P] [--buffers B]
+    hhe-gen accel program NAME [--params P] [--level L] [--buffers B] [-o OUT.s|OUT.hex|OUT.bin]
+    hhe-gen accel run --program NAME|FILE [--on model|rtl] [--params P] [--keys keys.json]
+                      [--in slots.json|ct.json] [--seed S] [--mode pk|sk] [--level L] [--buffers B]
+                      [-o OUT.json] [--json REPORT]
     hhe-gen generate ntt --n N --lanes P [--bits W --count C | --primes q,...] [--reducer KIND]
                          [--banking dual|single] [--twiddles rom|otf] [--arch iterative|sdf|mdc [--direction D]] -o DIR
     hhe-gen generate ifft|fft|encoder|decoder --n N --lanes P [--width W --frac-bits F]
@@ -28,6 +34,11 @@ beside them, renamed when complete).
   LogDefaultScale, which keygen writes, or from the preset with these N and Q); ``--params``, if
   given, must match the keys.  ``encrypt`` refuses slot values too large for Delta and Q
   (:func:`hhe_gen.models.ckks.encode`).
+- ``accel`` (docs/isa.md): NAME is key_setup, encrypt_pk, encrypt_sk or decrypt (``run`` also takes
+  ``encrypt`` with ``--mode``); ``run`` places the keys (or ``ckks keygen``'s from ``--seed``), the
+  seed and the input by the memory map, runs key_setup first, and writes the ciphertext (NTT form)
+  or the slots; an engine error exits 1 with its cause and position and writes nothing.
+  ``--on rtl`` is refused until the RTL engine exists.
 
 One module per group of sub-commands (:data:`COMMANDS`), each with a ``register(sub)``;
 ``common`` holds what they share; the interchange files are read by :mod:`hhe_gen.host.interchange`.
@@ -38,13 +49,13 @@ import sys
 
 from hhe_gen.params import ParameterError
 
-from . import ckks, generate, kat, presets, runs
+from . import accel, ckks, generate, kat, presets, runs
 from .common import parse_seed
 
 __all__ = ["main", "build_parser", "parse_seed"]
 
 #: the modules that add sub-commands, in the order ``hhe-gen --help`` lists them
-COMMANDS = (presets, kat, ckks, generate, runs)
+COMMANDS = (presets, kat, ckks, accel, generate, runs)
 
 
 def build_parser() -> argparse.ArgumentParser:
