@@ -47,7 +47,7 @@ half-runs after its error).  Nothing hangs.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import IntEnum
 
 from hhe_gen.params.checks import check_int
@@ -300,6 +300,10 @@ class EngineShape:
         check_int("slots", self.slots, 1, MAX_SLOTS)
         if not isinstance(self.primes, tuple) or not 1 <= len(self.primes) <= 32:
             raise ParameterError("primes", self.primes, "a tuple of 1 .. 32 built-in primes")
+        check_int("log_scale", self.log_scale, 0, 255, "an integer 0 .. 255 (cfg.scale's 8-bit immediate)")
+        if not isinstance(self.units, frozenset) or not all(isinstance(u, Unit) and u != Unit.NONE
+                                                            for u in self.units):
+            raise ParameterError("units", self.units, "a frozenset of isa.Unit members other than NONE")
 
 
 def _operand_span(ins: Instruction, operand: str) -> tuple[str, int]:

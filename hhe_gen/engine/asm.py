@@ -251,7 +251,7 @@ class _Context:
         if self.shape is not None:
             return self.shape
         primes = self.primes or (ins.imm & _LOW_MASK,) * 32
-        log_scale = ins.imm if ins.opcode == Opcode.CFG_SCALE else 0
+        log_scale = ins.imm if ins.opcode == Opcode.CFG_SCALE and ins.imm <= 255 else 0   # > 255: malformed anywhere
         return EngineShape(isa.MAX_BUFFERS, isa.MAX_SLOTS, primes, log_scale, _ALL_UNITS)
 
     def cause(self, ins: Instruction) -> ErrorCause:

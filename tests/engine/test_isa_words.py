@@ -107,3 +107,13 @@ def test_reads_writes_of_row_ranges_and_seed():
     assert isa.reads_writes(isa.decode(word(0x18, 2, flags=1))) == ({isa.SEED}, {2})
     assert isa.reads_writes(isa.decode(word(0x2B, 1, 2, 3, 4))) == ({2, 3, 4}, {1})
     assert Opcode.CFG_PRIME in isa.SERIALISING and Opcode.NOP not in isa.SERIALISING
+
+
+@pytest.mark.parametrize("kwargs,name", [({"log_scale": 256}, "log_scale"), ({"log_scale": -1}, "log_scale"),
+                                         ({"units": frozenset({isa.Unit.NONE})}, "units"),
+                                         ({"units": {isa.Unit.NTT}}, "units"),
+                                         ({"units": frozenset({3})}, "units")])
+def test_engine_shape_refuses(kwargs, name):
+    args = dict(buffers=4, slots=2, primes=(97,)) | kwargs
+    with pytest.raises(ParameterError, match=f"'{name}'"):
+        isa.EngineShape(**args)

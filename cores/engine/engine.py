@@ -1,0 +1,164 @@
+"""The accelerator engine: the task manager, the polynomial buffers and the units, in one component
+that runs programs of the instruction set (:mod:`.isa`, docs/isa.md) from its instruction stream
+to its memory port.
+
+::
+
+    i_instr --> TaskManager --(task / done per unit)--> MemoryUnit   <--> mem (memory port)
+                   | cfg (slot -> prime)                  SamplerUnit (XOF + samplers; seed from
+                   v                                      NttUnit      the memory unit's ldseed)
+               status, notify, completed                  PointwiseUnit
+                                                             | read / write ports
+                                                          BufferFile (B buffers of N/P rows x P words)
+
+Buffer ports: memory unit read 0 / write 0, NTT unit read 1 / write 1, pointwise unit reads 2, 3,
+4 / write 2, sampler unit write 3.  The scoreboard keeps every buffer to one unit at a time
+(readers too: a buffer has one read port; the manager is built with ``exclusive_reads``), so the
+crossbar needs no arbitration.
+
+Parameters
+----------
+n : int               N
+primes : sequence     the built-in primes (``cfg.prime`` binds a slot to one of them)
+lanes : int           P, words per buffer row, butterflies per arithmetic unit
+buffers : int         B polynomial buffers (N words each)
+slots : int           S prime slots (default: the number of primes, at most 8)
+window, queue, ooo    the task manager's (:class:`.task_manager.TaskManager`)
+word_bits : int       bits of a buffer word (default: the largest prime's bit length)
+ntt : dict            options of the NTT unit's core (kind, twiddles, banking, latency)
+pointwise : dict      options of the pointwise unit (kind, latency)
+sampler : dict        options of the sampling unit (sigma, bound_sigmas, hamming_weight,
+                      rounds_per_cycle)
+target : str          "ecp5" | "xilinx" | "generic"
+
+Members
+-------
+i_instr : In(stream.Signature(64))   instruction words
+abort : In(1)                        soft reset: clears the manager and every unit
+mem : Out(MemoryPort())              the memory-master port
+busy, error, error_cause, error_position, notify, notify_code, cycle, completed : Out
+                                     the task manager's status (:class:`.task_manager.TaskManager`)
+shape : the :class:`.isa.EngineShape` programs are assembled for
+manager, buffers_file, memory_unit, sampler_unit, ntt_unit, pointwise_unit : the parts
+
+Latency
+-------
+Per task: the unit's (``memory_unit``: N beats at the memory's rate, ``ntt_unit.task_cycles``,
+``pointwise_unit.task_cycles``, ``sampler_unit``: as the random stream allows) plus the manager's
+two cycles from a word's arrival to its first offer; independent tasks overlap (out-of-order
+dispatch).  ``completed`` gives every task's dispatch and completion cycle.
+"""
+
+from __future__ import annotations
+
+from amaranth.hdl import Array, Const, Module
+from amaranth.lib import stream, wiring
+from amaranth.lib.wiring import In, Out
+
+from hhe_gen.cores.unused import mark_unused, quiet_on_error
+from hhe_gen.params.checks import check_int, check_power_of_two
+from hhe_gen.params.errors import ParameterError
+
+from . import isa
+from .buffers import BufferFile
+from .memory_port import MemoryPort
+from .memory_unit import MemoryUnit
+from .ntt_unit import NttUnit
+from .pointwise_unit import PointwiseUnit
+from .sampler_unit import SamplerUnit
+from .decoder import CAUSE_BITS
+from .scoreboard import POSITION_BITS
+from .task_manager import CYCLE_BITS, TaskManager
+
+__all__ = ["Engine", "ENGINE_UNITS"]
+
+ENGINE_UNITS = frozenset({isa.Unit.MEMORY, isa.Unit.SAMPLER, isa.Unit.NTT, isa.Unit.POINTWISE})
+
+
+class Engine(wiring.Component):
+    """Task manager + buffers + units (see the module docstring)."""
+
+    @quiet_on_error
+    def __init__(self, n: int, primes, *, lanes: int = 2, buffers: int = 16, slots=None, window: int = 8,
+                 queue: int = 4, ooo: bool = True, word_bits=None, ntt=None, pointwise=None, sampler=None,
+                 log_scale: int = 0, target: str = "ecp5"):
+        self.n = check_power_of_two("n", n, 8, 1 << 16)
+        self.primes = tuple(primes)
+        if not 1 <= len(self.primes) <= 32:
+            raise ParameterError("primes", primes, "1 .. 32 built-in primes")
+        self.lanes = check_power_of_two("lanes", lanes, 1, n // 2)
+        self.word_bits = word_bits if word_bits is not None else max(q.bit_length() for q in self.primes)
+        check_int("word_bits", self.word_bits, max(q.bit_length() for q in self.primes), 64)
+        slots = min(len(self.primes), isa.MAX_SLOTS) if slots is None else slots
+        self.shape = isa.EngineShape(buffers, slots, self.primes, log_scale, ENGINE_UNITS)
+        self.rows = n // lanes
+        common = dict(n=n, lanes=lanes, word_bits=self.word_bits, buffers=buffers, slots=slots)
+        self.manager = TaskManager(self.shape, window=window, ooo=ooo, queue=queue, exclusive_reads=True)
+        tw = self.manager.tag_width
+        self.buffers_file = BufferFile(buffers, self.rows, lanes, self.word_bits, read_ports=5, write_ports=4)
+        self.memory_unit = MemoryUnit(**common, tag_width=tw)
+        self.sampler_unit = SamplerUnit(**common, tag_width=tw, primes=self.primes, **(sampler or {}))
+        self.ntt_unit = NttUnit(**common, tag_width=tw, primes=self.primes, target=target, **(ntt or {}))
+        self.pointwise_unit = PointwiseUnit(**common, tag_width=tw, primes=self.primes, target=target,
+                                            **(pointwise or {}))
+        mark_unused(self.manager, self.buffers_file, self.memory_unit, self.sampler_unit, self.ntt_unit,
+                    self.pointwise_unit)
+        super().__init__({
+            "i_instr": In(stream.Signature(isa.WORD_BITS)),
+            "abort": In(1),
+            "mem": Out(MemoryPort()),
+            "busy": Out(1),
+            "error": Out(1),
+            "error_cause": Out(CAUSE_BITS),
+            "error_position": Out(POSITION_BITS),
+            "notify": Out(1),
+            "notify_code": Out(16),
+            "cycle": Out(CYCLE_BITS),
+            "completed": Out(self.manager.completed.shape()),
+        })
+
+    @classmethod
+    def for_params(cls, params, **kw):
+        """An engine for a :class:`hhe_gen.params.ckks.CKKSParams`: its N, its primes (in order) and
+        its log_scale built in."""
+        return cls(params.n, params.moduli, log_scale=params.log_scale, **kw)
+
+    def elaborate(self, platform):
+        m = Module()
+        mgr, bufs = self.manager, self.buffers_file
+        mu, su, nu, pu = self.memory_unit, self.sampler_unit, self.ntt_unit, self.pointwise_unit
+        m.submodules.manager, m.submodules.buffers = mgr, bufs
+        m.submodules.memory_unit, m.submodules.sampler_unit = mu, su
+        m.submodules.ntt_unit, m.submodules.pointwise_unit = nu, pu
+
+        wiring.connect(m, wiring.flipped(self.i_instr), mgr.i_instr)
+        m.d.comb += mgr.abort.eq(self.abort)
+        for name in ("busy", "error", "error_cause", "error_position", "notify", "notify_code", "cycle",
+                     "completed"):
+            m.d.comb += getattr(self, name).eq(getattr(mgr, name))
+
+        wiring.connect(m, mgr.unit_memory, mu.port)
+        wiring.connect(m, mgr.unit_sampler, su.port)
+        wiring.connect(m, mgr.unit_ntt, nu.port)
+        wiring.connect(m, mgr.unit_pointwise, pu.port)
+        wiring.connect(m, mu.mem, wiring.flipped(self.mem))
+
+        # configuration: slot -> prime id, and q per slot for checked loads
+        prime_q = Array(Const(q, 64) for q in self.primes)
+        for unit in (su, nu, pu):
+            m.d.comb += unit.slot_prime.eq(mgr.cfg.prime)
+        for s in range(self.shape.slots):
+            m.d.comb += mu.slot_q[s].eq(prime_q[mgr.cfg.prime[s]])
+        m.d.comb += su.seed.eq(mu.seed)
+
+        # buffer ports
+        wiring.connect(m, mu.rd, bufs.read0)
+        wiring.connect(m, mu.wr, bufs.write0)
+        wiring.connect(m, nu.rd, bufs.read1)
+        wiring.connect(m, nu.wr, bufs.write1)
+        wiring.connect(m, pu.rd0, bufs.read2)
+        wiring.connect(m, pu.rd1, bufs.read3)
+        wiring.connect(m, pu.rd2, bufs.read4)
+        wiring.connect(m, pu.wr, bufs.write2)
+        wiring.connect(m, su.wr, bufs.write3)
+        return m

@@ -1,0 +1,174 @@
+"""The engine's memory unit: ``load``, ``store`` and ``ldseed`` between the buffers and the memory
+port (:mod:`.memory_port`).
+
+- ``load dst, slot, addr[, check]``: one read command of N beats; beat k's low ``word_bits`` bits
+  go to word k of buffer ``dst`` (row k / P, lane k mod P), one word per cycle at the memory's
+  rate.  With ``check`` (flags bit 0) a beat >= q_slot (compared on all 64 bits) marks the task's
+  ``error`` (DATA_RANGE); the words are still written and the load completes.
+- ``store a, addr``: one write command of N beats, word k of buffer ``a`` zero-extended to 64
+  bits.  Rows are read ahead into a three-row FIFO, so the beats leave at one per cycle.
+- ``ldseed addr``: one read command of 4 beats into the 256-bit seed register (beat i = bytes
+  8i .. 8i+7, little-endian).  The seed goes to the sampling unit only: no readable register holds
+  it.
+
+Abort: a task aborted before its command is sent is dropped at once; once the command is out the
+unit finishes the transaction with the memory (a load's or seed's beats are taken and discarded,
+a store's beats are sent, so the memory port never sees half a transaction) and raises no
+``done``; ``task.ready`` stays low until then.
+
+Parameters
+----------
+n : int          N, words per polynomial
+lanes : int      P, words per buffer row
+word_bits : int  bits of a buffer word
+buffers : int    B
+slots : int      S (the width of ``slot_q``)
+tag_width : int  the task manager's window tag width
+
+Members
+-------
+port : In(UnitPort(tag_width))      the task manager's command / status port
+mem : Out(MemoryPort())             the memory-master port
+wr : Out(write_port_signature(...)) write port into the buffers
+rd : Out(read_port_signature(...))  read port from the buffers
+slot_q : In(ArrayLayout(64, S))     q of each prime slot (for checked loads)
+seed : Out(256)                     the seed register (to the sampling unit)
+
+Latency
+-------
+load: command in the cycle after the task transfer, then one cycle per beat after the memory
+delivers it; ``done`` in the cycle after the last beat.  store: command in the cycle after the
+task, beats from the third cycle at one per cycle while the memory takes them; ``done`` in the
+cycle after the last beat's transfer.  ldseed: like a load of 4 beats.
+"""
+
+from __future__ import annotations
+
+from amaranth.hdl import Const, Module, Mux, Signal
+from amaranth.lib import data, wiring
+from amaranth.lib.fifo import SyncFIFO
+from amaranth.lib.wiring import In, Out
+
+from hhe_gen.cores.unused import quiet_on_error
+from hhe_gen.params.checks import check_int, check_power_of_two
+
+from . import isa
+from .buffers import read_port_signature, write_port_signature
+from .memory_port import MemoryPort
+from .units import UnitPort
+
+__all__ = ["MemoryUnit", "SEED_BEATS"]
+
+SEED_BEATS = 4
+
+
+class MemoryUnit(wiring.Component):
+    """Load / store / ldseed over the memory port (see the module docstring)."""
+
+    @quiet_on_error
+    def __init__(self, n: int, lanes: int, word_bits: int, buffers: int, slots: int, tag_width: int):
+        self.n = check_power_of_two("n", n, 8, 1 << 16)
+        self.lanes = check_power_of_two("lanes", lanes, 1, n)
+        self.word_bits = check_int("word_bits", word_bits, 1, 64)
+        self.buffers = check_int("buffers", buffers, 1, isa.MAX_BUFFERS)
+        self.slots = check_int("slots", slots, 1, isa.MAX_SLOTS)
+        self.rows = n // lanes
+        super().__init__({
+            "port": In(UnitPort(tag_width)),
+            "mem": Out(MemoryPort()),
+            "wr": Out(write_port_signature(buffers, self.rows, lanes, word_bits)),
+            "rd": Out(read_port_signature(buffers, self.rows, lanes, word_bits)),
+            "slot_q": In(data.ArrayLayout(64, slots)),
+            "seed": Out(256),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        n, p, rows = self.n, self.lanes, self.rows
+        task = self.port.task
+        abort = self.port.abort
+        op = Signal(isa.OPCODE_BITS)
+        dst, src = Signal(isa.BUFFER_BITS), Signal(isa.BUFFER_BITS)
+        check, addr = Signal(), Signal(isa.IMM_BITS)
+        q = Signal(64)
+        aborted = Signal()          # finish the memory transaction, no done
+        error = Signal()
+        count = Signal(range(n + 1))      # beats moved
+        is_store = op == isa.Opcode.STORE
+        is_seed = op == isa.Opcode.LDSEED
+        beats = Mux(is_seed, SEED_BEATS, n)
+
+        # store read-ahead: rows into a FIFO, the FIFO's head row out lane by lane
+        fifo = m.submodules.store_rows = SyncFIFO(width=p * self.word_bits, depth=3)
+        row_issue = Signal(range(rows + 1))
+        inflight = Signal()
+        lane = Signal(range(max(p, 2)))
+        reading = Signal()
+        m.d.comb += [self.rd.sel.eq(src), self.rd.addr.eq(row_issue)]
+        m.d.sync += inflight.eq(self.rd.en)
+        m.d.comb += [fifo.w_data.eq(self.rd.data.as_value()), fifo.w_en.eq(inflight)]
+
+        with m.FSM():
+            with m.State("idle"):
+                m.d.comb += task.ready.eq(~abort)
+                with m.If(task.valid & ~abort):
+                    pl = task.payload
+                    m.d.sync += [op.eq(pl.opcode), dst.eq(pl.dst), src.eq(pl.a), check.eq(pl.flags[0]),
+                                 addr.eq(pl.imm), q.eq(self.slot_q[pl.slot]), error.eq(0), count.eq(0),
+                                 aborted.eq(0), row_issue.eq(0), lane.eq(0)]
+                    m.next = "command"
+            with m.State("command"):
+                m.d.comb += [self.mem.cmd.valid.eq(~abort), self.mem.cmd.payload.addr.eq(addr),
+                             self.mem.cmd.payload.count.eq(beats), self.mem.cmd.payload.write.eq(is_store)]
+                with m.If(abort):
+                    m.next = "idle"
+                with m.Elif(self.mem.cmd.ready):
+                    m.next = "command_sent"
+            with m.State("command_sent"):
+                with m.If(abort):
+                    m.d.sync += aborted.eq(1)
+                with m.If(is_store):
+                    # read ahead while the FIFO (counting the row in flight) has room
+                    m.d.comb += reading.eq((row_issue < rows) & (fifo.level + inflight < 3))
+                    m.d.comb += self.rd.en.eq(reading)
+                    with m.If(reading):
+                        m.d.sync += row_issue.eq(row_issue + 1)
+                    head = fifo.r_data.word_select(lane, self.word_bits) if p > 1 else fifo.r_data
+                    wd = self.mem.wdata
+                    m.d.comb += [wd.valid.eq(fifo.r_rdy), wd.payload.data.eq(head),
+                                 wd.payload.last.eq(count == n - 1)]
+                    with m.If(wd.valid & wd.ready):
+                        m.d.sync += count.eq(count + 1)
+                        if p > 1:
+                            m.d.sync += lane.eq(Mux(lane == p - 1, 0, lane + 1))
+                            m.d.comb += fifo.r_en.eq(lane == p - 1)
+                        else:
+                            m.d.comb += fifo.r_en.eq(1)
+                        with m.If(count == n - 1):
+                            m.next = "finish"
+                with m.Else():
+                    rdt = self.mem.rdata
+                    m.d.comb += rdt.ready.eq(1)
+                    with m.If(rdt.valid):
+                        word = rdt.payload.data
+                        m.d.sync += count.eq(count + 1)
+                        with m.If(check & (word >= q)):
+                            m.d.sync += error.eq(1)
+                        with m.If(is_seed):
+                            with m.If(~aborted & ~abort):
+                                for i in range(SEED_BEATS):
+                                    with m.If(count == i):
+                                        m.d.sync += self.seed[64 * i:64 * (i + 1)].eq(word)
+                        with m.Else():
+                            lane_k = count % p if p > 1 else Const(0)
+                            m.d.comb += [self.wr.sel.eq(dst), self.wr.addr.eq(count // p),
+                                         self.wr.lanes.eq(Mux(aborted | abort, 0, 1 << lane_k))]
+                            for j in range(p):
+                                m.d.comb += self.wr.data[j].eq(word[:self.word_bits])
+                        with m.If(count == beats - 1):
+                            m.next = "finish"
+            with m.State("finish"):
+                done = ~aborted & ~abort
+                m.d.comb += [self.port.done.eq(done), self.port.error.eq(done & error)]
+                m.next = "idle"
+        return m

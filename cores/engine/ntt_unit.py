@@ -1,0 +1,161 @@
+"""The engine's NTT unit: ``ntt`` / ``intt`` from one buffer into another through the iterative NTT
+core (:class:`~hhe_gen.cores.ntt.IterativeNtt`).
+
+Flow of a task: the core takes the command (``inverse``, the slot's prime), then buffer ``a``'s N/P
+rows as its input beats (read ahead through a three-row FIFO, so the load runs at one beat per
+cycle; ``ntt`` with flags bit 0 lifts each word, signed s -> s + q if s < 0), transforms in its own
+banks, and its N/P output beats are written to buffer ``dst`` row by row.  ``dst`` may equal ``a``
+(every row is read before the first is written).  The order of the words is the buffer's: natural
+in / bit-reversed out for ``ntt`` (Lattigo's NTT order), the reverse for ``intt``
+(:func:`hhe_gen.models.ntt.ntt` / ``intt``).
+
+Abort resets the core and the FIFO (``ResetInserter``): the unit is idle in the next cycle.
+
+Parameters
+----------
+n, lanes, word_bits, buffers, slots, tag_width, primes : the engine's sizes (as
+    :class:`.pointwise_unit.PointwiseUnit`)
+kind, latency, target, twiddles, banking, **reducer : passed to the NTT core
+
+Members
+-------
+port : In(UnitPort(tag_width));  rd : Out(read port);  wr : Out(write port)
+slot_prime : In(ArrayLayout(5, S))
+ntt : the :class:`~hhe_gen.cores.ntt.IterativeNtt`
+
+Latency
+-------
+:meth:`task_cycles` (inverse) = ``ntt.command_cycles(inverse) + 1`` cycles from the task transfer
+(cycle 0) to ``done``: the command is taken in cycle 1, the first input beat waits one cycle for
+the FIFO (the buffer's read latency), then the core runs at full rate; ``done`` comes with the
+last output beat's write.
+"""
+
+from __future__ import annotations
+
+from amaranth.hdl import Array, Cat, Const, Module, Mux, ResetInserter, Signal
+from amaranth.lib import data, wiring
+from amaranth.lib.fifo import SyncFIFO
+from amaranth.lib.wiring import In, Out
+
+from hhe_gen.cores.ntt import IterativeNtt
+from hhe_gen.cores.unused import mark_unused, quiet_on_error
+from hhe_gen.params.checks import check_int, check_power_of_two
+from hhe_gen.params.errors import ParameterError
+
+from . import isa
+from .buffers import read_port_signature, write_port_signature
+from .units import UnitPort
+
+__all__ = ["NttUnit"]
+
+
+class NttUnit(wiring.Component):
+    """ntt / intt between buffers through the iterative NTT core (see the module docstring)."""
+
+    @quiet_on_error
+    def __init__(self, n: int, lanes: int, word_bits: int, buffers: int, slots: int, tag_width: int,
+                 primes, *, kind: str = "barrett", latency=None, target: str = "ecp5", twiddles: str = "rom",
+                 banking: str = "dual", **reducer):
+        self.n = check_power_of_two("n", n, 8, 1 << 16)
+        self.lanes = check_power_of_two("lanes", lanes, 1, n // 2)
+        self.word_bits = check_int("word_bits", word_bits, 1, 64)
+        check_int("buffers", buffers, 1, isa.MAX_BUFFERS)
+        check_int("slots", slots, 1, isa.MAX_SLOTS)
+        self.primes = tuple(primes)
+        if not 1 <= len(self.primes) <= 32:
+            raise ParameterError("primes", primes, "1 .. 32 built-in primes")
+        if max(q.bit_length() for q in self.primes) > word_bits:
+            raise ParameterError("word_bits", word_bits, f">= {max(q.bit_length() for q in self.primes)} "
+                                 "(the largest prime's bit length)")
+        self.rows = n // lanes
+        self.ntt = IterativeNtt(n, lanes, list(self.primes), kind=kind, latency=latency, target=target,
+                                twiddles=twiddles, banking=banking, **reducer)
+        mark_unused(self.ntt)
+        rd = read_port_signature(buffers, self.rows, lanes, word_bits)
+        super().__init__({
+            "port": In(UnitPort(tag_width)),
+            "rd": Out(rd),
+            "wr": Out(write_port_signature(buffers, self.rows, lanes, word_bits)),
+            "slot_prime": In(data.ArrayLayout(5, slots)),
+        })
+
+    def task_cycles(self, inverse: bool = False) -> int:
+        """Cycles from the task transfer to ``done``."""
+        return self.ntt.command_cycles(inverse) + 1
+
+    def elaborate(self, platform):
+        m = Module()
+        p, wb, rows = self.lanes, self.word_bits, self.rows
+        qb = self.ntt.qbits
+        task, abort = self.port.task, self.port.abort
+        core = ResetInserter(abort)(self.ntt)
+        m.submodules.ntt = core
+        fifo = SyncFIFO(width=p * wb, depth=3)
+        m.submodules.rows = ResetInserter(abort)(fifo)
+        ntt = self.ntt
+
+        dst, src, lift = Signal(isa.BUFFER_BITS), Signal(isa.BUFFER_BITS), Signal()
+        inverse, sel = Signal(), Signal(range(max(len(self.primes), 2)))
+        q = Signal(wb)
+        prime_q = Array(Const(v, wb) for v in self.primes)
+        issue = Signal(range(rows + 1))            # next row to read
+        inflight = Signal()
+        written = Signal(range(rows + 1))
+        reading = Signal()
+        busy = Signal()
+        command = Signal()                         # the core's command is pending
+
+        m.d.comb += task.ready.eq(~busy & ~abort)
+        with m.If(abort):
+            m.d.sync += [busy.eq(0), command.eq(0), inflight.eq(0)]
+        with m.Elif(task.valid & task.ready):
+            pl = task.payload
+            pid = self.slot_prime[pl.slot]
+            m.d.sync += [busy.eq(1), command.eq(1), dst.eq(pl.dst), src.eq(pl.a),
+                         lift.eq((pl.opcode == isa.Opcode.NTT) & pl.flags[0]),
+                         inverse.eq(pl.opcode == isa.Opcode.INTT), sel.eq(pid), q.eq(prime_q[pid]),
+                         issue.eq(0), written.eq(0)]
+
+        # command
+        m.d.comb += [ntt.cmd.valid.eq(command & ~abort), ntt.cmd.payload.inverse.eq(inverse)]
+        if len(self.primes) > 1:
+            m.d.comb += ntt.cmd.payload.sel.eq(sel)
+        with m.If(ntt.cmd.valid & ntt.cmd.ready):
+            m.d.sync += command.eq(0)
+
+        # load: rows of src -> (lift) -> FIFO -> the core's input beats
+        m.d.comb += reading.eq(busy & ~abort & (issue < rows) & (fifo.level + inflight < 3))
+        m.d.comb += [self.rd.sel.eq(src), self.rd.addr.eq(issue), self.rd.en.eq(reading)]
+        with m.If(reading):
+            m.d.sync += issue.eq(issue + 1)
+        with m.If(~abort):
+            m.d.sync += inflight.eq(reading)
+        lifted = []
+        for j in range(p):
+            word = self.rd.data[j]
+            s = word.as_signed()
+            lifted.append(Mux(lift & s[-1], (s + q)[:wb], word))
+        m.d.comb += [fifo.w_data.eq(Cat(*lifted)), fifo.w_en.eq(inflight)]
+        for j in range(p):
+            m.d.comb += ntt.i_stream.payload[j].eq(fifo.r_data[j * wb:j * wb + qb])
+        feeding = busy & ~command & ~abort
+        m.d.comb += [ntt.i_stream.valid.eq(fifo.r_rdy & feeding), fifo.r_en.eq(ntt.i_stream.ready & feeding)]
+
+        # unload: the core's output beats -> rows of dst
+        out = ntt.o_stream
+        m.d.comb += out.ready.eq(busy & ~abort)
+        take = out.valid & out.ready
+        m.d.comb += [self.wr.sel.eq(dst), self.wr.addr.eq(written),
+                     self.wr.lanes.eq(Mux(take, (1 << p) - 1, 0))]
+        for j in range(p):
+            m.d.comb += self.wr.data[j].eq(out.payload[j])
+        done = Signal()
+        with m.If(take):
+            m.d.sync += written.eq(written + 1)
+        m.d.comb += done.eq(take & (written == rows - 1) & ~abort)
+        m.d.comb += [self.port.done.eq(done), self.port.error.eq(0)]
+        with m.If(done):
+            m.d.sync += busy.eq(0)
+        return m
+

@@ -1,0 +1,168 @@
+"""The engine's sampling unit: ``sample dst, kind, domain, nonce[, slot]`` through one SHAKE256 XOF
+and the samplers of :mod:`hhe_gen.cores.sampler`.
+
+A task restarts the XOF and the samplers, absorbs ``seed (32 bytes) || domain (1) || nonce (8,
+little-endian)`` (:func:`hhe_gen.models.sampler.seeded_xof`; the 24-bit nonce of the instruction
+zero-extended), and routes the XOF's output to the sampler of the task's kind:
+
+=========  =============================================  ==========================================
+kind       sampler                                        word written
+=========  =============================================  ==========================================
+uniform    :class:`~hhe_gen.cores.sampler.UniformModQ`    the value (< q_slot)
+ternary    :class:`~hhe_gen.cores.sampler.TernaryUniform` -1 / 0 / 1, two's complement in word_bits
+hamming    :class:`~hhe_gen.cores.sampler.TernaryHamming` likewise, exactly h non-zero
+gaussian   :class:`~hhe_gen.cores.sampler.GaussianCDT`    the sample, two's complement in word_bits
+=========  =============================================  ==========================================
+
+Value k goes to word k of ``dst`` (row k / P, lane k mod P), one per cycle at most; the task is
+done after the N-th.  The seed comes from the memory unit's seed register (``ldseed``) and goes
+nowhere but into the XOF.  Which cycles a sampler rejects depends only on the random stream (the
+uniform sampler's rejected candidates, the ternary sampler's rejected pieces), never on the
+values kept; the Gaussian and ternary samples' timing does not depend on the values at all.
+
+Parameters
+----------
+n, lanes, word_bits, buffers, slots, tag_width, primes : the engine's sizes
+sigma, bound_sigmas : the Gaussian (default 3.2, 6)
+hamming_weight : int or None   h of the Hamming sampler (None: N/2, as the ISA model)
+rounds_per_cycle : int         Keccak rounds per cycle
+
+Members
+-------
+port : In(UnitPort(tag_width));  wr : Out(write port);  seed : In(256)
+slot_prime : In(ArrayLayout(5, S))
+xof, uniform, ternary, hamming, gaussian : the cores (after construction)
+
+Latency
+-------
+Depends on the random stream (rejection sampling) for uniform, ternary and hamming: the cycle
+count of a task is a function of (seed, domain, nonce) only.  Gaussian: ``N`` samples at the XOF's
+rate (8 bytes each).
+"""
+
+from __future__ import annotations
+
+from amaranth.hdl import Const, Module, Mux, Signal
+from amaranth.lib import data, wiring
+from amaranth.lib.wiring import In, Out
+
+from hhe_gen.cores.keccak import ShakeXof
+from hhe_gen.cores.sampler import GaussianCDT, TernaryHamming, TernaryUniform, UniformModQ
+from hhe_gen.cores.unused import mark_unused, quiet_on_error
+from hhe_gen.params.checks import check_int, check_power_of_two
+from hhe_gen.params.errors import ParameterError
+
+from . import isa
+from .buffers import write_port_signature
+from .units import UnitPort
+
+__all__ = ["SamplerUnit", "MESSAGE_BYTES", "BEAT_BYTES"]
+
+MESSAGE_BYTES = 41
+BEAT_BYTES = 8
+
+
+class SamplerUnit(wiring.Component):
+    """XOF + samplers writing N samples into a buffer (see the module docstring)."""
+
+    @quiet_on_error
+    def __init__(self, n: int, lanes: int, word_bits: int, buffers: int, slots: int, tag_width: int,
+                 primes, *, sigma=3.2, bound_sigmas=6, hamming_weight=None, rounds_per_cycle: int = 1):
+        self.n = check_power_of_two("n", n, 8, 1 << 16)
+        self.lanes = check_power_of_two("lanes", lanes, 1, n)
+        self.word_bits = check_int("word_bits", word_bits, 1, 64)
+        check_int("buffers", buffers, 1, isa.MAX_BUFFERS)
+        check_int("slots", slots, 1, isa.MAX_SLOTS)
+        self.primes = tuple(primes)
+        if not 1 <= len(self.primes) <= 32:
+            raise ParameterError("primes", primes, "1 .. 32 built-in primes")
+        if len({-(-q.bit_length() // 8) for q in self.primes}) != 1:
+            raise ParameterError("primes", primes, "primes of one byte length ceil(bitlen(q)/8) "
+                                 "(the uniform sampler draws candidates of that many bytes)")
+        self.hamming_weight = n // 2 if hamming_weight is None else check_int("hamming_weight", hamming_weight, 0, n)
+        self.rows = n // lanes
+        self.xof = ShakeXof(256, beat_bytes=BEAT_BYTES, rounds_per_cycle=rounds_per_cycle)
+        self.uniform = UniformModQ(list(self.primes) if len(self.primes) > 1 else self.primes[0],
+                                   in_bytes=BEAT_BYTES)
+        self.ternary = TernaryUniform(in_bytes=BEAT_BYTES)
+        self.hamming = TernaryHamming(n, self.hamming_weight, in_bytes=BEAT_BYTES)
+        self.gaussian = GaussianCDT(sigma, bound_sigmas, in_bytes=BEAT_BYTES)
+        mark_unused(self.xof, self.uniform, self.ternary, self.hamming, self.gaussian)
+        if self.uniform.value_bits > word_bits:
+            raise ParameterError("word_bits", word_bits, f">= {self.uniform.value_bits} (the primes' width)")
+        super().__init__({
+            "port": In(UnitPort(tag_width)),
+            "wr": Out(write_port_signature(buffers, self.rows, lanes, word_bits)),
+            "seed": In(256),
+            "slot_prime": In(data.ArrayLayout(5, slots)),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        p, wb, n = self.lanes, self.word_bits, self.n
+        task, abort = self.port.task, self.port.abort
+        xof = self.xof
+        samplers = {isa.SampleKind.UNIFORM: self.uniform, isa.SampleKind.TERNARY: self.ternary,
+                    isa.SampleKind.HAMMING: self.hamming, isa.SampleKind.GAUSSIAN: self.gaussian}
+        m.submodules.xof = xof
+        for kind, smp in samplers.items():
+            m.submodules[kind.name.lower()] = smp
+
+        busy, kind = Signal(), Signal(2)
+        dst, domain, nonce = Signal(isa.BUFFER_BITS), Signal(8), Signal(24)
+        beat = Signal(range(6 + 1))                  # message beat 0 .. 5 (41 bytes in 8-byte beats)
+        count = Signal(range(n + 1))                 # values written
+        start = task.valid & task.ready
+        m.d.comb += task.ready.eq(~busy & ~abort)
+        restart = start | abort
+        m.d.comb += xof.abort.eq(restart)
+        for smp in samplers.values():
+            m.d.comb += smp.abort.eq(restart)
+        with m.If(abort):
+            m.d.sync += busy.eq(0)
+        with m.Elif(start):
+            pl = task.payload
+            m.d.sync += [busy.eq(1), kind.eq(pl.flags[:2]), dst.eq(pl.dst), domain.eq(pl.imm[24:32]),
+                         nonce.eq(pl.imm[:24]), beat.eq(0), count.eq(0)]
+            if len(self.primes) > 1:
+                m.d.sync += self.uniform.modulus.eq(self.slot_prime[pl.slot])
+
+        # the message: seed || domain || nonce (LE64), 8 bytes per beat, the last beat 1 byte
+        message = Signal(8 * 48)
+        m.d.comb += message.eq(self.seed | (domain << 256) | (nonce << 264))
+        beats = -(-MESSAGE_BYTES // BEAT_BYTES)
+        absorb = xof.i_stream
+        m.d.comb += [absorb.valid.eq(busy & (beat < beats) & ~abort),
+                     absorb.payload.data.eq(message.word_select(beat, 64)),
+                     absorb.payload.last.eq(beat == beats - 1),
+                     absorb.payload.nbytes.eq(Mux(beat == beats - 1, MESSAGE_BYTES - BEAT_BYTES * (beats - 1),
+                                                  BEAT_BYTES))]
+        with m.If(absorb.valid & absorb.ready):
+            m.d.sync += beat.eq(beat + 1)
+
+        # XOF output to the selected sampler; its values into the buffer
+        value = Signal(wb)
+        valid = Signal()
+        for k, smp in samplers.items():
+            sel = kind == k
+            m.d.comb += [smp.i_stream.valid.eq(xof.o_stream.valid & sel & busy),
+                         smp.i_stream.payload.eq(xof.o_stream.payload),
+                         smp.o_stream.ready.eq(sel & busy & ~abort)]
+            with m.If(sel):
+                m.d.comb += [xof.o_stream.ready.eq(smp.i_stream.ready & busy), valid.eq(smp.o_stream.valid & busy)]
+                v = smp.o_stream.payload
+                m.d.comb += value.eq(v.as_signed() if k != isa.SampleKind.UNIFORM else v)
+        write = valid & ~abort
+        lane = count % p if p > 1 else Const(0)
+        m.d.comb += [self.wr.sel.eq(dst), self.wr.addr.eq(count // p),
+                     self.wr.lanes.eq(Mux(write, 1 << lane, 0))]
+        for j in range(p):
+            m.d.comb += self.wr.data[j].eq(value)
+        done = Signal()
+        m.d.comb += done.eq(write & (count == n - 1))
+        with m.If(write):
+            m.d.sync += count.eq(count + 1)
+        with m.If(done):
+            m.d.sync += busy.eq(0)
+        m.d.comb += [self.port.done.eq(done), self.port.error.eq(0)]
+        return m
