@@ -123,6 +123,12 @@ class Engine(wiring.Component):
         its log_scale built in."""
         return cls(params.n, params.moduli, log_scale=params.log_scale, **kw)
 
+    def memory_plan(self, device: str = "LFE5UM5G-85F", reserve: int = 0):
+        """The block-RAM plan of this engine (:class:`.memory_plan.MemoryPlan`): every memory it
+        holds, per part, against ``device`` with ``reserve`` blocks kept for the rest of a SoC."""
+        from .memory_plan import MemoryPlan, unit_memories
+        return MemoryPlan(tuple(unit_memories(None, self)), device=device, reserve=reserve)
+
     def elaborate(self, platform):
         m = Module()
         mgr, bufs = self.manager, self.buffers_file

@@ -98,8 +98,9 @@ class MemoryUse:
         return bram36_blocks(self.depth, self.width) * self.count
 
 
-def unit_memories(owner: str, component) -> list[MemoryUse]:
-    """Every memory inside ``component`` (elaborated for no platform), one :class:`MemoryUse` each."""
+def unit_memories(owner: str | None, component) -> list[MemoryUse]:
+    """Every memory inside ``component`` (elaborated for no platform), one :class:`MemoryUse` each;
+    ``owner`` None: each memory's owner is its top-level submodule (e.g. ``buffers``, ``ntt_unit``)."""
     from amaranth.hdl import Fragment, Shape
     from amaranth.hdl._mem import MemoryInstance     # the fragment Amaranth 0.5 makes of a Memory
 
@@ -108,8 +109,9 @@ def unit_memories(owner: str, component) -> list[MemoryUse]:
     def walk(fragment, path):
         if isinstance(fragment, MemoryInstance):
             mem = fragment._data
-            found.append(MemoryUse(owner, path or "memory", mem.depth, Shape.cast(mem.shape).width,
-                                   rom=not fragment._write_ports))
+            top, _, rest = (path or "memory").partition("/")
+            found.append(MemoryUse(owner or top, path if owner else (rest or top), mem.depth,
+                                   Shape.cast(mem.shape).width, rom=not fragment._write_ports))
         for sub, name, *_ in fragment.subfragments:
             walk(sub, f"{path}/{name}" if path else str(name))
 

@@ -389,3 +389,21 @@ def test_key_setup_alone_and_the_accel_help(capsys):
     with pytest.raises(SystemExit):
         main(["--help"])
     assert "accel" in capsys.readouterr().out
+
+
+def test_plan_json_lists_every_buffer_and_adds_up(tmp_path, capsys):
+    """``accel plan``: B buffers of N/P x P*w, totals equal the sum of the rows, the budget line."""
+    out = tmp_path / "plan.json"
+    text = _ok(capsys, ["accel", "plan", "--params", "dna-hhe", "--lanes", "2", "--buffers", "3", "--reserve", "40",
+                        "--json", out])
+    plan = json.loads(out.read_text())
+    buffers = [m for m in plan["memories"] if m["owner"] == "buffers"]
+    assert len(buffers) == 3 and all((m["depth"], m["width"]) == (4096, 108) for m in buffers)
+    assert all(m["dp16kd"] == 24 for m in buffers)           # 8192 x 54 bits = 24 x 18 Kbit exactly
+    assert plan["dp16kd"] == sum(m["dp16kd"] for m in plan["memories"])
+    assert plan["left"] == 208 - plan["dp16kd"] - 40
+    assert f"the engine {plan['dp16kd']} + reserve 40" in text
+
+
+def test_plan_refuses_an_unknown_device(capsys):
+    _fails(capsys, ["accel", "plan", "--params", "toy", "--device", "ice40"], "'--device'")

@@ -13,6 +13,8 @@
     hhe-gen accel run --program NAME|FILE [--on model|rtl] [--params P] [--keys keys.json]
                       [--in slots.json|ct.json] [--seed S] [--mode pk|sk] [--level L] [--buffers B]
                       [-o OUT.json] [--json REPORT]
+    hhe-gen accel plan [--params P] [--lanes L] [--buffers B] [--reducer K] [--twiddles otf|rom]
+                       [--device D] [--reserve R] [--json FILE]
     hhe-gen generate ntt --n N --lanes P [--bits W --count C | --primes q,...] [--reducer KIND]
                          [--banking dual|single] [--twiddles rom|otf] [--arch iterative|sdf|mdc [--direction D]] -o DIR
     hhe-gen generate ifft|fft|encoder|decoder --n N --lanes P [--width W --frac-bits F]

@@ -542,12 +542,48 @@ def cmd_run(args):
     return 0
 
 
+def cmd_plan(args):
+    """``accel plan``: the engine's block RAMs (buffers and every unit's memories) against a device."""
+    from hhe_gen.apps.report import print_table
+    from hhe_gen.cores.engine.engine import Engine
+    from hhe_gen.cores.engine.memory_plan import DEVICES
+
+    if args.device not in DEVICES:
+        raise ParameterError("--device", args.device, "one of " + ", ".join(DEVICES))
+    params = _params(args.params)
+    try:
+        engine = Engine.for_params(params, lanes=args.lanes, buffers=args.buffers,
+                                   ntt=dict(kind=args.reducer, twiddles=args.twiddles),
+                                   pointwise=dict(kind=args.reducer))
+    except ParameterError as exc:
+        raise ParameterError(f"--{exc.name}" if exc.name in ("lanes", "buffers", "kind") else exc.name,
+                             exc.value, exc.allowed) from None
+    plan = engine.memory_plan(device=args.device, reserve=args.reserve)
+    rows = [(u["owner"], u["name"], f'{u["depth"]} x {u["width"]}', "rom" if u["rom"] else "ram", u["dp16kd"],
+             u["bram36"]) for u in plan.rows()]
+    print_table(f"block RAMs of the engine: {params.name or 'params'}, N = {params.n}, "
+                f"{len(params.moduli)} primes, {args.lanes} lanes, {args.buffers} buffers",
+                ["part", "memory", "depth x width", "kind", "DP16KD", "BRAM36"], rows)
+    summary = plan.summary()
+    print_table("per part", ["part", "kbit", "DP16KD", "BRAM36"],
+                [(k, v["bits"] // 1024, v["dp16kd"], v["bram36"]) for k, v in summary["by_owner"].items()]
+                + [("total", sum(v["bits"] for v in summary["by_owner"].values()) // 1024, summary["dp16kd"],
+                    summary["bram36"])])
+    unit = "DP16KD" if DEVICES[args.device]["family"] == "ecp5" else "BRAM36"
+    print(f"{args.device}: {summary['device_blocks']} {unit}; the engine {plan.used} + reserve {args.reserve} "
+          f"-> {plan.left} left ({'fits' if plan.fits else 'does NOT fit'})")
+    if args.json:
+        write_json_output({"params": params.name, "n": params.n, "lanes": args.lanes, "buffers": args.buffers,
+                           **summary, "memories": plan.rows()}, args.json)
+    return 0
+
+
 def register(sub) -> None:
     """Add this module's sub-commands to the ``hhe-gen`` parser."""
     p = sub.add_parser("accel", help="the accelerator engine: assemble, disassemble, print and run its programs",
                        description="The accelerator engine's programs (docs/isa.md). Exit status: 0 done, "
                                    "1 the engine reported an error (run), 2 unusable file or option.")
-    ops = p.add_subparsers(dest="accel_op", required=True, metavar="asm|disasm|program|run")
+    ops = p.add_subparsers(dest="accel_op", required=True, metavar="asm|disasm|program|run|plan")
 
     def shape_options(q, params_help="preset name or parameters JSON file: the engine's primes, N and "
                                      "scale (default: dna-hhe)"):
@@ -597,4 +633,15 @@ def register(sub) -> None:
     q.add_argument("--json", metavar="REPORT", help="also write the run's report (counts, errors, notify codes) "
                    "as JSON")
     q.set_defaults(func=cmd_run)
+
+    q = ops.add_parser("plan", help="the engine's block RAMs in DP16KD and BRAM36 against a device budget")
+    shape_options(q)
+    q.add_argument("--lanes", type=int, default=2, help="lanes P (default 2)")
+    q.add_argument("--reducer", default="barrett", help="the NTT and pointwise reducer (barrett | special-barrett)")
+    q.add_argument("--twiddles", default="otf", choices=["otf", "rom"], help="NTT twiddles (default otf)")
+    q.add_argument("--device", default="LFE5UM5G-85F", help="the device whose blocks are counted (default "
+                   "LFE5UM5G-85F)")
+    q.add_argument("--reserve", type=int, default=0, help="blocks kept for the rest of the SoC (default 0)")
+    q.add_argument("--json", metavar="FILE", help="also write the plan as JSON")
+    q.set_defaults(func=cmd_plan)
 

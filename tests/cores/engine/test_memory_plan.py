@@ -53,3 +53,19 @@ def test_plan_totals_and_budget():
     assert not MemoryPlan(uses, device="XC7A35T", reserve=1).fits
     with pytest.raises(ParameterError, match="'device'"):
         MemoryPlan(uses, device="ice40")
+
+
+def test_engine_plan_counts_buffers_and_units():
+    """An engine's plan: B buffers of N/P x P*w bits, the NTT's 2P banks, owners by part."""
+    from hhe_gen.cores.engine.engine import Engine
+    qs = ntt_primes(1024, 30, 2)
+    engine = Engine(1024, qs, lanes=2, buffers=5, ntt=dict(twiddles="otf"))
+    plan = engine.memory_plan(device="XC7A35T", reserve=10)
+    owners = plan.by_owner()
+    assert set(owners) >= {"buffers", "ntt_unit"}
+    buffers = [u for u in plan.uses if u.owner == "buffers"]
+    assert len(buffers) == 5 and all((u.depth, u.width) == (512, 60) for u in buffers)
+    assert owners["buffers"]["dp16kd"] == 5 * 2          # 512 x 36 twice per buffer
+    banks = [u for u in plan.uses if u.owner == "ntt_unit" and "bank" in u.name]
+    assert len(banks) == 4 and all((u.depth, u.width) == (256, 30) for u in banks)
+    assert plan.left == 50 - plan.bram36 - 10
