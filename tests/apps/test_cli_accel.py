@@ -317,14 +317,28 @@ def test_run_on_a_three_prime_parameter_set(tmp_path, capsys):
 
 
 # -- run: bad input ---------------------------------------------------------------------------------
-def test_run_on_rtl_is_refused_with_one_line(tmp_path, capsys, keys):
+def test_run_on_rtl_refuses_codec_programs_with_one_line(tmp_path, capsys, keys):
     slots = _slots_file(tmp_path / "slots.json", README_SLOTS)
     line = _fails(capsys, ["accel", "run", "--program", "encrypt_pk", "--on", "rtl", "--keys", keys,
                            "--in", slots, "-o", tmp_path / "ct.json"])
-    assert line.endswith("the RTL engine is not built yet (issue 15): use --on model")
+    assert "no codec unit yet" in line and "'--on'" in line
     _fails(capsys, ["accel", "run", "--program", "encrypt_pk", "--on", "fpga", "--keys", keys, "--in", slots,
                     "-o", tmp_path / "ct.json"], "'--on'", "'model'")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["slots.json"]
+
+
+def test_run_key_setup_on_rtl_reports_like_the_model(tmp_path, capsys, keys):
+    """key_setup on the RTL engine: the same counts, notify codes and error status as on the model."""
+    reports = {}
+    for on in ("model", "rtl"):
+        path = tmp_path / f"{on}.json"
+        _ok(capsys, ["accel", "run", "--program", "key_setup", "--on", on, "--keys", keys, "--params", "toy",
+                     "--json", path])
+        reports[on] = json.loads(path.read_text())
+    rtl = reports["rtl"]["runs"]
+    assert all(run.pop("cycles") > 0 for run in rtl)
+    assert rtl == reports["model"]["runs"]
+    assert reports["rtl"]["runs"][-1]["notify"] == [1]
 
 
 def test_run_refuses_bad_input_with_one_line(tmp_path, capsys, keys):

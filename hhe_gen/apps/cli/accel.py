@@ -15,8 +15,10 @@ with their memory map, and run a program on an engine with interchange files in 
   slots and as a decryption when it holds a ciphertext.  An engine error ends the command with
   exit status 1, its cause and position on one line, and no output file.
 
-:func:`run_on` is the one place a backend is chosen (:data:`BACKENDS`); ``--on rtl`` is refused
-until the RTL engine exists (issue 15).
+:func:`run_on` is the one place a backend is chosen (:data:`BACKENDS`): ``model`` (the ISA golden
+model) or ``rtl`` (the RTL engine, :class:`hhe_gen.cores.engine.engine.Engine`, 2 lanes, in Amaranth's
+simulator against :class:`hhe_gen.sim.memory.MemoryModel`; programs with ``encode`` / ``decode`` are
+refused until the engine has its codec unit).
 """
 
 from __future__ import annotations
@@ -32,9 +34,10 @@ from hhe_gen.params import ParameterError
 
 from .common import SEED_RULE, seed_or_fresh, write_json_output
 
-__all__ = ["BACKENDS", "RTL_NOT_BUILT", "RunResult", "Outcome", "run_on", "register"]
+__all__ = ["BACKENDS", "RTL_NO_CODEC", "RunResult", "Outcome", "run_on", "register"]
 
-RTL_NOT_BUILT = "the RTL engine is not built yet (issue 15): use --on model"
+RTL_NO_CODEC = ("the RTL engine has no codec unit yet (encode / decode): run this program --on model, "
+                "or a program without encode / decode (key_setup) --on rtl")
 _TEXT = (".s", ".asm")
 _HEX = (".hex", ".mem")
 _BIN = (".bin",)
@@ -207,6 +210,7 @@ class RunResult:
     cause : str           the error status after the program (``NONE``: no error)
     position : int | None the failing instruction's position in the program
     notify : tuple[int]   the notify codes raised, in order
+    cycles : int | None   engine cycles from the first word to idle (RTL only)
     """
     name: str
     words: tuple
@@ -216,6 +220,7 @@ class RunResult:
     cause: str
     position: int | None
     notify: tuple
+    cycles: int | None = None
 
     @property
     def ok(self) -> bool:
@@ -279,17 +284,51 @@ def _on_model(program, memory, *, params, shape, setup=None) -> Outcome:
     return Outcome(first, one(program), model.memory, model.word_bits)
 
 
+def _on_rtl(program, memory, *, params, shape, setup=None) -> Outcome:
+    """Run ``setup`` (if any) then ``program`` on the RTL engine, each from a reset engine (the
+    soft reset between them), sharing one simulated memory."""
+    from hhe_gen.cores.engine import isa
+    from hhe_gen.cores.engine.engine import Engine
+    from hhe_gen.sim.engine import run_engine
+    from hhe_gen.sim.memory import MemoryModel
+
+    for code in (setup, program):
+        if code is not None and any(isa.decode(w).opcode in (isa.Opcode.ENCODE, isa.Opcode.DECODE)
+                                    for w in code.words):
+            raise ParameterError("--on", "rtl", RTL_NO_CODEC)
+    mem = MemoryModel(memory)
+    word_bits = max(q.bit_length() for q in params.moduli)
+
+    def one(code) -> RunResult:
+        engine = Engine.for_params(params, lanes=2, buffers=shape.buffers, slots=shape.slots)
+        run = run_engine(engine, code.words, mem)
+        cause = isa.ErrorCause(run.error_cause)
+        kept = len(code.words) if cause == isa.ErrorCause.NONE else run.error_position
+        if cause == isa.ErrorCause.DATA_RANGE:
+            kept += 1
+        units: dict[str, int] = {}
+        for w in code.words[:kept]:
+            key = _unit_class(w)
+            units[key] = units.get(key, 0) + 1
+        return RunResult(code.name, tuple(code.words), len(code.words), kept, units, cause.name,
+                         run.error_position if cause != isa.ErrorCause.NONE else None,
+                         tuple(c for _, c in run.notifies), run.cycles)
+
+    first = one(setup) if setup is not None else None
+    if first is not None and not first.ok:
+        return Outcome(first, None, mem.words, word_bits)
+    return Outcome(first, one(program), mem.words, word_bits)
+
+
 #: the engines a program runs on: ``--on NAME`` -> function(program, memory, *, params, shape, setup)
-#: returning an :class:`Outcome`; None: not built yet (the RTL engine, issue 15, goes in here)
-BACKENDS = {"model": _on_model, "rtl": None}
+#: returning an :class:`Outcome`
+BACKENDS = {"model": _on_model, "rtl": _on_rtl}
 
 
 def _backend(name: str):
     """The runner of ``--on name``; a one-line refusal for an unknown or not yet built engine."""
     if name not in BACKENDS:
         raise ParameterError("--on", name, " or ".join(repr(b) for b in BACKENDS))
-    if BACKENDS[name] is None:
-        raise ParameterError("--on", name, RTL_NOT_BUILT)
     return BACKENDS[name]
 
 
@@ -447,6 +486,8 @@ def _table(outcome: Outcome, backend: str, shape, level: int) -> list[str]:
     rows += [(f"  {unit}", str(count)) for unit, count in sorted(run.units.items(), key=lambda kv: (-kv[1], kv[0]))]
     rows.append(("error status", "NONE" if run.ok else _error_text(run, shape)))
     rows.append(("notify codes", ", ".join(map(str, run.notify)) or "none"))
+    if run.cycles is not None:
+        rows.append(("cycles", str(run.cycles)))
     width = max(len(r[0]) for r in rows)
     return out + [f"  {a:<{width}}  {b}" for a, b in rows]
 
@@ -460,7 +501,7 @@ def _report(outcome: Outcome, args, params, shape, level, output) -> dict:
     def one(r: RunResult) -> dict:
         return {"program": r.name, "instructions": len(r.words), "seen": r.seen, "executed": r.executed,
                 "units": dict(sorted(r.units.items())), "error": {"cause": r.cause, "position": r.position},
-                "notify": list(r.notify)}
+                "notify": list(r.notify), **({"cycles": r.cycles} if r.cycles is not None else {})}
     return {"backend": args.on, "params": params.name, "N": params.n, "buffers": shape.buffers,
             "slots": shape.slots, "level": level, "program": args.program,
             "runs": [one(r) for r in outcome.runs], "output": output}
@@ -618,7 +659,7 @@ def register(sub) -> None:
                         "file .s / .asm / .hex / .mem / .bin (read as an encryption with slots in, as a "
                         "decryption with a ciphertext in)")
     q.add_argument("--on", default="model", help="model (default): the ISA golden model | rtl: the RTL engine "
-                   "(not built yet, issue 15)")
+                   "(2 lanes, Amaranth simulation: small N; no codec unit yet)")
     shape_options(q, "preset name or parameters JSON file (default: the keys' N and Q; without --keys: dna-hhe); "
                      "must match the keys")
     q.add_argument("--keys", help="keys JSON (default: generated with ckks keygen's rule from --seed)")
