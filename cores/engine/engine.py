@@ -12,7 +12,7 @@ to its memory port.
                                                           BufferFile (B buffers of N/P rows x P words)
 
 Buffer ports: memory unit read 0 / write 0, NTT unit read 1 / write 1, pointwise unit reads 2, 3,
-4 / write 2, sampler unit write 3.  The scoreboard keeps every buffer to one unit at a time
+4 / write 2, sampler unit write 3, codec unit read 5 (slots) and 6 .. (decode's rows) / write 4.  The scoreboard keeps every buffer to one unit at a time
 (readers too: a buffer has one read port; the manager is built with ``exclusive_reads``), so the
 crossbar needs no arbitration.
 
@@ -29,6 +29,8 @@ ntt : dict            options of the NTT unit's core (kind, twiddles, banking, l
 pointwise : dict      options of the pointwise unit (kind, latency)
 sampler : dict        options of the sampling unit (sigma, bound_sigmas, hamming_weight,
                       rounds_per_cycle)
+codec : dict or False the codec unit's options (fmt, decode_rows); False: no codec unit (then
+                      ``encode`` / ``decode`` are NOT_BUILT); default: built, slot format 29/26
 target : str          "ecp5" | "xilinx" | "generic"
 
 Members
@@ -39,7 +41,7 @@ mem : Out(MemoryPort())              the memory-master port
 busy, error, error_cause, error_position, notify, notify_code, cycle, completed : Out
                                      the task manager's status (:class:`.task_manager.TaskManager`)
 shape : the :class:`.isa.EngineShape` programs are assembled for
-manager, buffers_file, memory_unit, sampler_unit, ntt_unit, pointwise_unit : the parts
+manager, buffers_file, memory_unit, sampler_unit, ntt_unit, pointwise_unit, codec_unit : the parts
 
 Latency
 -------
@@ -61,6 +63,7 @@ from hhe_gen.params.errors import ParameterError
 
 from . import isa
 from .buffers import BufferFile
+from .codec_unit import CodecUnit
 from .memory_port import MemoryPort
 from .memory_unit import MemoryUnit
 from .ntt_unit import NttUnit
@@ -73,6 +76,7 @@ from .task_manager import CYCLE_BITS, TaskManager
 __all__ = ["Engine", "ENGINE_UNITS"]
 
 ENGINE_UNITS = frozenset({isa.Unit.MEMORY, isa.Unit.SAMPLER, isa.Unit.NTT, isa.Unit.POINTWISE})
+"""The units of an engine without the codec (``codec=False``); with it, ``| {isa.Unit.CODEC}``."""
 
 
 class Engine(wiring.Component):
@@ -81,28 +85,39 @@ class Engine(wiring.Component):
     @quiet_on_error
     def __init__(self, n: int, primes, *, lanes: int = 2, buffers: int = 16, slots=None, window: int = 8,
                  queue: int = 4, ooo: bool = True, word_bits=None, ntt=None, pointwise=None, sampler=None,
-                 log_scale: int = 0, target: str = "ecp5"):
+                 codec=None, log_scale: int = 0, target: str = "ecp5"):
         self.n = check_power_of_two("n", n, 8, 1 << 16)
         self.primes = tuple(primes)
         if not 1 <= len(self.primes) <= 32:
             raise ParameterError("primes", primes, "1 .. 32 built-in primes")
         self.lanes = check_power_of_two("lanes", lanes, 1, n // 2)
-        self.word_bits = word_bits if word_bits is not None else max(q.bit_length() for q in self.primes)
-        check_int("word_bits", self.word_bits, max(q.bit_length() for q in self.primes), 64)
+        codec = None if codec is False else dict(codec or {})
+        if codec is not None:
+            codec.setdefault("fmt", isa.DEFAULT_FORMAT)
+        widest = max([q.bit_length() for q in self.primes] + ([codec["fmt"].width] if codec else []))
+        self.word_bits = word_bits if word_bits is not None else widest
+        check_int("word_bits", self.word_bits, widest, 64)
         slots = min(len(self.primes), isa.MAX_SLOTS) if slots is None else slots
-        self.shape = isa.EngineShape(buffers, slots, self.primes, log_scale, ENGINE_UNITS)
+        units = ENGINE_UNITS | ({isa.Unit.CODEC} if codec is not None else set())
+        self.shape = isa.EngineShape(buffers, slots, self.primes, log_scale, frozenset(units))
         self.rows = n // lanes
         common = dict(n=n, lanes=lanes, word_bits=self.word_bits, buffers=buffers, slots=slots)
         self.manager = TaskManager(self.shape, window=window, ooo=ooo, queue=queue, exclusive_reads=True)
         tw = self.manager.tag_width
-        self.buffers_file = BufferFile(buffers, self.rows, lanes, self.word_bits, read_ports=5, write_ports=4)
+        self.codec_unit = None
+        if codec is not None:
+            self.codec_unit = CodecUnit(**common, tag_width=tw, primes=self.primes, log_scale=log_scale,
+                                        target=target, **codec)
+        codec_reads = 1 + self.codec_unit.row_ports if self.codec_unit else 0
+        self.buffers_file = BufferFile(buffers, self.rows, lanes, self.word_bits, read_ports=5 + codec_reads,
+                                       write_ports=4 + bool(self.codec_unit))
         self.memory_unit = MemoryUnit(**common, tag_width=tw)
         self.sampler_unit = SamplerUnit(**common, tag_width=tw, primes=self.primes, **(sampler or {}))
         self.ntt_unit = NttUnit(**common, tag_width=tw, primes=self.primes, target=target, **(ntt or {}))
         self.pointwise_unit = PointwiseUnit(**common, tag_width=tw, primes=self.primes, target=target,
                                             **(pointwise or {}))
         mark_unused(self.manager, self.buffers_file, self.memory_unit, self.sampler_unit, self.ntt_unit,
-                    self.pointwise_unit)
+                    self.pointwise_unit, self.codec_unit)
         super().__init__({
             "i_instr": In(stream.Signature(isa.WORD_BITS)),
             "abort": In(1),
@@ -167,4 +182,13 @@ class Engine(wiring.Component):
         wiring.connect(m, pu.rd2, bufs.read4)
         wiring.connect(m, pu.wr, bufs.write2)
         wiring.connect(m, su.wr, bufs.write3)
+        if self.codec_unit is not None:
+            cu = self.codec_unit
+            m.submodules.codec_unit = cu
+            wiring.connect(m, mgr.unit_codec, cu.port)
+            m.d.comb += cu.slot_prime.eq(mgr.cfg.prime)
+            wiring.connect(m, cu.rd, bufs.read5)
+            for r in range(cu.row_ports):
+                wiring.connect(m, cu.rd_row(r), bufs.read(6 + r))
+            wiring.connect(m, cu.wr, bufs.write4)
         return m

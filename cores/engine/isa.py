@@ -50,17 +50,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import IntEnum
 
+from hhe_gen.models.fft import FixedPointFormat
 from hhe_gen.params.checks import check_int
 from hhe_gen.params.errors import ParameterError
 
 __all__ = [
-    "WORD_BITS", "OPCODE_BITS", "BUFFER_BITS", "SLOT_BITS", "FLAG_BITS", "IMM_BITS",
+    "WORD_BITS", "DEFAULT_FORMAT", "OPCODE_BITS", "BUFFER_BITS", "SLOT_BITS", "FLAG_BITS", "IMM_BITS",
     "MAX_BUFFERS", "MAX_SLOTS", "CKKS_UNITS", "SEED", "SERIALISING", "Field", "FIELDS", "Unit", "Opcode", "OpcodeInfo", "OPCODES",
     "SampleKind", "ErrorCause", "Instruction", "EngineShape", "encode", "decode", "check",
     "reads_writes", "by_mnemonic",
 ]
 
 WORD_BITS = 64
+DEFAULT_FORMAT = FixedPointFormat(29, 26)
+"""The slot format of ``encode`` / ``decode`` unless an engine is built with another (DNA-HHE's 29-bit
+fixed point with 26 fraction bits)."""
 OPCODE_BITS, BUFFER_BITS, SLOT_BITS, FLAG_BITS, IMM_BITS = 6, 5, 3, 3, 32
 MAX_BUFFERS = 1 << BUFFER_BITS
 MAX_SLOTS = 1 << SLOT_BITS

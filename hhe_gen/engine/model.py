@@ -43,7 +43,9 @@ there is outside the contract: the model reduces it mod q, an engine may give an
   -> row j into buffer dst+j.
 - ``decode dst, a, s, rows=R``: :func:`hhe_gen.models.ckks_fixed.decode_fixed` of buffers a ..
   a+R-1 over the primes of slots s .. s+R-1 -> dst holds Re / Im as above, in word_bits two's
-  complement.
+  complement.  With ``decode_rows`` (an engine whose decoder was built for those row counts over
+  prefixes of the built-in primes) a decode with another R, or with slots s .. s+R-1 not bound to
+  the built-in primes 0 .. R-1 in order, records DATA_RANGE and writes nothing.
 - ``cfg.prime``: binds the slot; ``cfg.scale``: only checked (it stores ``config["scale"]``);
   ``cfg.rubato`` / ``cfg.net.*`` store their immediate in ``config`` ("rubato", "net.ip",
   "net.ports", "net.segment") - isa.check refuses them (NOT_BUILT) without their unit;
@@ -67,7 +69,7 @@ from hhe_gen.params.errors import ParameterError
 
 __all__ = ["DEFAULT_FORMAT", "ADDRESS_BITS", "Step", "EngineModel", "shape_for_params", "signed", "to_word"]
 
-DEFAULT_FORMAT = FixedPointFormat(29, 26)
+DEFAULT_FORMAT = isa.DEFAULT_FORMAT
 """The fixed-point slot format of the DNA-HHE codec (hhe_gen/apps/bench/fft.py)."""
 ADDRESS_BITS = 32
 _ADDRESS_MASK = (1 << ADDRESS_BITS) - 1
@@ -143,7 +145,7 @@ class EngineModel:
 
     def __init__(self, shape: EngineShape, n: int, *, fmt: FixedPointFormat = DEFAULT_FORMAT,
                  log_scale: int | None = None, sigma=3.2, bound_sigmas=6, hamming_weight: int | None = None,
-                 word_bits: int | None = None):
+                 word_bits: int | None = None, decode_rows=None):
         if not isinstance(shape, EngineShape):
             raise ParameterError("shape", shape, "an hhe_gen.cores.engine.isa.EngineShape")
         self.shape = shape
@@ -162,6 +164,11 @@ class EngineModel:
                                    f"{low} .. 64 (the widest prime and the slot format must fit)")
         if Unit.CODEC in shape.units:
             ckks_fixed.check_codec_params(n, fmt, self.log_scale, shape.primes)
+        if decode_rows is not None:
+            decode_rows = frozenset(decode_rows)
+            if not decode_rows or not all(isinstance(r, int) and 1 <= r <= len(shape.primes) for r in decode_rows):
+                raise ParameterError("decode_rows", decode_rows, f"row counts 1 .. {len(shape.primes)}")
+        self.decode_rows = decode_rows
         self._mask = (1 << self.word_bits) - 1
         self.memory: dict[int, int] = {}
         self.buffers = [[0] * n for _ in range(shape.buffers)]
@@ -308,6 +315,10 @@ class EngineModel:
             self.buffers[ins.dst + j] = row
 
     def _decode(self, ins):
+        if self.decode_rows is not None and (
+                ins.rows not in self.decode_rows
+                or [self.bound[s] for s in range(ins.slot, ins.slot + ins.rows)] != list(self.shape.primes[:ins.rows])):
+            return ErrorCause.DATA_RANGE          # a decoder built for other rows / bindings refuses it
         moduli = self._moduli(ins)
         rows = [[x % q for x in self.buffers[ins.a + j]] for j, q in enumerate(moduli)]
         pairs = ckks_fixed.decode_fixed(rows, moduli, self.fmt, self.log_scale)

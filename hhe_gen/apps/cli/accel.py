@@ -17,8 +17,7 @@ with their memory map, and run a program on an engine with interchange files in 
 
 :func:`run_on` is the one place a backend is chosen (:data:`BACKENDS`): ``model`` (the ISA golden
 model) or ``rtl`` (the RTL engine, :class:`hhe_gen.cores.engine.engine.Engine`, 2 lanes, in Amaranth's
-simulator against :class:`hhe_gen.sim.memory.MemoryModel`; programs with ``encode`` / ``decode`` are
-refused until the engine has its codec unit).
+simulator against :class:`hhe_gen.sim.memory.MemoryModel`: small N).
 """
 
 from __future__ import annotations
@@ -34,10 +33,9 @@ from hhe_gen.params import ParameterError
 
 from .common import SEED_RULE, seed_or_fresh, write_json_output
 
-__all__ = ["BACKENDS", "RTL_NO_CODEC", "RunResult", "Outcome", "run_on", "register"]
+__all__ = ["BACKENDS", "RunResult", "Outcome", "run_on", "register"]
 
-RTL_NO_CODEC = ("the RTL engine has no codec unit yet (encode / decode): run this program --on model, "
-                "or a program without encode / decode (key_setup) --on rtl")
+
 _TEXT = (".s", ".asm")
 _HEX = (".hex", ".mem")
 _BIN = (".bin",)
@@ -292,12 +290,8 @@ def _on_rtl(program, memory, *, params, shape, setup=None) -> Outcome:
     from hhe_gen.sim.engine import run_engine
     from hhe_gen.sim.memory import MemoryModel
 
-    for code in (setup, program):
-        if code is not None and any(isa.decode(w).opcode in (isa.Opcode.ENCODE, isa.Opcode.DECODE)
-                                    for w in code.words):
-            raise ParameterError("--on", "rtl", RTL_NO_CODEC)
     mem = MemoryModel(memory)
-    word_bits = max(q.bit_length() for q in params.moduli)
+    word_bits = max([q.bit_length() for q in params.moduli] + [isa.DEFAULT_FORMAT.width])
 
     def one(code) -> RunResult:
         engine = Engine.for_params(params, lanes=2, buffers=shape.buffers, slots=shape.slots)
@@ -659,7 +653,7 @@ def register(sub) -> None:
                         "file .s / .asm / .hex / .mem / .bin (read as an encryption with slots in, as a "
                         "decryption with a ciphertext in)")
     q.add_argument("--on", default="model", help="model (default): the ISA golden model | rtl: the RTL engine "
-                   "(2 lanes, Amaranth simulation: small N; no codec unit yet)")
+                   "(2 lanes, Amaranth simulation: small N)")
     shape_options(q, "preset name or parameters JSON file (default: the keys' N and Q; without --keys: dna-hhe); "
                      "must match the keys")
     q.add_argument("--keys", help="keys JSON (default: generated with ckks keygen's rule from --seed)")

@@ -1,11 +1,8 @@
 """The RTL engine runs the CKKS programs bit-exact with the ISA model (hhe_gen.engine.model) and so
-with hhe_gen.models.ckks: key_setup, and encrypt_pk / encrypt_sk / decrypt with the codec steps
-replaced by loads and stores of the plaintext rows (the codec unit is not in the engine yet);
-out-of-order dispatch beats in-order on the same program; a malformed word is answered with the
-model's error cause and position and the engine goes idle."""
-
-import dataclasses
-import re
+with hhe_gen.models.ckks: key_setup, encrypt_pk, encrypt_sk (slots in, ciphertext out) and decrypt
+(ciphertext in, slots out); out-of-order dispatch beats in-order on the same program; a malformed
+word is answered with the model's error cause and position and the engine goes idle; an abort
+mid-program leaves it idle."""
 
 import pytest
 
@@ -13,43 +10,14 @@ from hhe_gen.cores.engine import isa
 from hhe_gen.cores.engine.engine import ENGINE_UNITS, Engine
 from hhe_gen.engine import asm, memory_map, programs
 from hhe_gen.engine.model import EngineModel, shape_for_params
-from hhe_gen.models import ckks
+from hhe_gen.models import ckks, ckks_fixed
 from hhe_gen.params import preset
 from hhe_gen.sim.engine import run_engine
 from hhe_gen.sim.memory import MemoryModel
 
 PARAMS = preset("toy")
 BUFFERS = 12
-SHAPE = shape_for_params(PARAMS, BUFFERS, units=ENGINE_UNITS)
-PT = 0x1000          # plaintext rows (instead of encode / decode): row i at PT + i*N
-
-
-def _without_codec(text: str, n: int) -> str:
-    """encode -> loads of the plaintext rows; decode + its store -> stores of the rows."""
-    out = []
-    for line in text.splitlines():
-        code = line.split(";")[0].strip()
-        enc = re.match(r"encode b(\d+), b\d+, s(\d+), rows=(\d+)", code)
-        dec = re.match(r"decode b\d+, b(\d+), s(\d+), rows=(\d+)", code)
-        if enc:
-            dst, rows = int(enc.group(1)), int(enc.group(3))
-            out += [f"load b{dst + i}, {PT + i * n:#x}" for i in range(rows)]
-        elif dec:
-            src, rows = int(dec.group(1)), int(dec.group(3))
-            out += [f"store b{src + i}, {PT + i * n:#x}" for i in range(rows)]
-        elif code.startswith("load") and "0x40" == code.split(",")[-1].strip():
-            continue                                   # the slots' load
-        elif code.startswith("store") and code.endswith(f"{0x80:#x}"):
-            continue                                   # the slots' store
-        else:
-            out.append(line)
-    return "\n".join(out)
-
-
-def _with_codec(shape):
-    """The shape the program generator wants (the codec unit listed); the programs run here have
-    their codec steps replaced."""
-    return dataclasses.replace(shape, units=shape.units | {isa.Unit.CODEC})
+SHAPE = shape_for_params(PARAMS, BUFFERS, units=ENGINE_UNITS | {isa.Unit.CODEC})
 
 
 def _engine(ooo=True, **kw):
@@ -66,7 +34,7 @@ def _memory(keys, seed, layout, extra=None):
 
 
 def _model(shape, words, mem):
-    model = EngineModel(shape, PARAMS.n)
+    model = EngineModel(shape, PARAMS.n, decode_rows={1, len(PARAMS.moduli)})
     model.memory = dict(mem)
     cause = model.run(words)
     return model, cause
@@ -114,15 +82,12 @@ def test_key_setup_bit_exact(keys, layout):
 @pytest.mark.parametrize("name", ["encrypt_pk", "encrypt_sk"])
 def test_encrypt_bit_exact_with_the_model_and_ckks(name, keys, layout):
     shape = SHAPE
-    prog = getattr(programs, name)(PARAMS, _with_codec(shape), layout=layout)
-    words = asm.assemble(_without_codec(prog.text, PARAMS.n), shape)
-    slots = [complex(0.5, -0.25), complex(0.125, 0.75), 1j]
-    pt = ckks.encode(PARAMS, slots)
+    words = getattr(programs, name)(PARAMS, shape, layout=layout).words
+    slots = [complex(0.5, -0.25), complex(0.125, 0.75), 1j, -1.5]
+    pt = ckks.encode(PARAMS, slots, fmt=isa.DEFAULT_FORMAT)
     mem = _setup_memory(keys, layout)
     memory_map.write_seed(mem, layout, 7)
-    for i, row in enumerate(pt.rows):
-        for k, v in enumerate(row):
-            mem[PT + i * PARAMS.n + k] = v
+    memory_map.write_slots(mem, layout, slots, isa.DEFAULT_FORMAT)
     model, cause, run = _both(words, mem)
     assert cause == isa.ErrorCause.NONE and run.error_cause == 0
     got = memory_map.read_ciphertext(run.memory.words, layout, PARAMS)
@@ -135,22 +100,23 @@ def test_encrypt_bit_exact_with_the_model_and_ckks(name, keys, layout):
 
 def test_decrypt_bit_exact(keys, layout):
     shape = SHAPE
-    prog = programs.decrypt(PARAMS, _with_codec(shape), layout=layout)
-    words = asm.assemble(_without_codec(prog.text, PARAMS.n), shape)
+    words = programs.decrypt(PARAMS, shape, layout=layout).words
     pt = ckks.encode(PARAMS, [0.25, -0.5j])
     ct = ckks.encrypt_pk(PARAMS, keys, pt, seed=3, form="ntt")
     mem = _setup_memory(keys, layout)
     memory_map.write_ciphertext(mem, layout, PARAMS, ct)
     model, cause, run = _both(words, mem)
-    assert run.error_cause == 0
-    rows = [run.memory.dump(PT + i * PARAMS.n, PARAMS.n) for i in range(len(PARAMS.moduli))]
-    assert rows == ckks.decrypt(PARAMS, keys.sk, ct).rows
+    assert cause == isa.ErrorCause.NONE and run.error_cause == 0
+    word_bits = model.word_bits
+    got = memory_map.read_fixed_slots(run.memory.words, layout, word_bits)
+    assert got == memory_map.read_fixed_slots(model.memory, layout, word_bits)
+    rows = ckks.decrypt(PARAMS, keys.sk, ct).rows
+    assert got == ckks_fixed.decode_fixed(rows, list(PARAMS.moduli), isa.DEFAULT_FORMAT, PARAMS.log_scale)
 
 
 def test_out_of_order_beats_in_order(keys, layout):
     shape = SHAPE
-    prog = programs.encrypt_pk(PARAMS, _with_codec(shape), layout=layout)
-    words = asm.assemble(_without_codec(prog.text, PARAMS.n), shape)
+    words = programs.encrypt_pk(PARAMS, shape, layout=layout).words
     mem = _setup_memory(keys, layout)
     memory_map.write_seed(mem, layout, 7)
     runs = {}
@@ -176,8 +142,7 @@ def test_malformed_word_error_and_idle(keys, layout):
 def test_abort_mid_program_goes_idle(keys, layout):
     """An abort while tasks are in flight: the engine is idle within a few cycles, the stores after
     the abort never happen, no error is left."""
-    prog = programs.encrypt_pk(PARAMS, _with_codec(SHAPE), layout=layout)
-    words = asm.assemble(_without_codec(prog.text, PARAMS.n), SHAPE)
+    words = programs.encrypt_pk(PARAMS, SHAPE, layout=layout).words
     mem = _setup_memory(keys, layout)
     memory_map.write_seed(mem, layout, 7)
     full = run_engine(_engine(), words, MemoryModel(mem, latency=6))

@@ -113,7 +113,7 @@ def test_random_program_equals_the_model(seed):
     model.memory = dict(memory)
     cause = model.run(words)
     for ooo, latency, rate in ((True, rng.randint(1, 9), 1), (False, 3, rng.choice([1, 4]))):
-        engine = Engine(N, PRIMES, lanes=LANES, buffers=BUFFERS, slots=SLOTS, ooo=ooo, window=8)
+        engine = Engine(N, PRIMES, lanes=LANES, buffers=BUFFERS, slots=SLOTS, ooo=ooo, window=8, codec=False)
         run = run_engine(engine, words, MemoryModel(memory, latency=latency, cycles_per_beat=rate))
         assert (run.error_cause, run.error_position if run.error_cause else 0) == \
             (int(cause), model.error_position if cause else 0)

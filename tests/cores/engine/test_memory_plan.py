@@ -59,7 +59,7 @@ def test_engine_plan_counts_buffers_and_units():
     """An engine's plan: B buffers of N/P x P*w bits, the NTT's 2P banks, owners by part."""
     from hhe_gen.cores.engine.engine import Engine
     qs = ntt_primes(1024, 30, 2)
-    engine = Engine(1024, qs, lanes=2, buffers=5, ntt=dict(twiddles="otf"))
+    engine = Engine(1024, qs, lanes=2, buffers=5, ntt=dict(twiddles="otf"), codec=False)
     plan = engine.memory_plan(device="XC7A35T", reserve=10)
     owners = plan.by_owner()
     assert set(owners) >= {"buffers", "ntt_unit"}
