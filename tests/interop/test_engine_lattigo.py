@@ -1,0 +1,83 @@
+"""The RTL engine and Lattigo on the two ends of the wire (toy parameters, Amaranth simulation):
+Lattigo decrypts the ciphertexts the RTL engine makes (public- and secret-key mode) to the same
+plaintext residues as the model, and the RTL engine's decrypt program turns a Lattigo ciphertext
+into the slots the model's fixed-point decoder gives."""
+
+import cmath
+import math
+import random
+
+import pytest
+
+from hhe_gen.cores.engine import isa
+from hhe_gen.cores.engine.engine import Engine
+from hhe_gen.engine import memory_map, programs
+from hhe_gen.engine.model import EngineModel, shape_for_params
+from hhe_gen.host.lattigo import slots_from_json, slots_json
+from hhe_gen.models import ckks, ckks_fixed
+from hhe_gen.params import preset
+from hhe_gen.sim.engine import run_engine
+from hhe_gen.sim.memory import MemoryModel
+
+PARAMS = preset("toy")
+BUFFERS = 12
+SHAPE = shape_for_params(PARAMS, BUFFERS)
+
+
+def _slots(seed):
+    rng = random.Random(seed)
+    return [cmath.rect(rng.random(), rng.random() * 2 * math.pi) for _ in range(PARAMS.slots)]
+
+
+@pytest.fixture(scope="module")
+def setup():
+    keys = ckks.keygen(PARAMS, seed=21)
+    layout = memory_map.MemoryMap.for_params(PARAMS)
+    mem = {}
+    memory_map.write_keys(mem, layout, PARAMS, keys)
+    model = EngineModel(SHAPE, PARAMS.n)
+    model.memory = mem
+    model.run(programs.key_setup(PARAMS, SHAPE, layout=layout).words)
+    return keys, layout, dict(model.memory)
+
+
+def _engine():
+    return Engine.for_params(PARAMS, lanes=2, buffers=BUFFERS)
+
+
+@pytest.mark.parametrize("name", ["encrypt_pk", "encrypt_sk"])
+def test_lattigo_decrypts_rtl_ciphertexts(lattigo_peer, setup, name):
+    keys, layout, mem = setup
+    z = _slots(1)
+    mem = dict(mem)
+    memory_map.write_seed(mem, layout, 9)
+    memory_map.write_slots(mem, layout, z, isa.DEFAULT_FORMAT)
+    run = run_engine(_engine(), getattr(programs, name)(PARAMS, SHAPE, layout=layout).words, MemoryModel(mem))
+    assert run.error_cause == 0
+    ct = memory_map.read_ciphertext(run.memory.words, layout, PARAMS)
+    got = lattigo_peer.decrypt(PARAMS.interchange(), keys.sk, ct.to_json())
+    assert got["coeffs"] == ckks.decrypt(PARAMS, keys.sk, ct).rows
+    prec = ckks.precision_bits(z, slots_from_json(got))
+    want = ckks.precision_bits(z, ckks.decrypt_slots(PARAMS, keys.sk, ct))
+    print(f"\nRTL {name} -> Lattigo decrypt: {prec['mean_bits']:.2f} mean bits (model decrypt "
+          f"{want['mean_bits']:.2f})")
+    assert abs(prec["mean_bits"] - want["mean_bits"]) < 0.5 and prec["mean_bits"] > 10
+
+
+def test_rtl_decrypts_lattigo_ciphertexts(lattigo_peer, setup):
+    keys, layout, mem = setup
+    z = _slots(2)
+    ct = ckks.Ciphertext.from_json(lattigo_peer.encrypt(PARAMS.interchange(), slots_json(z), seed=4,
+                                                        sk=keys.sk), PARAMS)
+    mem = dict(mem)
+    memory_map.write_ciphertext(mem, layout, PARAMS, ct)
+    run = run_engine(_engine(), programs.decrypt(PARAMS, SHAPE, layout=layout).words, MemoryModel(mem))
+    assert run.error_cause == 0
+    word_bits = max(max(q.bit_length() for q in PARAMS.moduli), isa.DEFAULT_FORMAT.width)
+    got = memory_map.read_fixed_slots(run.memory.words, layout, word_bits)
+    rows = ckks.decrypt(PARAMS, keys.sk, ct).rows
+    assert got == ckks_fixed.decode_fixed(rows, list(PARAMS.moduli), isa.DEFAULT_FORMAT, PARAMS.log_scale)
+    slots = memory_map.read_slots(run.memory.words, layout, isa.DEFAULT_FORMAT, word_bits)
+    prec = ckks.precision_bits(z, slots)
+    print(f"\nLattigo encrypt -> RTL decrypt: {prec['mean_bits']:.2f} mean bits")
+    assert prec["mean_bits"] > 10
