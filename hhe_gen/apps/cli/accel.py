@@ -618,7 +618,8 @@ def register(sub) -> None:
     p = sub.add_parser("accel", help="the accelerator engine: assemble, disassemble, print and run its programs",
                        description="The accelerator engine's programs (docs/isa.md). Exit status: 0 done, "
                                    "1 the engine reported an error (run), 2 unusable file or option.")
-    ops = p.add_subparsers(dest="accel_op", required=True, metavar="asm|disasm|program|run|plan")
+    ops = p.add_subparsers(dest="accel_op", required=True, metavar="asm|disasm|program|run|plan",
+                           help="what to do with the engine's programs")
 
     def shape_options(q, params_help="preset name or parameters JSON file: the engine's primes, N and "
                                      "scale (default: dna-hhe)"):
