@@ -61,6 +61,22 @@ def test_encoder(n_ring, lanes, bits, count, log_scale, fmt):
         assert r.out_cycles[:per] == list(range(r.out_cycles[0], r.out_cycles[0] + per))
 
 
+def test_encoder_zero_coefficients_give_residue_zero():
+    """All-zero slots (every m_k = 0) and a single real slot (m_k = 0 for the imaginary half):
+    a zero coefficient is residue 0, not q (the residue step's ``m < 0`` boundary)."""
+    n_ring, lanes, fmt = 16, 2, FMT
+    qs = ntt_primes(n_ring, 40, 2)
+    enc = Encoder(n_ring, lanes, fmt, 20, qs)
+    one = [(fmt.max_int, 0)] + [(0, 0)] * (n_ring // 2 - 1)
+    vectors = [[(0, 0)] * (n_ring // 2), one]
+    inputs = [b for v in vectors for b in slot_beats(v, lanes, fmt)]
+    per = len(qs) * n_ring // lanes
+    got = [x for b in run_stream(enc, inputs, 2 * per).outputs for x in b]
+    assert got[:per * lanes] == [0] * (len(qs) * n_ring)
+    want = [x for row in enc.model(one) for x in row]
+    assert got[per * lanes:] == want and 0 in want
+
+
 DEC_CASES = [  # N, P, prime bits, primes, log_scale, fmt
     (16, 1, 40, 1, 20, FMT),
     (32, 2, 50, 1, 30, FMT),
