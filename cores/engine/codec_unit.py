@@ -57,12 +57,11 @@ from hhe_gen.cores.ckks.decoder import ScaleDownStage
 from hhe_gen.cores.fft import SpecialFft
 from hhe_gen.cores.unused import mark_unused, quiet_on_error
 from hhe_gen.models import ckks_fixed
-from hhe_gen.params.checks import check_int, check_power_of_two
 from hhe_gen.params.errors import ParameterError
 
 from . import isa
 from .buffers import read_port_signature, write_port_signature
-from .units import UnitPort
+from .units import UnitPort, check_unit_sizes
 
 __all__ = ["CodecUnit"]
 
@@ -73,12 +72,7 @@ class CodecUnit(wiring.Component):
     @quiet_on_error
     def __init__(self, n: int, lanes: int, word_bits: int, buffers: int, slots: int, tag_width: int,
                  primes, *, fmt, log_scale: int, decode_rows=None, target: str = "ecp5"):
-        self.n = check_power_of_two("n", n, 16, 1 << 16)
-        self.lanes = check_power_of_two("lanes", lanes, 1, n // 8)
-        self.word_bits = check_int("word_bits", word_bits, 1, 64)
-        check_int("buffers", buffers, 1, isa.MAX_BUFFERS)
-        self.slots = check_int("slots", slots, 1, isa.MAX_SLOTS)
-        self.primes = tuple(primes)
+        check_unit_sizes(self, n, lanes, word_bits, buffers, slots, primes, n_low=16, lanes_high=n // 8)
         self.fmt, self.log_scale = fmt, log_scale
         if fmt.width > word_bits:
             raise ParameterError("word_bits", word_bits, f">= {fmt.width} (the slot format's width)")
@@ -87,7 +81,6 @@ class CodecUnit(wiring.Component):
             if not 1 <= r <= min(len(self.primes), slots, ckks_fixed.MAX_DECODER_PRIMES):
                 raise ParameterError("decode_rows", decode_rows, f"row counts 1 .. "
                                      f"{min(len(self.primes), slots, ckks_fixed.MAX_DECODER_PRIMES)}")
-        self.rows = n // lanes
         self.encoder = Encoder(n, lanes, fmt, log_scale, list(self.primes), target=target)
         self.fft = SpecialFft(n // 2, lanes, fmt, split_load=True, target=target)
         self.crts = {r: CrtCentre(self.primes[:r], lanes) for r in self.decode_rows}

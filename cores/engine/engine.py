@@ -69,9 +69,7 @@ from .memory_unit import MemoryUnit
 from .ntt_unit import NttUnit
 from .pointwise_unit import PointwiseUnit
 from .sampler_unit import SamplerUnit
-from .decoder import CAUSE_BITS
-from .scoreboard import POSITION_BITS
-from .task_manager import CYCLE_BITS, TaskManager
+from .task_manager import TaskManager, status_members
 
 __all__ = ["Engine", "ENGINE_UNITS"]
 
@@ -122,13 +120,7 @@ class Engine(wiring.Component):
             "i_instr": In(stream.Signature(isa.WORD_BITS)),
             "abort": In(1),
             "mem": Out(MemoryPort()),
-            "busy": Out(1),
-            "error": Out(1),
-            "error_cause": Out(CAUSE_BITS),
-            "error_position": Out(POSITION_BITS),
-            "notify": Out(1),
-            "notify_code": Out(16),
-            "cycle": Out(CYCLE_BITS),
+            **status_members(),
             "completed": Out(self.manager.completed.shape()),
         })
 
@@ -154,8 +146,7 @@ class Engine(wiring.Component):
 
         wiring.connect(m, wiring.flipped(self.i_instr), mgr.i_instr)
         m.d.comb += mgr.abort.eq(self.abort)
-        for name in ("busy", "error", "error_cause", "error_position", "notify", "notify_code", "cycle",
-                     "completed"):
+        for name in [*status_members(), "completed"]:
             m.d.comb += getattr(self, name).eq(getattr(mgr, name))
 
         wiring.connect(m, mgr.unit_memory, mu.port)

@@ -50,12 +50,11 @@ from amaranth.lib.fifo import SyncFIFO
 from amaranth.lib.wiring import In, Out
 
 from hhe_gen.cores.unused import quiet_on_error
-from hhe_gen.params.checks import check_int, check_power_of_two
 
 from . import isa
 from .buffers import read_port_signature, write_port_signature
 from .memory_port import MemoryPort
-from .units import UnitPort
+from .units import UnitPort, check_unit_sizes
 
 __all__ = ["MemoryUnit", "SEED_BEATS"]
 
@@ -67,12 +66,7 @@ class MemoryUnit(wiring.Component):
 
     @quiet_on_error
     def __init__(self, n: int, lanes: int, word_bits: int, buffers: int, slots: int, tag_width: int):
-        self.n = check_power_of_two("n", n, 8, 1 << 16)
-        self.lanes = check_power_of_two("lanes", lanes, 1, n)
-        self.word_bits = check_int("word_bits", word_bits, 1, 64)
-        self.buffers = check_int("buffers", buffers, 1, isa.MAX_BUFFERS)
-        self.slots = check_int("slots", slots, 1, isa.MAX_SLOTS)
-        self.rows = n // lanes
+        check_unit_sizes(self, n, lanes, word_bits, buffers, slots)
         super().__init__({
             "port": In(UnitPort(tag_width)),
             "mem": Out(MemoryPort()),

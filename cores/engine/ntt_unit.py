@@ -40,12 +40,10 @@ from amaranth.lib.wiring import In, Out
 
 from hhe_gen.cores.ntt import IterativeNtt
 from hhe_gen.cores.unused import mark_unused, quiet_on_error
-from hhe_gen.params.checks import check_int, check_power_of_two
-from hhe_gen.params.errors import ParameterError
 
 from . import isa
 from .buffers import read_port_signature, write_port_signature
-from .units import UnitPort
+from .units import UnitPort, check_unit_sizes
 
 __all__ = ["NttUnit"]
 
@@ -57,18 +55,7 @@ class NttUnit(wiring.Component):
     def __init__(self, n: int, lanes: int, word_bits: int, buffers: int, slots: int, tag_width: int,
                  primes, *, kind: str = "barrett", latency=None, target: str = "ecp5", twiddles: str = "rom",
                  banking: str = "dual", **reducer):
-        self.n = check_power_of_two("n", n, 8, 1 << 16)
-        self.lanes = check_power_of_two("lanes", lanes, 1, n // 2)
-        self.word_bits = check_int("word_bits", word_bits, 1, 64)
-        check_int("buffers", buffers, 1, isa.MAX_BUFFERS)
-        check_int("slots", slots, 1, isa.MAX_SLOTS)
-        self.primes = tuple(primes)
-        if not 1 <= len(self.primes) <= 32:
-            raise ParameterError("primes", primes, "1 .. 32 built-in primes")
-        if max(q.bit_length() for q in self.primes) > word_bits:
-            raise ParameterError("word_bits", word_bits, f">= {max(q.bit_length() for q in self.primes)} "
-                                 "(the largest prime's bit length)")
-        self.rows = n // lanes
+        check_unit_sizes(self, n, lanes, word_bits, buffers, slots, primes, lanes_high=n // 2, fit_primes=True)
         self.ntt = IterativeNtt(n, lanes, list(self.primes), kind=kind, latency=latency, target=target,
                                 twiddles=twiddles, banking=banking, **reducer)
         mark_unused(self.ntt)

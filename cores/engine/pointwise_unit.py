@@ -49,12 +49,11 @@ from amaranth.lib.wiring import In, Out
 from hhe_gen.cores.arith import Butterfly
 from hhe_gen.cores.arith.butterfly import OP_CODES
 from hhe_gen.cores.unused import mark_unused, quiet_on_error
-from hhe_gen.params.checks import check_int, check_power_of_two
 from hhe_gen.params.errors import ParameterError
 
 from . import isa
 from .buffers import read_port_signature, write_port_signature
-from .units import UnitPort
+from .units import UnitPort, check_unit_sizes
 
 __all__ = ["PointwiseUnit"]
 
@@ -67,21 +66,10 @@ class PointwiseUnit(wiring.Component):
     @quiet_on_error
     def __init__(self, n: int, lanes: int, word_bits: int, buffers: int, slots: int, tag_width: int,
                  primes, *, kind: str = "barrett", latency=None, target: str = "ecp5", **reducer):
-        self.n = check_power_of_two("n", n, 8, 1 << 16)
-        self.lanes = check_power_of_two("lanes", lanes, 1, n)
-        self.word_bits = check_int("word_bits", word_bits, 1, 64)
-        self.buffers = check_int("buffers", buffers, 1, isa.MAX_BUFFERS)
-        self.slots = check_int("slots", slots, 1, isa.MAX_SLOTS)
-        self.primes = tuple(primes)
-        if not 1 <= len(self.primes) <= 32:
-            raise ParameterError("primes", primes, "1 .. 32 built-in primes")
+        check_unit_sizes(self, n, lanes, word_bits, buffers, slots, primes, fit_primes=True)
         if kind not in KINDS:
             raise ParameterError("kind", kind, "one of " + ", ".join(map(repr, KINDS))
                                  + " (the pointwise unit needs a*b itself, not a Montgomery form)")
-        if max(q.bit_length() for q in self.primes) > word_bits:
-            raise ParameterError("word_bits", word_bits, f">= {max(q.bit_length() for q in self.primes)} "
-                                 "(the largest prime's bit length)")
-        self.rows = n // lanes
         zq = dict(kind=kind, moduli=list(self.primes), **reducer)
         if kind == "special-barrett":
             zq.setdefault("log_n", n.bit_length() - 1)

@@ -49,12 +49,12 @@ from amaranth.lib.wiring import In, Out
 from hhe_gen.cores.keccak import ShakeXof
 from hhe_gen.cores.sampler import GaussianCDT, TernaryHamming, TernaryUniform, UniformModQ
 from hhe_gen.cores.unused import mark_unused, quiet_on_error
-from hhe_gen.params.checks import check_int, check_power_of_two
+from hhe_gen.params.checks import check_int
 from hhe_gen.params.errors import ParameterError
 
 from . import isa
 from .buffers import write_port_signature
-from .units import UnitPort
+from .units import UnitPort, check_unit_sizes
 
 __all__ = ["SamplerUnit", "MESSAGE_BYTES", "BEAT_BYTES"]
 
@@ -68,19 +68,11 @@ class SamplerUnit(wiring.Component):
     @quiet_on_error
     def __init__(self, n: int, lanes: int, word_bits: int, buffers: int, slots: int, tag_width: int,
                  primes, *, sigma=3.2, bound_sigmas=6, hamming_weight=None, rounds_per_cycle: int = 1):
-        self.n = check_power_of_two("n", n, 8, 1 << 16)
-        self.lanes = check_power_of_two("lanes", lanes, 1, n)
-        self.word_bits = check_int("word_bits", word_bits, 1, 64)
-        check_int("buffers", buffers, 1, isa.MAX_BUFFERS)
-        check_int("slots", slots, 1, isa.MAX_SLOTS)
-        self.primes = tuple(primes)
-        if not 1 <= len(self.primes) <= 32:
-            raise ParameterError("primes", primes, "1 .. 32 built-in primes")
+        check_unit_sizes(self, n, lanes, word_bits, buffers, slots, primes)
         if len({-(-q.bit_length() // 8) for q in self.primes}) != 1:
             raise ParameterError("primes", primes, "primes of one byte length ceil(bitlen(q)/8) "
                                  "(the uniform sampler draws candidates of that many bytes)")
         self.hamming_weight = n // 2 if hamming_weight is None else check_int("hamming_weight", hamming_weight, 0, n)
-        self.rows = n // lanes
         self.xof = ShakeXof(256, beat_bytes=BEAT_BYTES, rounds_per_cycle=rounds_per_cycle)
         self.uniform = UniformModQ(list(self.primes) if len(self.primes) > 1 else self.primes[0],
                                    in_bytes=BEAT_BYTES)

@@ -78,7 +78,7 @@ from .isa import ErrorCause, Opcode, Unit
 from .scoreboard import MAX_WINDOW, POSITION_BITS, Scoreboard
 from .units import UnitPort, tag_bits
 
-__all__ = ["TaskManager", "config_layout", "completion_layout", "MAX_QUEUE", "CYCLE_BITS"]
+__all__ = ["TaskManager", "config_layout", "completion_layout", "status_members", "MAX_QUEUE", "CYCLE_BITS"]
 
 MAX_QUEUE = 256
 CYCLE_BITS = 32
@@ -108,6 +108,13 @@ def completion_layout() -> data.StructLayout:
     """One ``completed`` lane: valid, position, unit, dispatched, finished (module docstring)."""
     return data.StructLayout({"valid": 1, "position": POSITION_BITS, "unit": UNIT_BITS,
                               "dispatched": CYCLE_BITS, "finished": CYCLE_BITS})
+
+
+def status_members() -> dict:
+    """The manager's status outputs, which the engine passes on unchanged (module docstring)."""
+    return {"busy": Out(1), "error": Out(1), "error_cause": Out(CAUSE_BITS),
+            "error_position": Out(POSITION_BITS), "notify": Out(1), "notify_code": Out(16),
+            "cycle": Out(CYCLE_BITS)}
 
 
 def unit_port_name(unit) -> str:
@@ -169,13 +176,7 @@ class TaskManager(wiring.Component):
         members = {
             "i_instr": In(stream.Signature(isa.WORD_BITS)),
             "abort": In(1),
-            "busy": Out(1),
-            "error": Out(1),
-            "error_cause": Out(CAUSE_BITS),
-            "error_position": Out(POSITION_BITS),
-            "notify": Out(1),
-            "notify_code": Out(16),
-            "cycle": Out(CYCLE_BITS),
+            **status_members(),
             "cfg": Out(config_layout(shape)),
             "completed": Out(data.ArrayLayout(completion_layout(), len(self.units))),
         }

@@ -24,15 +24,37 @@ from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from hhe_gen.cores.unused import quiet_on_error
-from hhe_gen.params.checks import check_int, is_int
+from hhe_gen.params.checks import check_int, check_power_of_two, is_int
 from hhe_gen.params.errors import ParameterError
 
 from . import isa
 
-__all__ = ["tag_bits", "task_layout", "UnitPort", "MockUnit", "MAX_MOCK_LATENCY"]
+__all__ = ["tag_bits", "task_layout", "UnitPort", "MockUnit", "MAX_MOCK_LATENCY", "check_unit_sizes"]
 
 #: The largest latency a :class:`MockUnit` table or bound may name.
 MAX_MOCK_LATENCY = 1 << 12
+
+
+def check_unit_sizes(unit, n, lanes, word_bits, buffers, slots, primes=None, *, n_low: int = 8,
+                     lanes_high=None, fit_primes: bool = False) -> None:
+    """The sizes every engine unit takes, checked and set on ``unit``: ``n`` (a power of two
+    ``n_low`` .. 2^16), ``lanes`` (a power of two 1 .. ``lanes_high``, default N), ``word_bits``,
+    ``buffers``, ``slots``, ``rows`` = N / lanes and, given ``primes``, the built-in primes (1 .. 32;
+    with ``fit_primes`` each must fit ``word_bits``)."""
+    unit.n = check_power_of_two("n", n, n_low, 1 << 16)
+    unit.lanes = check_power_of_two("lanes", lanes, 1, n if lanes_high is None else lanes_high)
+    unit.word_bits = check_int("word_bits", word_bits, 1, 64)
+    unit.buffers = check_int("buffers", buffers, 1, isa.MAX_BUFFERS)
+    unit.slots = check_int("slots", slots, 1, isa.MAX_SLOTS)
+    unit.rows = n // lanes
+    if primes is None:
+        return
+    unit.primes = tuple(primes)
+    if not 1 <= len(unit.primes) <= 32:
+        raise ParameterError("primes", primes, "1 .. 32 built-in primes")
+    widest = max(q.bit_length() for q in unit.primes)
+    if fit_primes and widest > word_bits:
+        raise ParameterError("word_bits", word_bits, f">= {widest} (the largest prime's bit length)")
 
 
 def tag_bits(window: int) -> int:

@@ -47,3 +47,17 @@ async def run_task(ctx, unit, ins):
         cycles += 1
         if done:
             return cycles, error
+
+
+def simulate(dut, bench, processes=()):
+    """Run the testbench ``bench`` on ``dut`` (1 MHz clock) with background ``processes``."""
+    from amaranth.sim import Simulator
+
+    from hhe_gen.sim.stream import run_simulation
+
+    sim = Simulator(dut)
+    sim.add_clock(1e-6)
+    for process in processes:
+        sim.add_process(process)
+    sim.add_testbench(bench)
+    run_simulation(sim)

@@ -10,7 +10,6 @@ import random
 import pytest
 from amaranth.hdl import Module
 from amaranth.lib import wiring
-from amaranth.sim import Simulator
 
 from hhe_gen.cores.engine import isa
 from hhe_gen.cores.engine.buffers import BufferFile
@@ -18,9 +17,8 @@ from hhe_gen.cores.engine.codec_unit import CodecUnit
 from hhe_gen.models import ckks_fixed
 from hhe_gen.models import fft as fftm
 from hhe_gen.params import ntt_primes
-from hhe_gen.sim.stream import run_simulation
 
-from ._bench import dump, fill, run_task
+from ._bench import dump, fill, run_task, simulate
 
 N = 32
 FMT = fftm.FixedPointFormat(29, 26)
@@ -54,12 +52,6 @@ def _slot_words(slots, bits):
     return [re % (1 << bits) for re, _ in slots] + [im % (1 << bits) for _, im in slots]
 
 
-def _simulate(m, bench):
-    sim = Simulator(m)
-    sim.add_clock(1e-6)
-    sim.add_testbench(bench)
-    run_simulation(sim)
-
 
 @pytest.mark.parametrize("lanes", [1, 2])
 def test_encode_any_binding(lanes):
@@ -77,7 +69,7 @@ def test_encode_any_binding(lanes):
             _, err = await run_task(ctx, unit, isa.Instruction(isa.Opcode.ENCODE, dst=3, a=0, slot=0, imm=rows))
             got[name] = (err, [await dump(ctx, bufs, 3 + r, N, lanes, reads) for r in range(rows)])
 
-    _simulate(m, bench)
+    simulate(m, bench)
     for name, binding in bindings.items():
         rows = 3 if name != "twice" else 2
         want = ckks_fixed.encode_fixed(slots, FMT, LOG_SCALE, [primes[p] for p in binding[:rows]])
@@ -106,7 +98,7 @@ def test_decode_each_built_row_count_and_refusals(lanes):
         got["bound"] = await run_task(ctx, unit, isa.Instruction(isa.Opcode.DECODE, dst=6, a=1, slot=0, imm=1))
         got["untouched"] = await dump(ctx, bufs, 6, N, lanes, reads)
 
-    _simulate(m, bench)
+    simulate(m, bench)
     for count in (1, 3):
         want = ckks_fixed.decode_fixed(rows[:count], list(primes[:count]), FMT, LOG_SCALE)
         assert got[count][1] == 0

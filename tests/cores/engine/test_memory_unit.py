@@ -8,13 +8,13 @@ import random
 import pytest
 from amaranth.hdl import Module
 from amaranth.lib import wiring
-from amaranth.sim import Simulator
 
 from hhe_gen.cores.engine import isa
 from hhe_gen.cores.engine.buffers import BufferFile
 from hhe_gen.cores.engine.memory_unit import MemoryUnit
 from hhe_gen.sim.memory import MemoryModel
-from hhe_gen.sim.stream import run_simulation
+
+from ._bench import payload, run_task, simulate
 
 
 def _rig(n, lanes, bits, buffers=3, slots=2):
@@ -26,28 +26,6 @@ def _rig(n, lanes, bits, buffers=3, slots=2):
     wiring.connect(m, unit.rd, bufs.read0)
     return m, unit
 
-
-async def _task(ctx, unit, ins):
-    """Hand ``ins`` to the unit; return (cycles from the transfer to done, error)."""
-    port = unit.port
-    ctx.set(port.task.payload, {f.name: getattr(ins, f.name) for f in isa.FIELDS} | {"tag": 1})
-    ctx.set(port.task.valid, 1)
-    await ctx.tick().until(port.task.ready)
-    ctx.set(port.task.valid, 0)
-    cycles = 0
-    while True:
-        *_, done, error = await ctx.tick().sample(port.done, port.error)
-        cycles += 1
-        if done:
-            return cycles, error
-
-
-def _run(m, unit, mem, bench):
-    sim = Simulator(m)
-    sim.add_clock(1e-6)
-    sim.add_process(mem.process(unit.mem))
-    sim.add_testbench(bench)
-    run_simulation(sim)
 
 
 @pytest.mark.parametrize("n,lanes,bits", [(16, 1, 30), (16, 2, 54), (32, 4, 12)])
@@ -61,10 +39,10 @@ def test_load_store_roundtrip_and_cycles(n, lanes, bits):
     got = {}
 
     async def bench(ctx):
-        got["load"] = await _task(ctx, unit, isa.Instruction(isa.Opcode.LOAD, dst=2, imm=0x100))
-        got["store"] = await _task(ctx, unit, isa.Instruction(isa.Opcode.STORE, a=2, imm=0x400))
+        got["load"] = await run_task(ctx, unit, isa.Instruction(isa.Opcode.LOAD, dst=2, imm=0x100))
+        got["store"] = await run_task(ctx, unit, isa.Instruction(isa.Opcode.STORE, a=2, imm=0x400))
 
-    _run(m, unit, mem, bench)
+    simulate(m, bench, [mem.process(unit.mem)])
     assert mem.dump(0x400, n) == [w & ((1 << bits) - 1) for w in words]
     assert mem.commands == [(0x100, n, 0), (0x400, n, 1)]
     # load: command in cycle 1 (taken at once), first beat after latency 5 -> beat k in cycle 6 + k,
@@ -87,12 +65,12 @@ def test_checked_load_flags_a_word_not_below_q_and_still_writes():
 
     async def bench(ctx):
         ctx.set(unit.slot_q, [97, q])
-        got["bad"] = await _task(ctx, unit, isa.Instruction(isa.Opcode.LOAD, dst=0, slot=1, flags=1, imm=0))
-        got["good"] = await _task(ctx, unit, isa.Instruction(isa.Opcode.LOAD, dst=1, slot=1, flags=1, imm=0x40))
-        got["unchecked"] = await _task(ctx, unit, isa.Instruction(isa.Opcode.LOAD, dst=1, slot=0, imm=0))
-        await _task(ctx, unit, isa.Instruction(isa.Opcode.STORE, a=0, imm=0x80))
+        got["bad"] = await run_task(ctx, unit, isa.Instruction(isa.Opcode.LOAD, dst=0, slot=1, flags=1, imm=0))
+        got["good"] = await run_task(ctx, unit, isa.Instruction(isa.Opcode.LOAD, dst=1, slot=1, flags=1, imm=0x40))
+        got["unchecked"] = await run_task(ctx, unit, isa.Instruction(isa.Opcode.LOAD, dst=1, slot=0, imm=0))
+        await run_task(ctx, unit, isa.Instruction(isa.Opcode.STORE, a=0, imm=0x80))
 
-    _run(m, unit, mem, bench)
+    simulate(m, bench, [mem.process(unit.mem)])
     assert got["bad"][1] == 1 and got["good"][1] == 0 and got["unchecked"][1] == 0
     assert mem.dump(0x80, n) == words
 
@@ -105,10 +83,10 @@ def test_ldseed_and_slow_memory():
     got = {}
 
     async def bench(ctx):
-        got["seed"] = await _task(ctx, unit, isa.Instruction(isa.Opcode.LDSEED, imm=0x10))
+        got["seed"] = await run_task(ctx, unit, isa.Instruction(isa.Opcode.LDSEED, imm=0x10))
         got["value"] = ctx.get(unit.seed)
 
-    _run(m, unit, mem, bench)
+    simulate(m, bench, [mem.process(unit.mem)])
     assert got["value"] == int.from_bytes(seed, "little")
     # command in cycle 1, beats at 1 + 3 + 4k (k = 0..3), done one cycle after the last
     assert got["seed"] == (1 + 3 + 4 * 3 + 1, 0)
@@ -124,8 +102,7 @@ def test_abort_mid_load_finishes_the_transaction_and_raises_no_done():
 
     async def bench(ctx):
         port = unit.port
-        ins = isa.Instruction(isa.Opcode.LOAD, dst=0, imm=0)
-        ctx.set(port.task.payload, {f.name: getattr(ins, f.name) for f in isa.FIELDS})
+        ctx.set(port.task.payload, payload(isa.Instruction(isa.Opcode.LOAD, dst=0, imm=0)))
         ctx.set(port.task.valid, 1)
         await ctx.tick().until(port.task.ready)
         ctx.set(port.task.valid, 0)
@@ -137,10 +114,10 @@ def test_abort_mid_load_finishes_the_transaction_and_raises_no_done():
         for _ in range(40):
             *_, done = await ctx.tick().sample(port.done)
             seen["done"] += done
-        await _task(ctx, unit, isa.Instruction(isa.Opcode.LOAD, dst=1, imm=0x20))
-        await _task(ctx, unit, isa.Instruction(isa.Opcode.STORE, a=1, imm=0x60))
+        await run_task(ctx, unit, isa.Instruction(isa.Opcode.LOAD, dst=1, imm=0x20))
+        await run_task(ctx, unit, isa.Instruction(isa.Opcode.STORE, a=1, imm=0x60))
 
-    _run(m, unit, mem, bench)
+    simulate(m, bench, [mem.process(unit.mem)])
     assert seen["done"] == 0
     assert mem.dump(0x60, n) == list(range(200, 200 + n))
     assert mem.reads == 2 * n          # the aborted load's beats were all taken too

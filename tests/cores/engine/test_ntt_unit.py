@@ -7,16 +7,14 @@ import random
 import pytest
 from amaranth.hdl import Module
 from amaranth.lib import wiring
-from amaranth.sim import Simulator
 
 from hhe_gen.cores.engine import isa
 from hhe_gen.cores.engine.buffers import BufferFile
 from hhe_gen.cores.engine.ntt_unit import NttUnit
 from hhe_gen.models.ntt import intt, ntt
 from hhe_gen.params import ParameterError, ntt_primes
-from hhe_gen.sim.stream import run_simulation
 
-from ._bench import dump, fill, payload, run_task
+from ._bench import dump, fill, payload, run_task, simulate
 
 
 def _rig(n, lanes, primes, **kw):
@@ -29,12 +27,6 @@ def _rig(n, lanes, primes, **kw):
     wiring.connect(m, unit.wr, bufs.write0)
     return m, unit, bufs, bits
 
-
-def _simulate(m, bench):
-    sim = Simulator(m)
-    sim.add_clock(1e-6)
-    sim.add_testbench(bench)
-    run_simulation(sim)
 
 
 @pytest.mark.parametrize("n,lanes,bits,twiddles", [(16, 1, 30, "rom"), (32, 2, 54, "otf"), (64, 4, 40, "rom")])
@@ -58,7 +50,7 @@ def test_ntt_intt_bit_exact(n, lanes, bits, twiddles):
         await run_task(ctx, unit, isa.Instruction(isa.Opcode.NTT, dst=3, a=1, slot=1, flags=1))
         got["lifted"] = await dump(ctx, bufs, 3, n, lanes, 1)
 
-    _simulate(m, bench)
+    simulate(m, bench)
     assert got["ntt"] == ntt(x, q1)
     assert got["back"] == x
     assert got["lifted"] == ntt([v % q0 for v in small], q0)
@@ -96,7 +88,7 @@ def test_abort_mid_transform():
         got["cycles"], _ = await run_task(ctx, unit, isa.Instruction(isa.Opcode.NTT, dst=1, a=0))
         got["out"] = await dump(ctx, bufs, 1, n, lanes, 1)
 
-    _simulate(m, bench)
+    simulate(m, bench)
     assert got["ready"] == 1 and got["dones"] == 0
     assert got["out"] == ntt(x, q)
     assert got["cycles"] == unit.task_cycles()

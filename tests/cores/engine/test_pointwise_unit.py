@@ -6,15 +6,13 @@ import random
 import pytest
 from amaranth.hdl import Module
 from amaranth.lib import wiring
-from amaranth.sim import Simulator
 
 from hhe_gen.cores.engine import isa
 from hhe_gen.cores.engine.buffers import BufferFile
 from hhe_gen.cores.engine.pointwise_unit import PointwiseUnit
 from hhe_gen.params import ParameterError, ntt_primes
-from hhe_gen.sim.stream import run_simulation
 
-from ._bench import dump, fill, run_task
+from ._bench import dump, fill, run_task, simulate
 
 N = 16
 
@@ -78,10 +76,7 @@ def test_every_opcode_bit_exact(lanes, kind, bits):
             got.append(await dump(ctx, bufs, 3, N, lanes, 3))
             want.append([_expected(op, *v, q, flags, wb) for v in zip(*srcs)])
 
-    sim = Simulator(m)
-    sim.add_clock(1e-6)
-    sim.add_testbench(bench)
-    run_simulation(sim)
+    simulate(m, bench)
     assert got == want
     assert cycles == {unit.task_cycles} == {N // lanes + unit.bf_latency + 3}
 
@@ -103,10 +98,7 @@ def test_in_place_and_sums_landing_on_q():
         await run_task(ctx, unit, isa.Instruction(isa.Opcode.SUB, dst=1, a=0, b=1))
         out["sub"] = await dump(ctx, bufs, 1, N, 2, 3)
 
-    sim = Simulator(m)
-    sim.add_clock(1e-6)
-    sim.add_testbench(bench)
-    run_simulation(sim)
+    simulate(m, bench)
     assert out["add"] == [0] * N
     assert out["sub"] == [(q - x) % q for x in b]
 

@@ -5,16 +5,14 @@ abort mid-sampling starts clean."""
 import pytest
 from amaranth.hdl import Module
 from amaranth.lib import wiring
-from amaranth.sim import Simulator
 
 from hhe_gen.cores.engine import isa
 from hhe_gen.cores.engine.buffers import BufferFile
 from hhe_gen.cores.engine.sampler_unit import SamplerUnit
 from hhe_gen.models import sampler
 from hhe_gen.params import ParameterError, ntt_primes
-from hhe_gen.sim.stream import run_simulation
 
-from ._bench import dump, payload, run_task
+from ._bench import dump, payload, run_task, simulate
 
 N = 32
 SEED = bytes(range(100, 132))
@@ -29,12 +27,6 @@ def _rig(lanes, primes, **kw):
     wiring.connect(m, unit.wr, bufs.write0)
     return m, unit, bufs, bits
 
-
-def _simulate(m, bench):
-    sim = Simulator(m)
-    sim.add_clock(1e-6)
-    sim.add_testbench(bench)
-    run_simulation(sim)
 
 
 def _words(values, bits):
@@ -61,7 +53,7 @@ def test_every_kind_equals_the_model(lanes):
             await run_task(ctx, unit, ins)
             got[name] = await dump(ctx, bufs, 2, N, lanes, 0)
 
-    _simulate(m, bench)
+    simulate(m, bench)
 
     def xof(name):
         _, domain, nonce, _ = tasks[name]
@@ -95,7 +87,7 @@ def test_abort_mid_sampling_then_a_clean_task():
                                                   imm=2 << 24))
         got["t"] = await dump(ctx, bufs, 1, N, 2, 0)
 
-    _simulate(m, bench)
+    simulate(m, bench)
     assert got["t"] == _words(sampler.ternary_uniform(sampler.seeded_xof(SEED, 2, 0), N), bits)
 
 
