@@ -111,7 +111,7 @@ class BufferFile(wiring.Component):
             # write: likewise
             w_addr, w_data = Signal.like(wp.addr), Signal.like(wp.data)
             w_en = Signal(self.lanes)
-            a, d, e = w_addr, w_data, Signal(self.lanes)
+            a, d, e = Signal.like(wp.addr), Signal.like(wp.data), Signal(self.lanes)     # no port: 0
             for k in reversed(range(self.write_ports)):
                 port = self.write(k)
                 hit = port.lanes.any() & (port.sel == b)

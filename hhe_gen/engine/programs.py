@@ -156,7 +156,7 @@ PROGRAMS: dict[str, ProgramInfo] = {
     "encrypt_pk": ProgramInfo(2, lambda rows: (("m", rows), ("v", 1), ("e0", 1), ("e1", 1)),
                               ("t", "v_hat", "pk"), _BASIC | {Unit.SAMPLER, Unit.CODEC},
                               "slots_in, seed, pk0_ntt, pk1_ntt -> c0, c1 (public-key encryption)"),
-    "encrypt_sk": ProgramInfo(3, lambda rows: (("m", rows), ("e", 1)), ("t", "a", "s_hat"),
+    "encrypt_sk": ProgramInfo(3, lambda rows: (("m", rows), ("e", 1)), ("a", "s_hat"),
                               _BASIC | {Unit.SAMPLER, Unit.CODEC},
                               "slots_in, seed, sk_ntt -> c0, c1 (secret-key encryption)"),
     "decrypt": ProgramInfo(4, lambda rows: (("d", rows),), ("c0", "c1", "s_hat"), _BASIC | {Unit.CODEC},
@@ -236,27 +236,32 @@ def key_setup(params: CKKSParams, shape: EngineShape, *, level: int | None = Non
 
 
 def _encode(w, layout, rows, m, slots):
-    w(f"ldseed {layout.address('seed'):#x}", "seed")
     w(f"load b{slots}, {layout.address('slots_in'):#x}", "slots (fixed point)")
     w(f"encode b{m}, b{slots}, s0, rows={rows}", f"m mod q_0 .. q_{rows - 1} -> b{m} .. b{m + rows - 1}")
 
 
 def encrypt_pk(params: CKKSParams, shape: EngineShape, *, level: int | None = None,
                layout: MemoryMap | None = None) -> Program:
-    """Encode and public-key encrypt ``slots_in`` with ``seed`` at ``level`` (default top)."""
+    """Encode and public-key encrypt ``slots_in`` with ``seed`` at ``level`` (default top).
+
+    Order: the NTT unit is the bottleneck (3 transforms per row), so the program feeds it from the
+    first sample on: v is sampled first and NTT(v) of row 0 starts while the slots load and encode
+    (into e1's buffer: e1 is sampled after the encoder has read them); m_i + e0 and its NTT are in
+    place in m's block, so the next row's NTT(m + e0) runs while this row's last product waits."""
     rows, layout, alloc, w = _setup("encrypt_pk", params, shape, level, layout, scale=True)
     m, v, e0, e1 = (alloc.shared[k] for k in ("m", "v", "e0", "e1"))
-    _encode(w, layout, rows, m, v)
+    w(f"ldseed {layout.address('seed'):#x}", "seed")
     w(_sample(v, SampleKind.TERNARY, Domain.EPHEMERAL), "v (ternary), shared by every prime")
+    _encode(w, layout, rows, m, e1)
     w(_sample(e0, SampleKind.GAUSSIAN, Domain.ERROR0), "e0")
     w(_sample(e1, SampleKind.GAUSSIAN, Domain.ERROR1), "e1")
     for i in range(rows):
         b = alloc.work(i)
         t, v_hat, pk, mi = b["t"], b["v_hat"], b["pk"], m + i
         w.note(f"row {i}")
-        w(f"add b{t}, b{mi}, b{e0}, s{i}, lift=b", "m + e0")
-        w(f"ntt b{mi}, b{t}, s{i}", "NTT(m + e0)")
         w(f"ntt b{v_hat}, b{v}, s{i}, lift=a", "NTT(v)")
+        w(f"add b{mi}, b{mi}, b{e0}, s{i}, lift=b", "m + e0")
+        w(f"ntt b{mi}, b{mi}, s{i}", "NTT(m + e0)")
         w(f"load b{pk}, s{i}, {layout.address('pk0_ntt', i):#x}, check", f"pk0_ntt[{i}]")
         w(f"mac b{mi}, b{v_hat}, b{pk}, b{mi}, s{i}", "c0 = NTT(v)*pk0 + NTT(m + e0)")
         w(f"store b{mi}, {layout.address('c0', i):#x}", f"c0[{i}]")
@@ -269,22 +274,28 @@ def encrypt_pk(params: CKKSParams, shape: EngineShape, *, level: int | None = No
 
 def encrypt_sk(params: CKKSParams, shape: EngineShape, *, level: int | None = None,
                layout: MemoryMap | None = None) -> Program:
-    """Encode and secret-key encrypt ``slots_in`` with ``seed`` at ``level`` (default top)."""
+    """Encode and secret-key encrypt ``slots_in`` with ``seed`` at ``level`` (default top).
+
+    Order: e is sampled while the slots load and encode (into row 0's ``s_hat``, loaded after the
+    encoder has read them); m_i + e and its NTT are in place in m's block, back to back on the NTT
+    unit; each a_i is stored as soon as it is sampled, so only the last row's c0 is left at the end."""
     rows, layout, alloc, w = _setup("encrypt_sk", params, shape, level, layout, scale=True)
     m, e = alloc.shared["m"], alloc.shared["e"]
-    _encode(w, layout, rows, m, e)
+    w(f"ldseed {layout.address('seed'):#x}", "seed")
     w(_sample(e, SampleKind.GAUSSIAN, Domain.ERROR0), "e, shared by every prime")
+    _encode(w, layout, rows, m, alloc.work(0)["s_hat"])
+    for i in range(rows):
+        w(f"add b{m + i}, b{m + i}, b{e}, s{i}, lift=b", f"m + e mod q_{i}")
+        w(f"ntt b{m + i}, b{m + i}, s{i}", "NTT(m + e)")
     for i in range(rows):
         b = alloc.work(i)
-        t, a, s_hat, mi = b["t"], b["a"], b["s_hat"], m + i
+        a, s_hat, mi = b["a"], b["s_hat"], m + i
         w.note(f"row {i}")
-        w(f"add b{t}, b{mi}, b{e}, s{i}, lift=b", "m + e")
-        w(f"ntt b{mi}, b{t}, s{i}", "NTT(m + e)")
         w(_sample(a, SampleKind.UNIFORM, Domain.UNIFORM_A, i, slot=i), "a, uniform in the NTT domain")
+        w(f"store b{a}, {layout.address('c1', i):#x}", f"c1[{i}] = a")
         w(f"load b{s_hat}, s{i}, {layout.address('sk_ntt', i):#x}, check", f"sk_ntt[{i}]")
         w(f"msub b{mi}, b{a}, b{s_hat}, b{mi}, s{i}", "c0 = NTT(m + e) - a*s")
         w(f"store b{mi}, {layout.address('c0', i):#x}", f"c0[{i}]")
-        w(f"store b{a}, {layout.address('c1', i):#x}", f"c1[{i}] = a")
     return _finish("encrypt_sk", w, shape, layout, rows, alloc)
 
 

@@ -191,9 +191,13 @@ class VerilatorModel:
 
 
 def build(component, name: str = "top", *, cache_dir: Path | None = None, timeout: float = 3600,
-          progress: str | None = None) -> VerilatorModel:
-    """Export ``component`` (a ``wiring.Component``) to Verilog, build it with the generic driver,
-    cache the build; returns a :class:`VerilatorModel`."""
+          progress: str | None = None, driver=None) -> VerilatorModel:
+    """Export ``component`` (a ``wiring.Component``) to Verilog, build it with a driver, cache the
+    build; returns a :class:`VerilatorModel`.
+
+    ``driver``: None for the generic script driver (:func:`driver_source`), or a function
+    ``(top name, port list) -> C++ source`` of a driver of one's own (the engine's, with its memory
+    model inside: :mod:`hhe_gen.sim.engine_verilator`)."""
     from amaranth.back import verilog
 
     from hhe_gen.flow.environment import configure_amaranth
@@ -202,7 +206,7 @@ def build(component, name: str = "top", *, cache_dir: Path | None = None, timeou
     configure_amaranth()
     port_list = ports(component)
     text = verilog.convert(component, name=name)
-    driver = driver_source(name, port_list)
+    driver = (driver or driver_source)(name, port_list)
     tool = find_tool("verilator")
     key = hashlib.sha256("\0".join([text, driver, " ".join(_FLAGS), " ".join(tool.argv)]).encode()).hexdigest()[:20]
     folder = Path(cache_dir or cache_root()) / f"{name}-{key}"
