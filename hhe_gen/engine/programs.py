@@ -44,7 +44,8 @@ from hhe_gen.params.errors import ParameterError
 from . import asm
 from .memory_map import MemoryMap
 
-__all__ = ["Allocation", "allocate", "Program", "ProgramInfo", "PROGRAMS", "min_buffers",
+__all__ = ["Allocation", "allocate", "Program", "ProgramInfo", "PROGRAMS", "CLIENT_PROGRAMS", "client_buffers",
+           "min_buffers",
            "key_setup", "encrypt_pk", "encrypt_sk", "decrypt", "markdown_table"]
 
 
@@ -162,6 +163,15 @@ PROGRAMS: dict[str, ProgramInfo] = {
     "decrypt": ProgramInfo(4, lambda rows: (("d", rows),), ("c0", "c1", "s_hat"), _BASIC | {Unit.CODEC},
                            "c0, c1, sk_ntt -> slots_out"),
 }
+
+
+CLIENT_PROGRAMS = ("encrypt_pk", "encrypt_sk", "decrypt")
+
+
+def client_buffers(rows: int) -> int:
+    """Buffers an engine needs to run every client program (:data:`CLIENT_PROGRAMS`; key_setup
+    needs fewer) at ``rows`` primes with one working set."""
+    return max(min_buffers(p, rows) for p in CLIENT_PROGRAMS)
 
 
 def min_buffers(program: str, rows: int) -> int:

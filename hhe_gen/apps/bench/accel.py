@@ -24,6 +24,7 @@ import math
 import random
 
 from hhe_gen.apps.bench import bench_case
+from hhe_gen.apps.generate_accel import DEFAULT_SLOT_FORMAT, client_engine
 
 DNA_HHE = {"encrypt_pk": 358_000, "encrypt_sk": None, "decrypt": 58_000}
 """DNA-HHE (Kintex-7, 200 MHz, 2 butterflies): m-to-ct 1.79 ms, ct-to-m 0.29 ms, in cycles."""
@@ -32,12 +33,7 @@ TARGETS = {("encrypt_pk", 2): 286_000, ("encrypt_sk", 2): 120_000, ("decrypt", 2
            ("encrypt_pk", 8): 107_000}
 """The issue's cycle goals (N = 2^13, 3 x 54): (program, lanes) -> cycles."""
 
-SLOT_FORMAT = (38, 36)
-"""The slot format of the benchmarked engines (W, F): >= 30 mean bits at N = 2^13 (bench fft)."""
-
-WINDOW = 16
-NTT = {"twiddles": "otf"}
-"""The NTT unit's options: twiddles on the fly (a ROM per prime does not fit at N = 2^13)."""
+SLOT_FORMAT = DEFAULT_SLOT_FORMAT
 
 
 def _slots(n: int, seed: int) -> list[complex]:
@@ -45,18 +41,10 @@ def _slots(n: int, seed: int) -> list[complex]:
     return [cmath.rect(math.sqrt(rng.random()), rng.random() * 2 * math.pi) for _ in range(n)]
 
 
-def engine_buffers(params) -> int:
-    """Buffers for every client program at the top level with one working set."""
-    from hhe_gen.engine import programs
-    rows = len(params.moduli)
-    return max(programs.min_buffers(p, rows) for p in ("encrypt_pk", "encrypt_sk", "decrypt"))
-
-
 def program_cycles(params: str = "toy", lanes: int = 2, program: str = "encrypt_pk", ooo: bool = True,
                    level=None, cycles_per_beat: int = 1, latency: int = 8, fmt=SLOT_FORMAT) -> dict:
     """Run ``program`` on the RTL engine in Verilator (module docstring); its metrics."""
     from hhe_gen.cores.engine import isa
-    from hhe_gen.cores.engine.engine import Engine
     from hhe_gen.engine import memory_map, programs
     from hhe_gen.engine.model import EngineModel
     from hhe_gen.models import ckks, ckks_fixed
@@ -66,11 +54,8 @@ def program_cycles(params: str = "toy", lanes: int = 2, program: str = "encrypt_
     from hhe_gen.sim.memory import MemoryModel
 
     p = preset(params)
-    fmt = FixedPointFormat(*fmt)
-    buffers = engine_buffers(p)
-    engine = Engine.for_params(p, lanes=lanes, buffers=buffers, ooo=ooo, window=WINDOW, ntt=NTT,
-                               codec={"fmt": fmt})
-    shape = engine.shape
+    engine = client_engine(p, lanes, ooo=ooo, fmt=fmt)
+    shape, fmt = engine.shape, FixedPointFormat(*fmt)
     layout = memory_map.MemoryMap.for_params(p)
     keys = ckks.keygen(p, seed=1)
     z = _slots(p.slots, 2)
@@ -114,12 +99,8 @@ def program_cycles(params: str = "toy", lanes: int = 2, program: str = "encrypt_
 
 def memory_plan(params: str = "dna-hhe", lanes: int = 2, device: str = "LFE5UM5G-85F", fmt=SLOT_FORMAT) -> dict:
     """Block RAMs of the engine (buffers for every client program, the units' memories)."""
-    from hhe_gen.cores.engine.engine import Engine
-    from hhe_gen.models.fft import FixedPointFormat
     from hhe_gen.params import preset
-    p = preset(params)
-    engine = Engine.for_params(p, lanes=lanes, buffers=engine_buffers(p), window=WINDOW, ntt=NTT,
-                               codec={"fmt": FixedPointFormat(*fmt)})
+    engine = client_engine(preset(params), lanes, fmt=fmt)
     plan = engine.memory_plan(device=device)
     parts = plan.by_owner()
     return {"buffers": engine.shape.buffers, "dp16kd": plan.dp16kd, "bram36": plan.bram36, "left": plan.left,

@@ -4,6 +4,11 @@ from .common import SEED_RULE, int_list
 
 
 def cmd_generate(args):
+    if args.core == "accel":
+        return _generate_accel(args)
+    if args.n is None:
+        from hhe_gen.params.errors import ParameterError
+        raise ParameterError("--n", None, f"a ring degree (required for generate {args.core})")
     if args.core != "ntt":
         return _generate_fft(args)
     from hhe_gen.apps.generate import generate_ntt
@@ -12,7 +17,7 @@ def cmd_generate(args):
     check_ring_degree(args.n, "--n")   # the NTT core's N rule, before any prime search
     primes = int_list(args.primes, "--primes") if args.primes else None
     res = generate_ntt(args.n, args.lanes, args.output, bits=args.bits, count=args.count, primes=primes,
-                       reducer=args.reducer, banking=args.banking, twiddles=args.twiddles, arch=args.arch,
+                       reducer=args.reducer, banking=args.banking, twiddles=args.twiddles or "rom", arch=args.arch,
                        direction=args.direction, latency=args.latency, target=args.target, vectors=args.vectors,
                        seed=args.seed, name=args.name, keep_src=args.keep_src)
     m = res["manifest"]
@@ -39,7 +44,9 @@ def _generate_fft(args):
     from hhe_gen.apps.generate_fft import generate_fft
     from hhe_gen.apps.report import console, print_table
     primes = int_list(args.primes, "--primes") if args.primes else None
-    res = generate_fft(args.core, args.n, args.lanes, args.output, width=args.width, frac_bits=args.frac_bits,
+    res = generate_fft(args.core, args.n, args.lanes, args.output,
+                       width=29 if args.width is None else args.width,
+                       frac_bits=26 if args.frac_bits is None else args.frac_bits,
                        rounding=args.rounding, log_scale=args.log_scale, bits=args.bits,
                        count=args.count, primes=primes, latency=args.latency, target=args.target,
                        vectors=args.vectors, seed=args.seed, name=args.name, keep_src=args.keep_src)
@@ -52,24 +59,65 @@ def _generate_fft(args):
     return 0
 
 
+def _generate_accel(args):
+    from hhe_gen.apps.generate_accel import DEFAULT_SLOT_FORMAT, generate_accel
+    from hhe_gen.apps.report import console, print_table
+    from hhe_gen.host.interchange import params_from
+    from hhe_gen.params import DEFAULT_PRESET
+    from hhe_gen.params.errors import ParameterError
+    if args.n is not None:
+        raise ParameterError("--n", args.n, "not used by generate accel: N comes from --params")
+    try:
+        params = params_from(args.params or DEFAULT_PRESET)
+    except ParameterError as exc:
+        raise ParameterError("--params", args.params, exc.allowed) from None
+    fmt = (args.width if args.width is not None else DEFAULT_SLOT_FORMAT[0],
+           args.frac_bits if args.frac_bits is not None else DEFAULT_SLOT_FORMAT[1])
+    res = generate_accel(params, args.lanes, args.output, buffers=args.buffers, window=args.window,
+                         ooo=not args.in_order, fmt=fmt, reducer=args.reducer,
+                         twiddles=args.twiddles or "otf", target=args.target, device=args.device,
+                         name=args.name, keep_src=args.keep_src)
+    m = res["manifest"]
+    par, plan = m["parameters"], m["memory_plan"]
+    rows = [("N, primes", f"{par['n']}, " + " ".join(str(p["q"]) for p in m["primes"])),
+            ("lanes, buffers, window", f"{par['lanes']}, {par['buffers']}, {par['window']} ({par['dispatch']})"),
+            ("slot format W/F", f"{fmt[0]}/{fmt[1]}"),
+            (f"block RAM on {plan['device']}", f"{plan['dp16kd']} DP16KD / {plan['bram36']} BRAM36: "
+             f"{plan['left']} left ({'fits' if plan['fits'] else 'does NOT fit'})"),
+            *[(f"program {k}", f"{v['instructions']} instructions") for k, v in m["programs"].items()],
+            *[(k, v) for k, v in res["paths"].items() if v]]
+    print_table(f"accel {par['preset'] or ''} N={par['n']} P={par['lanes']}", ["item", "value"], rows)
+    console.print(f"written to {args.output}")
+    return 0
+
+
 def register(sub) -> None:
     """Add this module's sub-commands to the ``hhe-gen`` parser."""
     p = sub.add_parser("generate", help="write a core's Verilog, JSON manifest and model test vectors")
-    p.add_argument("core", choices=["ntt", "ifft", "fft", "encoder", "decoder"], help="the core to generate")
-    p.add_argument("--n", type=int, required=True, help="ring degree N (NTT 2^3 .. 2^16; FFT/codec 2^4 .. 2^16)")
+    p.add_argument("core", choices=["ntt", "ifft", "fft", "encoder", "decoder", "accel"],
+                   help="the core to generate (accel: the whole CKKS client engine with its programs)")
+    p.add_argument("--n", type=int, help="ring degree N (NTT 2^3 .. 2^16; FFT/codec 2^4 .. 2^16; "
+                   "not for accel)")
+    p.add_argument("--params", help="accel: preset name or parameters JSON file (default: dna-hhe)")
+    p.add_argument("--buffers", type=int, help="accel: polynomial buffers (default: what every client "
+                   "program needs at the top level)")
+    p.add_argument("--window", type=int, default=16, help="accel: task window entries (default 16)")
+    p.add_argument("--in-order", action="store_true", help="accel: in-order dispatch (default out-of-order)")
+    p.add_argument("--device", default="LFE5UM5G-85F", help="accel: the part of the block-RAM plan")
     p.add_argument("--lanes", type=int, default=2, help="butterfly lanes P (power of two)")
     p.add_argument("--bits", type=int, help="prime width (search --count primes of the reducer's form)")
     p.add_argument("--count", type=int, default=1, help="number of primes to search")
     p.add_argument("--primes", help="explicit primes, comma-separated (instead of --bits/--count)")
     p.add_argument("--reducer", default="barrett", help="barrett | montgomery | special-barrett | ntt-montgomery")
     p.add_argument("--banking", default="dual", help="dual | single")
-    p.add_argument("--twiddles", default="rom", help="rom | otf (two small tables per prime and lane)")
+    p.add_argument("--twiddles", help="rom | otf (two small tables per prime and lane); default rom, "
+                   "accel otf")
     p.add_argument("--arch", default="iterative", help="NTT: iterative | sdf | mdc (pipelined, N/P cycles "
                    "per polynomial)")
     p.add_argument("--direction", default="both", help="sdf/mdc: both | forward | inverse (a pipelined core "
                    "has one direction: both writes <name>_fwd and <name>_inv)")
-    p.add_argument("--width", type=int, default=29, help="FFT/codec: fixed-point width W")
-    p.add_argument("--frac-bits", type=int, default=26, help="FFT/codec: fraction bits")
+    p.add_argument("--width", type=int, help="FFT/codec/accel: fixed-point width W (default 29, accel 38)")
+    p.add_argument("--frac-bits", type=int, help="FFT/codec/accel: fraction bits (default 26, accel 36)")
     p.add_argument("--rounding", default="half-up", help="FFT/codec: half-up | half-even")
     p.add_argument("--log-scale", type=int, help="encoder/decoder: Delta = 2^log_scale")
     p.add_argument("--latency", type=int, help="butterfly latency (default: the butterfly's)")

@@ -1,0 +1,120 @@
+"""``hhe-gen generate accel``: the accelerator engine's Verilog, its manifest and its program images.
+
+    hhe-gen generate accel --params dna-hhe --lanes 2 [--buffers B] [--window W] [--in-order]
+                           [--width W --frac-bits F] [--reducer KIND] [--twiddles otf|rom]
+                           [--target ecp5|xilinx|generic] [--device PART] [--name NAME] -o DIR
+
+Writes into DIR:
+
+- ``<name>.v``: the engine (:class:`hhe_gen.cores.engine.engine.Engine`: task manager, buffers,
+  memory / sampling / NTT / pointwise / codec units), reproducible (no absolute paths unless
+  ``--keep-src``);
+- ``<name>.json``: the manifest: parameters and primes, the port table, the instruction set
+  (word fields, opcodes, error causes, the engine's shape), the memory map of the programs, the
+  block-RAM plan against ``--device`` and the programs with their files;
+- ``programs/<program>.s`` (commented assembly with its memory map) and ``programs/<program>.hex``
+  (``$readmemh`` image, one 64-bit word per line) for key_setup, encrypt_pk, encrypt_sk and
+  decrypt at the top level.
+
+The instruction set and the programs are documented in docs/isa.md, the engine in docs/engine.md.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hhe_gen.params.errors import ParameterError
+
+__all__ = ["DEFAULT_SLOT_FORMAT", "client_engine", "generate_accel"]
+
+DEFAULT_SLOT_FORMAT = (38, 36)
+"""The slot format (W, F) of a generated accelerator: >= 30 mean bits of precision at N = 2^13
+(29 / 26 gives 20.6; ``hhe-gen bench fft``)."""
+
+
+def client_engine(params, lanes: int = 2, *, buffers: int | None = None, window: int = 16, ooo: bool = True,
+                  fmt=DEFAULT_SLOT_FORMAT, reducer: str = "barrett", twiddles: str = "otf",
+                  target: str = "ecp5"):
+    """The engine of a CKKS client accelerator for ``params``: enough buffers for every client
+    program at the top level (:func:`hhe_gen.engine.programs.client_buffers`), the parameter set's
+    primes and scale built in, twiddles on the fly."""
+    from hhe_gen.cores.engine.engine import Engine
+    from hhe_gen.engine.programs import client_buffers
+    from hhe_gen.models.fft import FixedPointFormat
+    buffers = client_buffers(len(params.moduli)) if buffers is None else buffers
+    return Engine.for_params(params, lanes=lanes, buffers=buffers, window=window, ooo=ooo, target=target,
+                             ntt=dict(kind=reducer, twiddles=twiddles), pointwise=dict(kind=reducer),
+                             codec={"fmt": FixedPointFormat(*fmt)})
+
+
+def _isa_section(engine) -> dict:
+    from hhe_gen.cores.engine import isa
+    shape = engine.shape
+    return {
+        "word_bits": isa.WORD_BITS,
+        "fields": [{"name": f.name, "low": f.low, "width": f.width, "meaning": f.meaning} for f in isa.FIELDS],
+        "opcodes": [{"mnemonic": i.mnemonic, "code": i.code, "unit": i.unit.name.lower(), "summary": i.summary,
+                     "accepted": i.requires == isa.Unit.NONE or i.requires in shape.units}
+                    for i in isa.OPCODES.values()],
+        "error_causes": {c.name.lower(): int(c) for c in isa.ErrorCause},
+        "shape": {"buffers": shape.buffers, "slots": shape.slots, "log_scale": shape.log_scale,
+                  "primes": [{"id": i, "q": q} for i, q in enumerate(shape.primes)],
+                  "units": sorted(u.name.lower() for u in shape.units)},
+        "doc": "docs/isa.md",
+    }
+
+
+def generate_accel(params, lanes: int, out_dir, *, buffers: int | None = None, window: int = 16,
+                   ooo: bool = True, fmt=DEFAULT_SLOT_FORMAT, reducer: str = "barrett", twiddles: str = "otf",
+                   target: str = "ecp5", device: str = "LFE5UM5G-85F", name: str | None = None,
+                   keep_src: bool = False) -> dict:
+    """Generate the accelerator for ``params`` (a :class:`~hhe_gen.params.ckks.CKKSParams`); returns
+    ``{"paths": {...}, "manifest": {...}}`` (module docstring)."""
+    from hhe_gen.engine import asm, programs
+    from hhe_gen.engine.memory_map import MemoryMap
+    from hhe_gen.flow.verilog import check_name, write_core
+    from hhe_gen.params.ckks import CKKSParams
+    if not isinstance(params, CKKSParams):
+        raise ParameterError("params", params, "a hhe_gen.params.CKKSParams")
+    name = check_name(name or f"hhe_accel_n{params.n}_p{lanes}")
+    engine = client_engine(params, lanes, buffers=buffers, window=window, ooo=ooo, fmt=fmt, reducer=reducer,
+                           twiddles=twiddles, target=target)
+    shape, layout = engine.shape, MemoryMap.for_params(params)
+    out = Path(out_dir)
+    plan = engine.memory_plan(device=device)
+    made, listing = {}, {}
+    for prog_name in programs.PROGRAMS:
+        prog = getattr(programs, prog_name)(params, shape, layout=layout)
+        made[prog_name] = prog
+        listing[prog_name] = {"asm": f"programs/{prog_name}.s", "image": f"programs/{prog_name}.hex",
+                              "instructions": len(prog.words), "notify": prog.notify, "rows": prog.rows,
+                              "buffers_used": prog.allocation.used}
+    manifest = {
+        "core": "accel",
+        "parameters": {"preset": params.name, "n": params.n, "log_scale": params.log_scale, "lanes": lanes,
+                       "buffers": shape.buffers, "slots": shape.slots, "window": window,
+                       "dispatch": "out-of-order" if ooo else "in-order", "word_bits": engine.word_bits,
+                       "slot_format": {"width": fmt[0], "frac_bits": fmt[1]}, "reducer": reducer,
+                       "twiddles": twiddles, "target": target},
+        "primes": [{"index": i, "q": q, "bits": q.bit_length()} for i, q in enumerate(params.moduli)],
+        "interface": {
+            "i_instr": "stream of 64-bit instruction words (docs/isa.md)",
+            "mem": "memory-master port: cmd (addr, count, write), wdata / rdata beats of 64 bits with last "
+                   "(cores/engine/memory_port.py)",
+            "abort": "soft reset: clears the queue, the window, every unit and the error",
+            "status": "busy, error, error_cause, error_position, notify, notify_code, cycle",
+            "completed": "one lane per unit: valid, position, unit, dispatched, finished (per-task cycles)",
+        },
+        "isa": _isa_section(engine),
+        "memory_map": [{"region": r, "row": i, "address": a} for r, i, a in layout.describe()],
+        "memory_plan": {**plan.summary(), "memories": plan.rows()},
+        "programs": listing,
+    }
+    paths = write_core(engine, name, out, manifest, keep_src=keep_src)
+    folder = out / "programs"
+    folder.mkdir(exist_ok=True)
+    for prog_name, prog in made.items():
+        (folder / f"{prog_name}.s").write_text(prog.text)
+        asm.write_image(folder / f"{prog_name}.hex", prog.words)
+        paths[prog_name] = folder / f"{prog_name}.hex"
+    return {"paths": {k: str(v) if v else None for k, v in paths.items()}, "manifest": manifest}

@@ -1,0 +1,83 @@
+"""``hhe-gen generate accel``: the engine's Verilog, manifest and program images.
+
+The images written are the programs of hhe_gen.engine.programs for the engine's shape (read back
+with the assembler's image reader), they run on the RTL engine of the same configuration to the ISA
+model's memory, the manifest's port table, instruction fields and memory map agree with the
+specification (docs/isa.md: a 64-bit word, opcode in bits 58..63), and bad options are refused
+naming the option."""
+
+import json
+
+import pytest
+
+from hhe_gen.apps.cli import main
+from hhe_gen.apps.generate_accel import client_engine
+from hhe_gen.engine import asm, memory_map, programs
+from hhe_gen.engine.model import EngineModel
+from hhe_gen.models import ckks
+from hhe_gen.models.fft import FixedPointFormat
+from hhe_gen.params import preset
+from hhe_gen.sim.engine import run_engine
+from hhe_gen.sim.memory import MemoryModel
+
+TOY = preset("toy")
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory):
+    out = tmp_path_factory.mktemp("accel")
+    assert main(["generate", "accel", "--params", "toy", "--lanes", "2", "-o", str(out)]) == 0
+    return out, json.loads((out / "hhe_accel_n64_p2.json").read_text())
+
+
+def test_manifest(generated):
+    out, man = generated
+    ports = {p["name"]: p for p in man["ports"]}
+    assert ports["i_instr__payload"]["width"] == 64 and ports["i_instr__payload"]["dir"] == "in"
+    assert ports["mem__rdata__payload"]["dir"] == "in" and ports["mem__cmd__valid"]["dir"] == "out"
+    fields = {f["name"]: (f["low"], f["width"]) for f in man["isa"]["fields"]}
+    assert fields["opcode"] == (58, 6) and fields["imm"] == (0, 32)
+    assert man["parameters"]["buffers"] == 8            # encrypt_pk's R + 6 at R = 2
+    assert [p["q"] for p in man["primes"]] == list(TOY.moduli)
+    layout = memory_map.MemoryMap.for_params(TOY)
+    assert {(r["region"], r["row"]): r["address"] for r in man["memory_map"]}[("c1", 1)] == layout.address("c1", 1)
+    assert man["memory_plan"]["fits"] and (out / man["verilog"]["file"]).exists()
+    assert "module hhe_accel_n64_p2" in (out / "hhe_accel_n64_p2.v").read_text()
+
+
+def test_images_are_the_programs_and_run(generated):
+    out, man = generated
+    engine = client_engine(TOY, 2)
+    shape = engine.shape
+    for name in programs.PROGRAMS:
+        want = getattr(programs, name)(TOY, shape).words
+        assert asm.read_image(out / man["programs"][name]["image"]) == list(want)
+        assert asm.assemble((out / man["programs"][name]["asm"]).read_text(), shape) == list(want)
+    layout = memory_map.MemoryMap.for_params(TOY)
+    mem = {}
+    memory_map.write_keys(mem, layout, TOY, ckks.keygen(TOY, seed=4))
+    memory_map.write_seed(mem, layout, 8)
+    fmt = FixedPointFormat(38, 36)
+    memory_map.write_slots(mem, layout, [0.5j, -0.25, 0.75 + 0.125j], fmt)
+    model = EngineModel(shape, TOY.n, fmt=fmt)
+    model.memory = mem
+    model.run(asm.read_image(out / "programs" / "key_setup.hex"))
+    mem = dict(model.memory)
+    words = asm.read_image(out / "programs" / "encrypt_sk.hex")
+    model.run(words)
+    run = run_engine(engine, words, MemoryModel(mem))
+    assert run.error_cause == 0 and [c for _, c in run.notifies] == [3]
+    assert all(run.memory.words.get(a, 0) == v for a, v in model.memory.items())
+
+
+@pytest.mark.parametrize("argv, option", [
+    (["--n", "64"], "--n"),
+    (["--lanes", "3"], "lanes"),
+    (["--width", "70"], "width"),
+    (["--buffers", "4"], "buffers"),
+    (["--params", "nosuch"], "params"),
+])
+def test_bad_options(tmp_path, capsys, argv, option):
+    assert main(["generate", "accel", "--params", "toy", *argv, "-o", str(tmp_path / "x")]) == 2
+    err = capsys.readouterr().err
+    assert option in err and "Traceback" not in err
