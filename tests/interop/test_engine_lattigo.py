@@ -81,3 +81,53 @@ def test_rtl_decrypts_lattigo_ciphertexts(lattigo_peer, setup):
     prec = ckks.precision_bits(z, slots)
     print(f"\nLattigo encrypt -> RTL decrypt: {prec['mean_bits']:.2f} mean bits")
     assert prec["mean_bits"] > 10
+
+
+# -- N = 2^13, 3 x 54 bits, Delta = 2^50, in Verilator (slow) ---------------------------------------
+@pytest.mark.slow
+@pytest.mark.toolchain
+def test_dna_hhe_rtl_and_lattigo_both_ways(lattigo_peer):
+    """The generated client accelerator (client_engine: slot format 38/36) at the DNA-HHE set:
+    Lattigo decrypts the RTL's pk- and sk-mode ciphertexts with >= 30 mean bits, and the RTL's
+    decrypt turns Lattigo's ciphertext into slots with >= 30 mean bits (a Verilator build ~1-3 min,
+    each program 30-130 s)."""
+    from hhe_gen.apps.generate_accel import client_engine
+    from hhe_gen.models.fft import FixedPointFormat
+    from hhe_gen.sim.engine_verilator import verilate_engine
+
+    params = preset("dna-hhe")
+    fmt = FixedPointFormat(38, 36)
+    shape = client_engine(params, 2).shape
+    keys = ckks.keygen(params, seed=31)
+    layout = memory_map.MemoryMap.for_params(params)
+    mem = {}
+    memory_map.write_keys(mem, layout, params, keys)
+    model = EngineModel(shape, params.n, fmt=fmt)
+    model.memory = mem
+    model.run(programs.key_setup(params, shape, layout=layout).words)
+    base = dict(model.memory)
+    rng = random.Random(5)
+    z = [cmath.rect(rng.random(), rng.random() * 2 * math.pi) for _ in range(params.slots)]
+    for name in ("encrypt_pk", "encrypt_sk"):
+        mem = dict(base)
+        memory_map.write_seed(mem, layout, 17)
+        memory_map.write_slots(mem, layout, z, fmt)
+        run = verilate_engine(client_engine(params, 2), getattr(programs, name)(params, shape, layout=layout).words,
+                              MemoryModel(mem))
+        assert run.error_cause == 0
+        ct = memory_map.read_ciphertext(run.memory.words, layout, params)
+        got = lattigo_peer.decrypt(params.interchange(), keys.sk, ct.to_json())
+        prec = ckks.precision_bits(z, slots_from_json(got))
+        print(f"\nRTL {name} (N = 2^13) -> Lattigo decrypt: {prec['mean_bits']:.2f} mean bits")
+        assert prec["mean_bits"] >= 30
+    ct = ckks.Ciphertext.from_json(lattigo_peer.encrypt(params.interchange(), slots_json(z), seed=6, sk=keys.sk),
+                                   params)
+    mem = dict(base)
+    memory_map.write_ciphertext(mem, layout, params, ct)
+    run = verilate_engine(client_engine(params, 2), programs.decrypt(params, shape, layout=layout).words,
+                          MemoryModel(mem))
+    assert run.error_cause == 0
+    slots = memory_map.read_slots(run.memory.words, layout, fmt, 54)
+    prec = ckks.precision_bits(z, slots)
+    print(f"\nLattigo encrypt (N = 2^13) -> RTL decrypt: {prec['mean_bits']:.2f} mean bits")
+    assert prec["mean_bits"] >= 30

@@ -12,6 +12,7 @@
   lanes, DNA-HHE's 1.79 ms at 60 MHz for 8 lanes), ``dna_hhe`` DNA-HHE's own cycles at 200 MHz.
   ``ntt_busy`` is the share of the run the NTT unit was busy (the bottleneck of m-to-ct).
 * ``plan-*`` (quick): the block-RAM plan (:meth:`hhe_gen.cores.engine.engine.Engine.memory_plan`).
+* ``area-*``: Yosys area, ECP5 and Xilinx 7 (:func:`area`).
 
 The N = 2^13 cases are not quick: a Verilator build of a configuration takes 1 - 5 minutes (cached
 afterwards), a run 30 - 130 s on this 2-core machine.
@@ -107,6 +108,24 @@ def memory_plan(params: str = "dna-hhe", lanes: int = 2, device: str = "LFE5UM5G
             **{f"{k}_dp16kd": v["dp16kd"] for k, v in parts.items() if v["dp16kd"]}}
 
 
+def area(params: str = "dna-hhe", lanes: int = 2) -> dict:
+    """Yosys area of the client accelerator (the engine with every unit): ECP5 (``synth_ecp5``,
+    Yosys only: it does not place on an 85F while its block RAM does not fit) and Xilinx 7
+    (``synth_xilinx``)."""
+    from hhe_gen.cores.unused import mark_unused
+    from hhe_gen.flow.synth import synth_ecp5, synth_xilinx
+    from hhe_gen.params import preset
+    p = preset(params)
+    name = f"hhe_accel_{params.replace('-', '_')}_p{lanes}"
+    engine = client_engine(p, lanes)
+    mark_unused(engine)
+    ecp5 = synth_ecp5(engine, name=name, timeout=4 * 3600, place_and_route=False)
+    xc7 = synth_xilinx(client_engine(p, lanes, target="xilinx"), name=name, timeout=4 * 3600)
+    out = {k: ecp5.get(k) for k in ("LUT4", "FF", "MULT18X18D", "DP16KD")}
+    out.update({f"xc7_{k}": xc7.get(k) for k in ("LUT", "FF", "DSP48E1", "RAMB18", "RAMB36")})
+    return out
+
+
 def _cases():
     bench_case("accel", "cycles-toy-pk", quick=True, params="toy", program="encrypt_pk")(program_cycles)
     bench_case("accel", "cycles-toy-decrypt", quick=True, params="toy", program="decrypt")(program_cycles)
@@ -124,6 +143,8 @@ def _cases():
                program="encrypt_pk", cycles_per_beat=4)(program_cycles)
     for lanes in (2, 8):
         bench_case("accel", f"plan-dna-hhe-{lanes}lanes", quick=True, lanes=lanes)(memory_plan)
+        bench_case("accel", f"area-dna-hhe-{lanes}lanes", quick=False, lanes=lanes)(area)
+    bench_case("accel", "area-toy", quick=False, params="toy")(area)
 
 
 _cases()
