@@ -134,11 +134,17 @@ def test_bench_models_writes_json_and_table(tmp_path, capsys):
     assert "hhe-gen bench" in capsys.readouterr().out
 
 
-def test_demo_runs_on_the_model(tmp_path, monkeypatch, capsys):
+def test_demo_runs_the_accelerator(tmp_path, monkeypatch, capsys):
+    """The demo at the toy set (README command 1 runs it at DNA-HHE's): the accelerator generated,
+    encrypt_pk and decrypt on its RTL equal to the ISA model, the precision of the toy set's
+    Delta = 2^20 (Lattigo and the model at this set: tests/interop)."""
     monkeypatch.chdir(tmp_path)
-    assert main(["demo", "--no-lattigo"]) == 0
+    assert main(["demo", "--no-lattigo", "--preset", "toy"]) == 0
     report = json.loads((tmp_path / "out" / "demo.json").read_text())
-    assert report["model_decrypt"]["mean_bits"] >= 30 and report["rubato"]["max_abs_error"] < 2**-10
+    assert report["accelerator"]["equal_to_model"] and report["accelerator"]["cycles"]["encrypt_pk"] > 100
+    assert (tmp_path / "out" / "accel" / "programs" / "encrypt_pk.hex").exists()
+    assert report["rtl_decrypt"]["mean_bits"] >= 10 and report["model_decrypt"]["mean_bits"] >= 10
+    assert report["rubato"]["max_abs_error"] < 2**-10
     assert report["rubato_rtl"]["equal_to_model"] and report["rubato_rtl"]["lanes"] == 2
     assert "demo OK" in capsys.readouterr().out
 

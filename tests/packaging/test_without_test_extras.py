@@ -35,7 +35,7 @@ def test_the_blocking_works(tmp_path):
     ("kat", "rubato", "--on", "rtl", str(shipped_kat_files()[0])),
     ("params", "toy"),
     ("generate", "ntt", "--n", "16", "--lanes", "2", "--bits", "20", "-o", "out"),
-    ("demo", "--no-lattigo"),
+    ("demo", "--no-lattigo", "--preset", "toy"),
 ], ids=["kat", "kat-rtl", "params", "generate", "demo"])
 def test_command_runs_without_pytest(argv, tmp_path):
     res = _run(*argv, cwd=tmp_path)

@@ -254,3 +254,76 @@ def test_pieced_twiddle_rom(monkeypatch, n, lanes, banking):
     rng = random.Random(n + lanes)
     jobs = _jobs(n, qs, rng)
     _check(dut, jobs, simulate(dut, jobs), qs)
+
+
+@pytest.mark.parametrize("n,lanes,banking", [(8, 4, "dual"), (16, 2, "single")])
+def test_otf_twiddles_one_prime(n, lanes, banking):
+    """twiddles="otf" with a single prime (no ``sel`` to route to the twiddle multipliers):
+    outputs and cycles as documented, forward and inverse."""
+    qs = ntt_primes(n, 24, 1)
+    dut = IterativeNtt(n, lanes, qs, twiddles="otf", banking=banking)
+    assert dut.tw_latency >= 1 and dut.depth == dut.butterfly_latency + 4 + dut.tw_latency + dut.out_regs
+    jobs = _jobs(n, qs, random.Random(n * lanes))
+    _check(dut, jobs, simulate(dut, jobs), qs)
+
+
+def test_busy():
+    """``busy``: low while idle (before the first command, between commands, after the last),
+    high from the cycle after a command is accepted up to and including the cycle of ``done``
+    (the last output beat's handshake), with random gaps on both streams; outputs still the model's."""
+    from amaranth.sim import Simulator
+
+    n, lanes = 16, 4
+    qs = ntt_primes(n, 20, 2)
+    dut = IterativeNtt(n, lanes, qs)
+    rng = random.Random(11)
+    jobs = _jobs(n, qs, rng, corners=False)[:3]
+    outputs, trace = [], []         # trace: (busy, phase) per cycle
+
+    async def bench(ctx):
+        async def tick(phase):
+            trace.append((ctx.get(dut.busy), phase))
+            await ctx.tick()
+
+        for _ in range(3):
+            await tick("idle")
+        for job in jobs:
+            ctx.set(dut.cmd.payload.inverse, int(job.inverse))
+            ctx.set(dut.cmd.payload.sel, job.sel)
+            ctx.set(dut.cmd.valid, 1)
+            assert ctx.get(dut.cmd.ready)
+            await tick("idle")                  # the command is accepted at this edge
+            ctx.set(dut.cmd.valid, 0)
+            for b in range(dut.beats):
+                while rng.random() < 0.3:
+                    ctx.set(dut.i_stream.valid, 0)
+                    await tick("busy")
+                ctx.set(dut.i_stream.payload, job.poly[b * lanes:(b + 1) * lanes])
+                ctx.set(dut.i_stream.valid, 1)
+                while not ctx.get(dut.i_stream.ready):
+                    await tick("busy")
+                await tick("busy")
+            ctx.set(dut.i_stream.valid, 0)
+            out, done = [], False
+            while not done:
+                ready = rng.random() < 0.7
+                ctx.set(dut.o_stream.ready, int(ready))
+                if ready and ctx.get(dut.o_stream.valid):
+                    out += list(ctx.get(dut.o_stream.payload))
+                done = ctx.get(dut.done)
+                await tick("busy")
+            ctx.set(dut.o_stream.ready, 0)
+            outputs.append(out)
+            for _ in range(2):
+                await tick("idle")
+                assert ctx.get(dut.cmd.ready)
+
+    sim = Simulator(dut)
+    sim.add_clock(1e-6)
+    sim.add_testbench(bench)
+    sim.run()
+    for job, out in zip(jobs, outputs):
+        q = qs[job.sel]
+        assert out == (intt(job.poly, q) if job.inverse else ntt(job.poly, q))
+    assert len(outputs) == len(jobs)
+    assert [busy for busy, _ in trace] == [int(phase == "busy") for _, phase in trace]

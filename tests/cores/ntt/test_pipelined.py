@@ -226,3 +226,197 @@ def test_bench_cases():
     assert res["butterflies"] == 12
     mdc = pipelined_cycles("mdc", 12, 2)
     assert mdc["cycles_per_poly"] == 2048 and mdc["butterflies"] == 12
+
+
+# -- the SDF feedback loop (a temporal stage with d > L), reset, resource report ----------------------
+def _loop_stages(dut):
+    """The temporal stages built as the SDF loop: distance d = 2^p beats > L."""
+    return [st for st in dut.stages if st.kind == "temporal" and 1 << st.time_pos > dut.butterfly_latency]
+
+
+def _beats(dut, polys):
+    """The input stream of ``polys``: per beat (data, sel); sel counts on a polynomial's first beat
+    only, the others carry a different one on purpose."""
+    P, nsel = dut.lanes, len(dut.moduli)
+    return [(poly[b * P:(b + 1) * P], sel if b == 0 else (sel + 1) % nsel)
+            for poly, sel in polys for b in range(dut.beats)]
+
+
+def _run_bounded(dut, polys, cycles, *, before=None):
+    """Full rate for exactly ``cycles`` cycles (input valid until every beat of ``polys`` is taken,
+    output always ready), the core inside a module with its own sync domain.  With ``before`` (a
+    list of input beats (data, sel)) those beats go first, then the input is not valid for one
+    cycle in which the domain's reset is high, then ``polys``.  Bounded, unlike
+    simulate_pipelined: a core that loses output beats ends the run with too few of them instead
+    of waiting for them forever.  Returns the cycles the beats of ``polys`` were taken, the reset
+    cycle (None without ``before``) and every valid output beat as (cycle, data list, sel, last)."""
+    from amaranth.hdl import ClockDomain, Module
+    from amaranth.sim import Simulator
+
+    top = Module()
+    top.domains.sync = cd = ClockDomain("sync")
+    top.submodules.dut = dut
+    P = dut.lanes
+    in_cycles, outs, reset = [], [], []
+
+    async def producer(ctx):
+        cycle = 0
+
+        async def send(beats, taken):
+            nonlocal cycle
+            for data, sel in beats:
+                ctx.set(dut.i_stream.payload.data, data)
+                ctx.set(dut.i_stream.payload.sel, sel)
+                ctx.set(dut.i_stream.valid, 1)
+                while True:
+                    _, _, ready = await ctx.tick().sample(dut.i_stream.ready)     # before the edge
+                    cycle += 1
+                    if ready:
+                        taken.append(cycle - 1)
+                        break
+            ctx.set(dut.i_stream.valid, 0)
+
+        if before is not None:
+            await send(before, [])
+            ctx.set(cd.rst, 1)
+            await ctx.tick()
+            ctx.set(cd.rst, 0)
+            reset.append(cycle)
+            cycle += 1
+        await send(_beats(dut, polys), in_cycles)
+
+    async def consumer(ctx):
+        ctx.set(dut.o_stream.ready, 1)
+        for cycle in range(cycles):
+            _, _, valid, payload = await ctx.tick().sample(dut.o_stream.valid, dut.o_stream.payload)
+            if valid:
+                outs.append((cycle, [int(payload.data[p]) for p in range(P)], int(payload.sel),
+                             int(payload.last)))
+
+    sim = Simulator(top)
+    sim.add_clock(1e-6)
+    sim.add_testbench(producer)
+    sim.add_testbench(consumer)
+    sim.run()
+    return in_cycles, (reset[0] if reset else None), outs
+
+
+def _check_back_to_back(dut, polys, outs, first_out, qs):
+    """``outs`` (from _run_bounded) are exactly the polynomials' N/P beats each, one per cycle
+    from ``first_out`` on, equal to the model, with each polynomial's sel and last on its final beat."""
+    beats = dut.beats
+    assert len(outs) == len(polys) * beats, f"{len(outs)} valid output beats, {len(polys) * beats} expected"
+    assert [c for c, _, _, _ in outs] == list(range(first_out, first_out + len(outs)))
+    for i, (poly, sel) in enumerate(polys):
+        chunk = outs[i * beats:(i + 1) * beats]
+        got = dut.to_model_order([v for _, data, _, _ in chunk for v in data])
+        assert got == (intt(poly, qs[sel]) if dut.inverse else ntt(poly, qs[sel])), f"polynomial {i}"
+        assert {s for _, _, s, _ in chunk} == {sel}
+        assert [la for _, _, _, la in chunk] == [0] * (beats - 1) + [1]
+
+
+@pytest.mark.parametrize("inverse,threshold", [(False, 16), (True, 4)])
+def test_sdf_feedback_loop(inverse, threshold):
+    """SDF N = 32, P = 1: the first forward (last inverse) stage has d = 16 > L, the SDF loop
+    (a d - L word line closed through the butterfly that also carries the valid / sel tag; in
+    registers at threshold 16, a memory at threshold 4), which the small cases above never build.
+    Forward and inverse: bit-exact, back to back at full rate with the documented latency (in a
+    bounded run, so a loop that loses its beats fails rather than hangs), then with random gaps."""
+    n = 32
+    qs = ntt_primes(n, 20, 2)
+    dut = PipelinedNtt(n, 1, qs, inverse=inverse, memory_threshold=threshold)
+    assert [1 << st.time_pos for st in _loop_stages(dut)] == [16]
+    assert dut.latency == _latency_formula(dut)
+    polys = _polys(n, qs, random.Random(32 + inverse), 2, corners=True)
+    in_cycles, _, outs = _run_bounded(dut, polys, len(polys) * n + dut.latency + 2 * n)
+    assert in_cycles == list(range(len(polys) * n))
+    _check_back_to_back(dut, polys, outs, dut.latency, qs)
+    polys = _polys(n, qs, random.Random(7), 2, corners=False)
+    res = _check(dut, polys, simulate_pipelined(dut, polys, in_gaps=0.3, out_gaps=0.3, seed=5), qs)
+    for r in res:
+        assert r.first_out - r.first_in >= dut.latency
+
+
+@pytest.mark.parametrize("inverse,cut", [(False, 48), (True, 112)])
+def test_reset_mid_stream(inverse, cut):
+    """A reset in mid-stream (SDF N = 32, P = 1, its loop line of d - L = 8 words in memory at
+    threshold 4; memories keep their words over a reset) after ``cut`` input beats: 1.5
+    polynomials forward (the loop is the first stage), 3.5 inverse (the loop is the last stage:
+    the data needs about a latency to reach it).  Before the reset the output is a prefix of the
+    model's stream; after it exactly the 2 x N/P beats of the two polynomials sent after it come
+    out, one latency after the first of them, equal to the model - none of the words or valid /
+    sel tags left in the lines before the reset leaks out."""
+    n = 32
+    qs = ntt_primes(n, 20, 2)
+    dut = PipelinedNtt(n, 1, qs, inverse=inverse, memory_threshold=4)
+    assert _loop_stages(dut)
+    rng = random.Random(5 + inverse)
+    polys = [([rng.randrange(1, qs[i % 2]) for _ in range(n)], i % 2) for i in range(6)]
+    early, later = polys[:4], polys[4:]
+    before = _beats(dut, early)[:cut]
+    in_cycles, reset, outs = _run_bounded(dut, later, cut + 1 + 3 * dut.latency + 2 * n, before=before)
+    assert reset == cut
+    assert in_cycles == list(range(reset + 1, reset + 1 + 2 * n))
+    pre = [o for o in outs if o[0] <= reset]                  # taken up to the reset's cycle
+    assert [c for c, _, _, _ in pre] == list(range(dut.latency, dut.latency + len(pre)))
+    stream = [v for poly, sel in early for v in (intt(poly, qs[sel]) if inverse else ntt(poly, qs[sel]))]
+    assert [v for _, data, _, _ in pre for v in data] == stream[:len(pre)]   # SDF: the model's order
+    assert len(pre) == max(0, reset + 1 - dut.latency)
+    _check_back_to_back(dut, later, outs[len(pre):], reset + 1 + dut.latency, qs)
+
+
+def _hardware_storage(dut):
+    """What the elaborated core really instantiates, found by walking its fragment tree: the delay
+    lines as (delay, words, in memory) - a line with a memory stores that memory's depth, one
+    without stores ``delay`` one-word registers - the depths of the other memories (the twiddle
+    ROMs; one-word tables are constants, not memories) and the number of butterflies."""
+    from amaranth.hdl import Fragment
+    from amaranth.lib import memory
+
+    from hhe_gen.cores.arith import Butterfly
+    from hhe_gen.cores.ntt import DelayLine
+
+    def of(frag, cls):
+        return next((o for o in getattr(frag, "origins", None) or () if isinstance(o, cls)), None)
+
+    def subs(frag):
+        return [sub for sub, _, _ in frag.subfragments]
+
+    lines, roms, butterflies = [], [], 0
+    for sub in subs(Fragment.get(dut, None)):
+        if of(sub, DelayLine) is not None:
+            dl = of(sub, DelayLine)
+            mems = [of(x, memory.Memory) for x in subs(sub) if of(x, memory.Memory) is not None]
+            assert len(mems) <= 1
+            lines.append((dl.delay, mems[0].depth if mems else dl.delay, bool(mems)))
+        elif of(sub, memory.Memory) is not None:
+            roms.append(of(sub, memory.Memory).depth)
+        elif of(sub, Butterfly) is not None:
+            butterflies += 1
+    return lines, roms, butterflies
+
+
+@pytest.mark.parametrize("n,lanes,nq,arch,inverse,threshold", [
+    (64, 2, 1, "mdc", False, 16),       # commutator lines of d = 16 = the threshold
+    (32, 1, 2, "sdf", True, 8),         # the SDF loop's line of d - L = 8 = the threshold
+    (16, 1, 1, "sdf", False, 8),        # feed-forward lines of d = 8; one prime: a constant twiddle
+    (32, 4, 1, "mdc", True, 4),
+])
+def test_resources_match_hardware(n, lanes, nq, arch, inverse, threshold):
+    """The resource report (delay_words, memory_delay_words, twiddle_words, butterflies) equals
+    what the elaborated hardware instantiates (counted from its memories and delay lines), in
+    configurations with a delay line exactly ``memory_threshold`` long (a memory of d - 1 words)
+    and with one-word twiddle tables (constants, no ROM)."""
+    dut = PipelinedNtt(n, lanes, ntt_primes(n, 20, nq), arch=arch, inverse=inverse,
+                       memory_threshold=threshold)
+    lines, roms, butterflies = _hardware_storage(dut)
+    assert any(d == threshold for d, _, _ in lines)
+    for d, words, in_memory in lines:
+        assert in_memory == (d >= threshold) and words == (d - 1 if in_memory else d)
+    assert dut.delay_words == sum(w for _, w, _ in lines)
+    assert dut.memory_delay_words == sum(w for _, w, m in lines if m) > 0
+    assert dut.twiddle_words == sum(roms)
+    assert dut.butterflies == butterflies
+    if nq == 1:         # a single prime: the table of the first forward / last inverse stage is psi^+-brv(1)
+        one = [st for st in dut.stages if st.kind != "commutator" and st.k == n.bit_length() - 2]
+        assert [len(t) for t, _ in dut.stage_tables(one[0])[0]] == [1]

@@ -52,3 +52,51 @@ def test_bad():
     with pytest.raises(ParameterError) as err:
         DelayLine(8, 4, memory_threshold=2)
     assert err.value.name == "memory_threshold"
+
+
+@pytest.mark.parametrize("delay,threshold", [(3, 3), (20, 16)])
+def test_clear_after_reset(delay, threshold):
+    """The memory form with ``clear=True`` after a reset in mid-stream: the buffer still holds the
+    words written before the reset (memories are not reset), yet ``o`` is 0 until ``delay``
+    enabled cycles after the reset and then the words written after it (random enable gaps on
+    both sides of the reset)."""
+    from amaranth.hdl import ClockDomain, Module
+
+    dut = DelayLine(12, delay, memory_threshold=threshold, clear=True)
+    assert dut.in_memory
+    top = Module()
+    top.domains.sync = cd = ClockDomain("sync")
+    top.submodules.dut = dut
+    rng = random.Random(delay + 1000)
+    seen = []               # outputs before the reset: the stale words must really be non-zero
+
+    async def bench(ctx):
+        for cycle in range(3 * delay + 10):         # fill the buffer with non-zero words
+            ctx.set(dut.i, rng.randrange(1, 4096))
+            ctx.set(dut.en, int(cycle % 4 != 3))
+            seen.append(ctx.get(dut.o))
+            await ctx.tick()
+        ctx.set(dut.en, 0)
+        ctx.set(cd.rst, 1)
+        await ctx.tick()
+        ctx.set(cd.rst, 0)
+        history = []        # values written in enabled cycles since the reset
+        for _ in range(4 * delay + 20):
+            en = rng.random() < 0.7
+            v = rng.randrange(1, 4096)
+            ctx.set(dut.i, v)
+            ctx.set(dut.en, int(en))
+            o = ctx.get(dut.o)
+            if len(history) >= delay:
+                assert o == history[-delay]
+            else:
+                assert o == 0, f"stale word {o} after {len(history)} enabled cycles since the reset"
+            if en:
+                history.append(v)
+            await ctx.tick()
+
+    sim = Simulator(top)
+    sim.add_clock(1e-6)
+    sim.add_testbench(bench)
+    sim.run()
+    assert all(seen[-delay:])

@@ -3,14 +3,19 @@ round key read back from the banks equals key[i] * rc (rc = the accepted words m
 here in Python), rk_count and xof_words as documented, also after a clear mid-block."""
 
 import hashlib
+import json
 import random
 import struct
+from pathlib import Path
 
 import pytest
 from amaranth.sim import Simulator
 
 from hhe_gen.cores.rubato import RoundKeySchedule
+from hhe_gen.models import rubato as model
 from hhe_gen.params import rubato_params
+
+from ._helpers import KAT_DIR
 
 
 def _words(nonce, counter, count):
@@ -74,3 +79,76 @@ def test_round_keys(name, lanes, multiplier):
     sim.add_testbench(bench)
     sim.run()
     assert [got[k] for k in range(p.round_constant_count)] == want
+
+
+def _kat_vector(name, index):
+    """One SHAKE256 vector of a shipped KAT file (computed with the Rubato reference code)."""
+    return json.loads((Path(KAT_DIR) / name).read_text())["vectors"][index]
+
+
+def _model_vector(name, nonce, counter):
+    """The same fields from the golden model hhe_gen.models.rubato (with a random key)."""
+    p = rubato_params(name)
+    rng = random.Random(nonce)
+    key = [rng.randrange(p.q) for _ in range(p.n)]
+    tr = model.RubatoTrace()
+    model.keystream(p, key, nonce, counter, trace=tr)
+    return {"key": key, "nonce": nonce, "counter": counter, "round_keys": tr.round_keys,
+            "rc_xof_words_read": tr.rc_xof_words_read}
+
+
+@pytest.mark.parametrize("name,lanes,source", [("Par-80S", 4, ("model", 20, 0)),
+                                               ("Par-128L", 8, ("kat", "rubato_128l.json", 7))],
+                         ids=["80s-model-nonce20", "128l-kat-vector7"])
+def test_xof_words_stop_at_the_last_constant(name, lanes, source):
+    """Blocks in which the candidate right after the last round constant is rejected, so the
+    filter goes on taking candidates nobody will use: ``xof_words`` must stay at the reference's
+    ``rc_xof_words_read`` (from the golden model, resp. the shipped KAT file) while the XOF keeps
+    streaming, and the round keys are the reference's."""
+    p = rubato_params(name)
+    v = _model_vector(name, *source[1:]) if source[0] == "model" else _kat_vector(*source[1:])
+    words = _words(v["nonce"], v["counter"], 2 * p.round_constant_count + 64)
+    mask = (1 << p.q_bits) - 1
+    read = v["rc_xof_words_read"]
+    assert words[read] & mask >= p.q          # the case this test is about
+    rng = random.Random(name)
+    dut = RoundKeySchedule(p, lanes)
+    seen, got = [], {}
+
+    async def bench(ctx):
+        for i, k in enumerate(v["key"]):
+            ctx.set(dut.key_we, 1)
+            ctx.set(dut.key_addr, i)
+            ctx.set(dut.key_data, k)
+            await ctx.tick()
+        ctx.set(dut.key_we, 0)
+        ctx.set(dut.abort, 1)
+        await ctx.tick()
+        ctx.set(dut.abort, 0)
+        feed = iter(words)
+        word = next(feed)
+        after = 0                            # cycles since all round keys were written
+        while after < 12:
+            valid = rng.random() < 0.8
+            ctx.set(dut.i_stream.valid, valid)
+            ctx.set(dut.i_stream.payload, word)
+            ready = ctx.get(dut.i_stream.ready)
+            await ctx.tick()
+            if valid and ready:
+                word = next(feed)
+            if ctx.get(dut.rk_count) == p.round_constant_count:
+                after += 1
+                seen.append(ctx.get(dut.xof_words))
+        ctx.set(dut.i_stream.valid, 0)
+        for addr in range(dut.depth):
+            ctx.set(dut.rk_addr, addr)
+            await ctx.tick()
+            for a in range(lanes):
+                got[addr * lanes + a] = ctx.get(dut.rk[a])
+
+    sim = Simulator(dut)
+    sim.add_clock(1e-6)
+    sim.add_testbench(bench)
+    sim.run()
+    assert seen == [read] * len(seen)
+    assert [got[k] for k in range(p.round_constant_count)] == [x for row in v["round_keys"] for x in row]

@@ -151,3 +151,74 @@ def test_bad_parameters(kwargs):
     with pytest.raises(ParameterError) as err:
         ByteGatherer(**kwargs)
     assert err.value.name == next(iter(kwargs))
+
+
+@pytest.mark.parametrize("w,k,structure", [(8, 8, None), (1, 1, None), (8, 2, None), (1, 4, None), (2, 5, None),
+                                           (8, 7, None), (2, 5, "buffer"), (8, 7, "buffer"), (8, 2, "buffer")])
+def test_consistent_every_cycle(w, k, structure):
+    """``consistent`` (the proofs' invariant) is 1 in every cycle from reset on, with random
+    traffic, long consumer stalls and clears; the buffer's ready is ``count <= capacity - W``."""
+    dut = ByteGatherer(w, k, structure=structure)
+    rng = random.Random(f"{w}{k}{structure}")
+    seen = []
+
+    async def bench(ctx):
+        for cycle in range(300):
+            abort = rng.random() < 0.02
+            ctx.set(dut.abort, abort)
+            ctx.set(dut.i_stream.valid, rng.random() < 0.8)
+            ctx.set(dut.i_stream.payload, rng.getrandbits(8 * w))
+            ctx.set(dut.o_stream.ready, rng.random() < (0.1 if (cycle // 40) % 2 else 0.9))
+            count = ctx.get(dut.count)
+            seen.append(count)
+            assert ctx.get(dut.consistent), (cycle, count)
+            assert count <= dut.capacity
+            if dut.structure == "buffer":
+                assert ctx.get(dut.i_stream.ready) == (not abort and count <= dut.capacity - w), (cycle, count)
+            await ctx.tick()
+
+    sim = Simulator(dut)
+    sim.add_clock(1e-8)
+    sim.add_testbench(bench)
+    sim.run()
+    assert seen[0] == 0 and max(seen) > 0
+
+
+@pytest.mark.parametrize("w,k,pops", [(2, 5, 1), (8, 7, 6)])
+def test_buffer_fills_to_capacity(w, k, pops):
+    """A stalled consumer after ``pops`` words: the buffer takes a beat whenever W bytes are free,
+    up to exactly ``capacity`` bytes (still consistent), then gives every byte back in order."""
+    dut = ByteGatherer(w, k, structure="buffer")
+    data = _random_bytes(w * 40, w + k)
+    n = len(data) // k
+    got, counts = [], []
+
+    async def producer(ctx):
+        for beat in beats(data, w):
+            ctx.set(dut.i_stream.payload, beat)
+            ctx.set(dut.i_stream.valid, 1)
+            await ctx.tick().until(dut.i_stream.ready)
+        ctx.set(dut.i_stream.valid, 0)
+
+    async def consumer(ctx):
+        for t in range(n):
+            if t == pops:                    # stall until the buffer stops taking beats
+                ctx.set(dut.o_stream.ready, 0)
+                for _ in range(3 * dut.capacity):
+                    count = ctx.get(dut.count)
+                    counts.append(count)
+                    assert ctx.get(dut.consistent), count
+                    assert ctx.get(dut.i_stream.ready) == (count <= dut.capacity - w), count
+                    await ctx.tick()
+            ctx.set(dut.o_stream.ready, 1)
+            word, = await ctx.tick().sample(dut.o_stream.payload).until(dut.o_stream.valid)
+            got.append(word)
+
+    sim = Simulator(dut)
+    sim.add_clock(1e-8)
+    sim.add_testbench(producer)
+    sim.add_testbench(consumer)
+    sim.run()
+    assert dut.capacity - w in counts          # the case "exactly W bytes free" was reached ...
+    assert counts[-1] == dut.capacity          # ... and took the beat: the buffer is full
+    assert got == [int.from_bytes(data[t * k:t * k + k], "little") for t in range(n)]

@@ -15,7 +15,7 @@ from hhe_gen.models import sampler as model
 from hhe_gen.params import ntt_primes, rubato_params
 from hhe_gen.params.errors import ParameterError
 
-from ._helpers import load_kat, shake
+from ._helpers import KAT_SETS, load_kat, shake
 
 
 def _seed(n):
@@ -84,6 +84,26 @@ def test_messages_are_the_models_xof_inputs(w):
     assert shake(got[0], 200) == model.seeded_xof(seed, domain, nonce).squeeze(200)
     assert got[1] == model.rubato_xof_input(nonce, counter)
     assert got[2] == model.rubato_noise_xof_input(nonce, counter, int.from_bytes(seed[:8], "little"))
+
+
+@pytest.mark.parametrize("name", KAT_SETS)
+def test_message_bytes_of_every_kind(name):
+    """The host helper for the Rubato kinds: the models' XOF inputs and the shipped KAT files'
+    ``rc_xof_input_hex`` / ``noise.xof_input_hex`` (the seed register's low 64 bits are the noise
+    seed; its other bytes must not appear), and what SeedMessage emits for the same commands."""
+    kat = load_kat(name)
+    for v in kat["vectors"][:2]:
+        nonce, counter, noise_seed = v["nonce"], v["counter"], v["noise"]["seed"]
+        seed = noise_seed.to_bytes(8, "little") + _seed(nonce % 1000)[8:]
+        rc = message_bytes(MessageKind.RUBATO_RC, seed, 7, nonce, counter)
+        noise = message_bytes(MessageKind.RUBATO_NOISE, seed, 7, nonce, counter)
+        assert rc == model.rubato_xof_input(nonce, counter) == bytes.fromhex(v["rc_xof_input_hex"])
+        assert noise == model.rubato_noise_xof_input(nonce, counter, noise_seed) \
+            == bytes.fromhex(v["noise"]["xof_input_hex"])
+        assert message_bytes(MessageKind.SEEDED, seed, 7, nonce, counter) == seed + bytes([7]) + rc[:8]
+        kinds = list(MessageKind)
+        got = _emit(4, seed, [_command(kind, 7, nonce, counter) for kind in kinds], gaps=1)
+        assert got == [message_bytes(kind, seed, 7, nonce, counter) for kind in kinds]
 
 
 def test_seed_clear_and_rewrite():
