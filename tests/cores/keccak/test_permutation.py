@@ -3,9 +3,12 @@
 import random
 
 import pytest
+from amaranth import Shape
+from amaranth.lib.wiring import In
 from amaranth.sim import Simulator
 
 from hhe_gen.cores.keccak import ROUNDS_PER_CYCLE, KeccakF1600, KeccakRounds
+from hhe_gen.cores.unused import mark_unused
 from hhe_gen.models.keccak import keccak_f1600, keccak_rounds
 from hhe_gen.params.errors import ParameterError
 from hhe_gen.sim.stream import run_stream
@@ -109,3 +112,17 @@ def test_bad_rounds_per_cycle(bad):
     with pytest.raises(ParameterError) as err:
         KeccakF1600(bad)
     assert err.value.name == "rounds_per_cycle"
+
+
+@pytest.mark.parametrize("k", ROUNDS_PER_CYCLE)
+def test_rounds_block_members(k):
+    """The documented ports of KeccakRounds(k): i_state, o_state (1600 bits) and ``step`` of
+    range(24 // k) - absent when k = 24 (one group of rounds: no zero-width port)."""
+    dut = mark_unused(KeccakRounds(k))
+    members = dut.signature.members
+    want = {"i_state", "o_state"} | ({"step"} if k < 24 else set())
+    assert set(members) == want
+    assert Shape.cast(members["i_state"].shape) == Shape.cast(members["o_state"].shape) == Shape(1600)
+    if k < 24:
+        assert Shape.cast(members["step"].shape) == Shape.cast(range(24 // k))
+        assert members["step"].flow == In
