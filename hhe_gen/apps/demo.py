@@ -112,8 +112,7 @@ def _accelerator(p, keys, slots, seed, rows, report):
     memory_map.write_slots(mem, layout, slots, fmt)
     same, cycles = True, {}
     for name in ("encrypt_pk", "decrypt"):
-        words = programs.encrypt_pk(p, shape, layout=layout).words if name == "encrypt_pk" else \
-            programs.decrypt(p, shape, layout=layout).words
+        words = getattr(programs, name)(p, shape, layout=layout).words
         want = model_run(words, mem)
         console.print(f"running {name} on the RTL accelerator (Verilator) ...")
         run, t = _timed(lambda: verilate_engine(client_engine(p, lanes), words, MemoryModel(mem),
@@ -151,7 +150,7 @@ def _lattigo_decrypt(p, keys, ct, slots, rows, report) -> str:
     prec = ckks.precision_bits(slots, got)
     report["lattigo_decrypt"] = prec
     rows.append(("decrypt + decode (Lattigo v6)", f"{prec['mean_bits']:.1f} mean / {prec['min_bits']:.1f} min", f"{t:.0f}"))
-    return f"decrypted the model's ciphertext ({peer.version().get('lattigo', '?')})"
+    return f"decrypted the accelerator's ciphertext ({peer.version().get('lattigo', '?')})"
 
 
 def _rubato_block(seed: int, rows, report) -> bool:
