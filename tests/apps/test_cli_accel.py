@@ -337,6 +337,21 @@ def test_run_encrypt_on_rtl_writes_the_models_ciphertext(tmp_path, capsys, keys,
     assert json.loads(out["rtl"].read_text()) == json.loads(out["model"].read_text())
 
 
+@pytest.mark.toolchain
+def test_run_on_verilator_equals_rtl_and_model(tmp_path, capsys, keys):
+    """--on verilator: the model's ciphertext, and the cycles of the Amaranth run of the same RTL."""
+    slots = _slots_file(tmp_path / "slots.json", README_SLOTS)
+    out, reports = {}, {}
+    for on in ("model", "rtl", "verilator"):
+        out[on], reports[on] = tmp_path / f"{on}.json", tmp_path / f"{on}-report.json"
+        _ok(capsys, ["accel", "run", "--program", "encrypt_pk", "--on", on, "--keys", keys, "--in", slots,
+                     "--seed", "5", "-o", out[on], "--json", reports[on]])
+    assert json.loads(out["verilator"].read_text()) == json.loads(out["model"].read_text())
+    runs = {on: json.loads(reports[on].read_text())["runs"] for on in ("rtl", "verilator")}
+    assert [r["cycles"] for r in runs["verilator"]] == [r["cycles"] for r in runs["rtl"]]
+    assert all(r["cycles"] > 100 for r in runs["verilator"])
+
+
 def test_run_key_setup_on_rtl_reports_like_the_model(tmp_path, capsys, keys):
     """key_setup on the RTL engine: the same counts, notify codes and error status as on the model."""
     reports = {}

@@ -16,8 +16,9 @@ with their memory map, and run a program on an engine with interchange files in 
   exit status 1, its cause and position on one line, and no output file.
 
 :func:`run_on` is the one place a backend is chosen (:data:`BACKENDS`): ``model`` (the ISA golden
-model) or ``rtl`` (the RTL engine, :class:`hhe_gen.cores.engine.engine.Engine`, 2 lanes, in Amaranth's
-simulator against :class:`hhe_gen.sim.memory.MemoryModel`: small N).
+model), ``rtl`` (the RTL engine, :class:`hhe_gen.cores.engine.engine.Engine`, 2 lanes, in Amaranth's
+simulator against :class:`hhe_gen.sim.memory.MemoryModel`: small N) or ``verilator`` (the same RTL
+and memory in Verilator, :mod:`hhe_gen.sim.engine_verilator`: any N).
 """
 
 from __future__ import annotations
@@ -282,12 +283,14 @@ def _on_model(program, memory, *, params, shape, setup=None) -> Outcome:
     return Outcome(first, one(program), model.memory, model.word_bits)
 
 
-def _on_rtl(program, memory, *, params, shape, setup=None) -> Outcome:
+def _on_rtl(program, memory, *, params, shape, setup=None, verilator: bool = False) -> Outcome:
     """Run ``setup`` (if any) then ``program`` on the RTL engine, each from a reset engine (the
-    soft reset between them), sharing one simulated memory."""
+    soft reset between them), sharing one simulated memory; in Amaranth's simulator, or with
+    ``verilator`` in Verilator (the same cycles; large rings in seconds after a build of minutes)."""
     from hhe_gen.cores.engine import isa
     from hhe_gen.cores.engine.engine import Engine
     from hhe_gen.sim.engine import run_engine
+    from hhe_gen.sim.engine_verilator import verilate_engine
     from hhe_gen.sim.memory import MemoryModel
 
     mem = MemoryModel(memory)
@@ -295,7 +298,7 @@ def _on_rtl(program, memory, *, params, shape, setup=None) -> Outcome:
 
     def one(code) -> RunResult:
         engine = Engine.for_params(params, lanes=2, buffers=shape.buffers, slots=shape.slots)
-        run = run_engine(engine, code.words, mem)
+        run = verilate_engine(engine, code.words, mem) if verilator else run_engine(engine, code.words, mem)
         cause = isa.ErrorCause(run.error_cause)
         kept = len(code.words) if cause == isa.ErrorCause.NONE else run.error_position
         if cause == isa.ErrorCause.DATA_RANGE:
@@ -316,7 +319,8 @@ def _on_rtl(program, memory, *, params, shape, setup=None) -> Outcome:
 
 #: the engines a program runs on: ``--on NAME`` -> function(program, memory, *, params, shape, setup)
 #: returning an :class:`Outcome`
-BACKENDS = {"model": _on_model, "rtl": _on_rtl}
+BACKENDS = {"model": _on_model, "rtl": _on_rtl,
+            "verilator": lambda program, memory, **kw: _on_rtl(program, memory, verilator=True, **kw)}
 
 
 def _backend(name: str):
@@ -654,7 +658,8 @@ def register(sub) -> None:
                         "file .s / .asm / .hex / .mem / .bin (read as an encryption with slots in, as a "
                         "decryption with a ciphertext in)")
     q.add_argument("--on", default="model", help="model (default): the ISA golden model | rtl: the RTL engine "
-                   "(2 lanes, Amaranth simulation: small N)")
+                   "(2 lanes, Amaranth simulation: small N) | verilator: the same RTL in Verilator (any N; "
+                   "a build takes minutes, cached)")
     shape_options(q, "preset name or parameters JSON file (default: the keys' N and Q; without --keys: dna-hhe); "
                      "must match the keys")
     q.add_argument("--keys", help="keys JSON (default: generated with ckks keygen's rule from --seed)")
