@@ -16,7 +16,7 @@ import importlib
 import time
 from dataclasses import dataclass, field
 
-__all__ = ["BenchCase", "bench_case", "cases", "groups", "run_case", "CASE_MODULES"]
+__all__ = ["BenchCase", "bench_case", "bench_summary", "cases", "groups", "run_case", "summarise", "CASE_MODULES"]
 
 def _case_modules() -> list[str]:
     """Every module of this package registers cases on import (one module per core family)."""
@@ -58,6 +58,30 @@ def bench_case(group: str, name: str, *, quick: bool = True, **params):
         _REGISTRY[key] = BenchCase(group, name, fn, dict(params), quick)
         return fn
     return register
+
+
+_SUMMARIES: dict[str, object] = {}
+
+
+def bench_summary(group: str):
+    """Decorator registering ``fn(results, out_dir) -> list of paths`` for ``group``: run by
+    ``hhe-gen bench`` after the cases, with the results of the group's cases (errors included), to
+    draw what a table does not show (plots); it writes under ``out_dir``."""
+    def register(fn):
+        _SUMMARIES[group] = fn
+        return fn
+    return register
+
+
+def summarise(results: list[dict], out_dir) -> list[str]:
+    """The registered summaries of the groups present in ``results``; the files they wrote."""
+    _load()
+    written = []
+    for group, fn in _SUMMARIES.items():
+        mine = [r for r in results if r["group"] == group]
+        if mine:
+            written += [str(p) for p in fn(mine, out_dir)]
+    return written
 
 
 def _load():

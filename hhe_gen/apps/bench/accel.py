@@ -13,6 +13,8 @@
   ``ntt_busy`` is the share of the run the NTT unit was busy (the bottleneck of m-to-ct).
 * ``plan-*`` (quick): the block-RAM plan (:meth:`hhe_gen.cores.engine.engine.Engine.memory_plan`).
 * ``area-*``: Yosys area, ECP5 and Xilinx 7 (:func:`area`).
+* after the cases, ``accel-cycles.png`` beside the JSON (:func:`plot_cycles`): the N = 2^13 cycles,
+  out-of-order and in-order, with the goals and DNA-HHE's cycles.
 
 The N = 2^13 cases are not quick: a Verilator build of a configuration takes 1 - 5 minutes (cached
 afterwards), a run 30 - 130 s on this 2-core machine.
@@ -24,7 +26,7 @@ import cmath
 import math
 import random
 
-from hhe_gen.apps.bench import bench_case
+from hhe_gen.apps.bench import bench_case, bench_summary
 from hhe_gen.apps.generate_accel import DEFAULT_SLOT_FORMAT, client_engine
 
 DNA_HHE = {"encrypt_pk": 358_000, "encrypt_sk": None, "decrypt": 58_000}
@@ -124,6 +126,61 @@ def area(params: str = "dna-hhe", lanes: int = 2) -> dict:
     out = {k: ecp5.get(k) for k in ("LUT4", "FF", "MULT18X18D", "DP16KD")}
     out.update({f"xc7_{k}": xc7.get(k) for k in ("LUT", "FF", "DSP48E1", "RAMB18", "RAMB36")})
     return out
+
+
+_LABELS = {("encrypt_pk", None): "m-to-ct pk", ("encrypt_sk", None): "m-to-ct sk", ("decrypt", 0): "ct-to-m L0",
+           ("decrypt", None): "ct-to-m 3 primes"}
+
+
+@bench_summary("accel")
+def plot_cycles(results, out_dir) -> list:
+    """``accel-cycles.png``: the N = 2^13 program cycles (memory one beat per cycle), out-of-order
+    and in-order bars per program and lane count, with the goals and DNA-HHE's cycles as marks."""
+    from pathlib import Path
+
+    rows = [r for r in results if r.get("kind") == "program_cycles" and "error" not in r
+            and r["params"].get("params") == "dna-hhe" and r["params"].get("cycles_per_beat", 1) == 1]
+    if not rows:
+        return []
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    groups = []
+    for r in rows:
+        p = r["params"]
+        key = (p.get("program", "encrypt_pk"), p.get("level"), p.get("lanes", 2))
+        if key not in groups:
+            groups.append(key)
+    fig, ax = plt.subplots(figsize=(max(6, 1.3 * len(groups)), 4.5))
+    for i, (program, level, lanes) in enumerate(groups):
+        for j, (ooo, colour) in enumerate(((True, "tab:blue"), (False, "tab:grey"))):
+            hit = [r for r in rows if (r["params"].get("program", "encrypt_pk"), r["params"].get("level"),
+                                       r["params"].get("lanes", 2), r["params"].get("ooo", True)) ==
+                   (program, level, lanes, ooo)]
+            if hit:
+                ax.bar(i + (j - 0.5) * 0.38, hit[0]["metrics"]["cycles"] / 1e3, 0.36, color=colour,
+                       label=("out-of-order" if ooo else "in-order") if i == 0 else None)
+        goal = TARGETS.get((program, lanes)) if program != "decrypt" or level == 0 else None
+        if goal:
+            ax.plot([i - 0.45, i + 0.45], [goal / 1e3] * 2, color="tab:green", linewidth=2,
+                    label="goal" if not any(h.get_label() == "goal" for h in ax.lines) else None)
+        ref = DNA_HHE.get(program) if lanes == 2 and (program != "decrypt" or level == 0) else None
+        if ref:
+            ax.plot([i - 0.45, i + 0.45], [ref / 1e3] * 2, "--", color="tab:red", linewidth=1.5,
+                    label="DNA-HHE" if not any(h.get_label() == "DNA-HHE" for h in ax.lines) else None)
+    ax.set_xticks(range(len(groups)))
+    ax.set_xticklabels([f"{_LABELS.get((p, lv), p)}\n{lanes} lanes" for p, lv, lanes in groups], fontsize=8)
+    ax.set_ylabel("k cycles")
+    ax.set_title("CKKS client programs on the RTL engine, N = 2^13, 3 x 54 bits")
+    ax.legend(fontsize=8)
+    ax.grid(True, axis="y", alpha=0.3)
+    out = Path(out_dir) / "accel-cycles.png"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.tight_layout()
+    fig.savefig(out, dpi=120)
+    plt.close(fig)
+    return [out]
 
 
 def _cases():

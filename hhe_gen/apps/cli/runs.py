@@ -21,6 +21,8 @@ def cmd_bench(args):
         show(t)
     path = write_json(args.json, {"results": results})
     console.print(f"results written to {path}")
+    for plot in benchmarks.summarise(results, path.parent):
+        console.print(f"plot written to {plot}")
     return 1 if any("error" in r for r in results) else 0
 
 

@@ -1,0 +1,29 @@
+"""``hhe-gen bench accel``'s parts that need no Verilator run: the block-RAM plan case against the
+block arithmetic (a 54-bit buffer of N = 2^13 words fills 24 DP16KD: 442,368 bits / 18,432 per
+block), and the cycles plot drawn from results (none without N = 2^13 results)."""
+
+from hhe_gen.apps import bench
+from hhe_gen.apps.bench.accel import memory_plan, plot_cycles
+
+
+def test_memory_plan_case():
+    got = memory_plan("dna-hhe", 2)
+    assert got["buffers"] == 9 and got["buffers_dp16kd"] == 9 * 24
+    parts = sum(v for k, v in got.items() if k.endswith("_dp16kd"))
+    assert got["dp16kd"] == parts and got["left"] == 208 - parts
+
+
+def _result(program, lanes, ooo, cycles, level=None):
+    return {"group": "accel", "kind": "program_cycles", "name": f"{program}-{lanes}-{ooo}",
+            "params": {"params": "dna-hhe", "lanes": lanes, "program": program, "ooo": ooo, "level": level},
+            "metrics": {"cycles": cycles}, "wall_s": 1.0}
+
+
+def test_cycles_plot(tmp_path):
+    results = [_result("encrypt_pk", 2, True, 300_000), _result("encrypt_pk", 2, False, 350_000),
+               _result("decrypt", 2, True, 90_000, level=0)]
+    written = bench.summarise(results, tmp_path)
+    assert [p.split("/")[-1] for p in written] == ["accel-cycles.png"]
+    assert (tmp_path / "accel-cycles.png").stat().st_size > 10_000
+    toy = [dict(results[0], params={"params": "toy", "program": "encrypt_pk"})]
+    assert plot_cycles(toy, tmp_path / "none") == [] and not (tmp_path / "none").exists()
