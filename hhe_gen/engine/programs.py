@@ -160,7 +160,7 @@ PROGRAMS: dict[str, ProgramInfo] = {
     "encrypt_sk": ProgramInfo(3, lambda rows: (("m", rows), ("e", 1)), ("a", "s_hat"),
                               _BASIC | {Unit.SAMPLER, Unit.CODEC},
                               "slots_in, seed, sk_ntt -> c0, c1 (secret-key encryption)"),
-    "decrypt": ProgramInfo(4, lambda rows: (("d", rows),), ("c0", "c1", "s_hat"), _BASIC | {Unit.CODEC},
+    "decrypt": ProgramInfo(4, lambda rows: (("d", rows - 1),), ("c1", "c0", "s_hat"), _BASIC | {Unit.CODEC},
                            "c0, c1, sk_ntt -> slots_out"),
 }
 
@@ -315,16 +315,19 @@ def decrypt(params: CKKSParams, shape: EngineShape, *, level: int | None = None,
     ``slots_out``."""
     rows, layout, alloc, w = _setup("decrypt", params, shape, level, layout, scale=True)
     d = alloc.shared["d"]
+    sets = len(alloc.sets)
     for i in range(rows):
-        b = alloc.work(i)
+        b = alloc.sets[(rows - 1 - i) % sets]       # the last row works in set 0, right after d
         c0, c1, s_hat = b["c0"], b["c1"], b["s_hat"]
         w.note(f"row {i}")
         w(f"load b{c0}, s{i}, {layout.address('c0', i):#x}, check", f"c0[{i}]")
         w(f"load b{c1}, s{i}, {layout.address('c1', i):#x}, check", f"c1[{i}]")
         w(f"load b{s_hat}, s{i}, {layout.address('sk_ntt', i):#x}, check", f"sk_ntt[{i}]")
         w(f"mac b{c0}, b{c1}, b{s_hat}, b{c0}, s{i}", "c0 + c1*s")
-        w(f"intt b{d + i}, b{c0}, s{i}", f"m mod q_{i}")
-    out = alloc.work(0)["c0"]
+        # rows 0 .. R-2 into d's block; the last into set 0's c1 (read by the mac before), which
+        # follows d: the R rows decode reads are consecutive
+        w(f"intt b{d + i if i < rows - 1 else c1}, b{c0}, s{i}", f"m mod q_{i}")
+    out = alloc.sets[0]["c0"]
     w(f"decode b{out}, b{d}, s0, rows={rows}", "slots")
     w(f"store b{out}, {layout.address('slots_out'):#x}", "slots_out")
     return _finish("decrypt", w, shape, layout, rows, alloc)
@@ -347,7 +350,7 @@ def markdown_table() -> list[str]:
         a = info.min_buffers(2) - info.min_buffers(1)
         b = info.min_buffers(1) - a
         one, two = dict(info.shared(1)), dict(info.shared(2))
-        shared = ", ".join(f"{n} ({'R' if two[n] != one[n] else one[n]})" for n in one)
+        shared = ", ".join(f"{n} ({_linear(two[n] - one[n], 2 * one[n] - two[n])})" for n in one)
         out.append(f"| `{name}` | {info.notify} | {_linear(a, b)} | {_linear(a + w, b - w)} | {shared} "
                    f"| {', '.join(info.working)} | {info.summary} |")
     return out
