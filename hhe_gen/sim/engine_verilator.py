@@ -30,6 +30,8 @@ from .engine import EngineRun, TaskRecord
 
 __all__ = ["driver_for", "verilate_engine"]
 
+MASK64 = (1 << 64) - 1
+
 
 def _fields(layout, base: int = 0) -> dict:
     """{name: (offset, width)} of a StructLayout's fields, shifted by ``base``."""
@@ -81,12 +83,9 @@ def driver_for(engine):
                 parts.append(_getter("completed", width["completed"], base + lo, bits))
             lane_reads.append("        { " + f"uint64_t v[5] = {{{', '.join(parts)}}}; "
                               "if (v[0]) tasks.push_back({v[1], v[2], v[3], v[4]}); }")
-        rdata = "mem__rdata__payload"
-        if width["mem__rdata__payload"] > 64:
-            set_rdata = (f"top->{rdata}[0] = (uint32_t)d; top->{rdata}[1] = (uint32_t)(d >> 32); "
-                         f"top->{rdata}[2] = (uint32_t)l;")
-        else:                                                   # pragma: no cover - the beat is 65 bits
-            raise AssertionError("the memory beat is 65 bits")
+        rdata = "mem__rdata__payload"                 # 65 bits (data, last): a VlWide of 3 words
+        set_rdata = (f"top->{rdata}[0] = (uint32_t)d; top->{rdata}[1] = (uint32_t)(d >> 32); "
+                     f"top->{rdata}[2] = (uint32_t)l;")
         text = (_DRIVER.replace("@TOP@", top)
                 .replace("@LANES@", "\n".join(lane_reads))
                 .replace("@CMD_ADDR@", get("mem__cmd__payload", "addr", cmd))
@@ -113,7 +112,7 @@ def verilate_engine(engine, words, memory, *, max_cycles: int = 10_000_000, abor
     lines = [f"P {memory.latency} {memory.cycles_per_beat} {-1 if abort_after is None else abort_after} "
              f"{max_cycles}"]
     lines += [f"I {w:x}" for w in words]
-    lines += [f"M {a} {v:x}" for a, v in memory.words.items()]
+    lines += [f"M {a} {v & MASK64:x}" for a, v in memory.words.items()]
     lines.append("GO")
     result = EngineRun(memory)
     for line in _run_with_progress(model.binary, "\n".join(lines) + "\n"):
