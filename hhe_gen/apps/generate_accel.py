@@ -14,7 +14,10 @@ Writes into DIR:
   block-RAM plan against ``--device`` and the programs with their files;
 - ``programs/<program>.s`` (commented assembly with its memory map) and ``programs/<program>.hex``
   (``$readmemh`` image, one 64-bit word per line) for key_setup, encrypt_pk, encrypt_sk and
-  decrypt at the top level.
+  decrypt at the top level;
+- ``<name>_tb.v`` and its hex files: a self-checking Verilog testbench running ``encrypt_pk`` from
+  a memory image and comparing the memory afterwards with the ISA model's
+  (:mod:`hhe_gen.flow.engine_testbench`; ``--vectors 0``: none).
 
 The instruction set and the programs are documented in docs/isa.md, the engine in docs/engine.md.
 """
@@ -64,18 +67,51 @@ def _isa_section(engine) -> dict:
     }
 
 
+def _testbench_vectors(params, shape, layout, fmt, seed: int):
+    """(program words, memory before, memory after) of ``encrypt_pk`` on keys and slots drawn from
+    ``seed``, keys in NTT form by ``key_setup`` (the ISA model)."""
+    import cmath
+    import math
+    import random
+
+    from hhe_gen.engine import memory_map, programs
+    from hhe_gen.engine.model import EngineModel
+    from hhe_gen.models import ckks
+    from hhe_gen.models.fft import FixedPointFormat
+    fmt = FixedPointFormat(*fmt)
+    mem = {}
+    memory_map.write_keys(mem, layout, params, ckks.keygen(params, seed))
+    memory_map.write_seed(mem, layout, seed)
+    rng = random.Random(seed)
+    memory_map.write_slots(mem, layout, [cmath.rect(rng.random(), rng.random() * 2 * math.pi)
+                                         for _ in range(params.slots)], fmt)
+    model = EngineModel(shape, params.n, fmt=fmt)
+    model.memory = mem
+    model.run(programs.key_setup(params, shape, layout=layout).words)
+    before = dict(model.memory)
+    words = programs.encrypt_pk(params, shape, layout=layout).words
+    model.soft_reset()
+    model.run(words)
+    return words, before, dict(model.memory)
+
+
 def generate_accel(params, lanes: int, out_dir, *, buffers: int | None = None, window: int = 16,
                    ooo: bool = True, fmt=DEFAULT_SLOT_FORMAT, reducer: str = "barrett", twiddles: str = "otf",
                    target: str = "ecp5", device: str = "LFE5UM5G-85F", name: str | None = None,
-                   keep_src: bool = False) -> dict:
+                   keep_src: bool = False, testbench: bool = True, seed: int = 1) -> dict:
     """Generate the accelerator for ``params`` (a :class:`~hhe_gen.params.ckks.CKKSParams`); returns
-    ``{"paths": {...}, "manifest": {...}}`` (module docstring)."""
+    ``{"paths": {...}, "manifest": {...}}`` (module docstring).  ``testbench``: also the
+    self-checking Verilog testbench of ``encrypt_pk`` on keys and slots drawn from ``seed``
+    (:mod:`hhe_gen.flow.engine_testbench`)."""
     from hhe_gen.engine import asm, programs
     from hhe_gen.engine.memory_map import MemoryMap
-    from hhe_gen.flow.verilog import check_name, write_core
+    from hhe_gen.flow.engine_testbench import write_engine_testbench
+    from hhe_gen.flow.verilog import check_name, port_table, write_core
+    from hhe_gen.params.checks import check_int
     from hhe_gen.params.ckks import CKKSParams
     if not isinstance(params, CKKSParams):
         raise ParameterError("params", params, "a hhe_gen.params.CKKSParams")
+    check_int("seed", seed, 0, (1 << 256) - 1)
     name = check_name(name or f"hhe_accel_n{params.n}_p{lanes}")
     engine = client_engine(params, lanes, buffers=buffers, window=window, ooo=ooo, fmt=fmt, reducer=reducer,
                            twiddles=twiddles, target=target)
@@ -110,7 +146,17 @@ def generate_accel(params, lanes: int, out_dir, *, buffers: int | None = None, w
         "memory_plan": {**plan.summary(), "memories": plan.rows()},
         "programs": listing,
     }
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ParameterError("-o", str(out_dir), f"a directory that can be created ({exc.strerror})") from None
+    if testbench:
+        vectors = _testbench_vectors(params, engine.shape, layout, fmt, seed)
+        manifest["testbench"] = {**write_engine_testbench(out, name, port_table(engine), *vectors, layout.size),
+                                 "program_name": "encrypt_pk", "seed": seed}
     paths = write_core(engine, name, out, manifest, keep_src=keep_src)
+    if testbench:
+        paths["testbench"] = out / manifest["testbench"]["file"]
     folder = out / "programs"
     folder.mkdir(exist_ok=True)
     for prog_name, prog in made.items():

@@ -76,7 +76,8 @@ def _generate_accel(args):
     res = generate_accel(params, args.lanes, args.output, buffers=args.buffers, window=args.window,
                          ooo=not args.in_order, fmt=fmt, reducer=args.reducer,
                          twiddles=args.twiddles or "otf", target=args.target, device=args.device,
-                         name=args.name, keep_src=args.keep_src)
+                         name=args.name, keep_src=args.keep_src, testbench=args.vectors > 0,
+                         seed=args.seed)
     m = res["manifest"]
     par, plan = m["parameters"], m["memory_plan"]
     rows = [("N, primes", f"{par['n']}, " + " ".join(str(p["q"]) for p in m["primes"])),
