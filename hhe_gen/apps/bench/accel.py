@@ -89,13 +89,14 @@ def program_cycles(params: str = "toy", lanes: int = 2, program: str = "encrypt_
         ct = memory_map.read_ciphertext(run.memory.words, layout, p, level)
         got = ckks.decode(p, ckks.decrypt(p, keys.sk, ct))
     busy = run.busy_cycles()
-    target = TARGETS.get((program, lanes)) if params == "dna-hhe" and (program != "decrypt" or level == 0) else None
+    comparable = params == "dna-hhe" and (program != "decrypt" or level == 0)     # ct-to-m: level 0
+    target = TARGETS.get((program, lanes)) if comparable else None
     out = {"cycles": run.cycles, "bit_exact": exact, "precision_bits": round(ckks_fixed.precision_bits(z, got)[0], 1),
            "ntt_busy": round(busy.get(int(isa.Unit.NTT), 0) / max(run.cycles, 1), 3),
            "tasks": len(run.tasks)}
     if target:
         out.update(target=target, vs_target=round(run.cycles / target, 3))
-    if params == "dna-hhe" and DNA_HHE.get(program):
+    if comparable and DNA_HHE.get(program):
         out["vs_dna_hhe"] = round(run.cycles / DNA_HHE[program], 3)
     return out
 
