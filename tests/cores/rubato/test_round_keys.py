@@ -23,6 +23,30 @@ def _words(nonce, counter, count):
     return list(struct.unpack(f"<{count}I", stream))
 
 
+async def _write_key(ctx, dut, key):
+    for i, k in enumerate(key):
+        ctx.set(dut.key_we, 1)
+        ctx.set(dut.key_addr, i)
+        ctx.set(dut.key_data, k)
+        await ctx.tick()
+    ctx.set(dut.key_we, 0)
+
+
+async def _read_round_keys(ctx, dut, lanes, got):
+    for addr in range(dut.depth):
+        ctx.set(dut.rk_addr, addr)
+        await ctx.tick()
+        for a in range(lanes):
+            got[addr * lanes + a] = ctx.get(dut.rk[a])
+
+
+def _simulate(dut, bench):
+    sim = Simulator(dut)
+    sim.add_clock(1e-6)
+    sim.add_testbench(bench)
+    sim.run()
+
+
 @pytest.mark.parametrize("name,lanes,multiplier", [("Par-80S", 2, "barrett"), ("Par-128M", 6, "butterfly"),
                                                    ("Par-80L", 1, "barrett")])
 def test_round_keys(name, lanes, multiplier):
@@ -39,12 +63,7 @@ def test_round_keys(name, lanes, multiplier):
     got = {}
 
     async def bench(ctx):
-        for i, k in enumerate(key):
-            ctx.set(dut.key_we, 1)
-            ctx.set(dut.key_addr, i)
-            ctx.set(dut.key_data, k)
-            await ctx.tick()
-        ctx.set(dut.key_we, 0)
+        await _write_key(ctx, dut, key)
         for attempt in range(2):            # the second time after a clear in mid-block
             ctx.set(dut.abort, 1)
             await ctx.tick()
@@ -68,16 +87,9 @@ def test_round_keys(name, lanes, multiplier):
         for _ in range(dut.mul_latency + 3):
             await ctx.tick()
         assert ctx.get(dut.rk_count) == p.round_constant_count
-        for addr in range(dut.depth):
-            ctx.set(dut.rk_addr, addr)
-            await ctx.tick()
-            for a in range(lanes):
-                got[addr * lanes + a] = ctx.get(dut.rk[a])
+        await _read_round_keys(ctx, dut, lanes, got)
 
-    sim = Simulator(dut)
-    sim.add_clock(1e-6)
-    sim.add_testbench(bench)
-    sim.run()
+    _simulate(dut, bench)
     assert [got[k] for k in range(p.round_constant_count)] == want
 
 
@@ -116,12 +128,7 @@ def test_xof_words_stop_at_the_last_constant(name, lanes, source):
     seen, got = [], {}
 
     async def bench(ctx):
-        for i, k in enumerate(v["key"]):
-            ctx.set(dut.key_we, 1)
-            ctx.set(dut.key_addr, i)
-            ctx.set(dut.key_data, k)
-            await ctx.tick()
-        ctx.set(dut.key_we, 0)
+        await _write_key(ctx, dut, v["key"])
         ctx.set(dut.abort, 1)
         await ctx.tick()
         ctx.set(dut.abort, 0)
@@ -140,15 +147,8 @@ def test_xof_words_stop_at_the_last_constant(name, lanes, source):
                 after += 1
                 seen.append(ctx.get(dut.xof_words))
         ctx.set(dut.i_stream.valid, 0)
-        for addr in range(dut.depth):
-            ctx.set(dut.rk_addr, addr)
-            await ctx.tick()
-            for a in range(lanes):
-                got[addr * lanes + a] = ctx.get(dut.rk[a])
+        await _read_round_keys(ctx, dut, lanes, got)
 
-    sim = Simulator(dut)
-    sim.add_clock(1e-6)
-    sim.add_testbench(bench)
-    sim.run()
+    _simulate(dut, bench)
     assert seen == [read] * len(seen)
     assert [got[k] for k in range(p.round_constant_count)] == [x for row in v["round_keys"] for x in row]

@@ -13,6 +13,14 @@ from hhe_gen.sim.stream import run_stream
 from ._helpers import asap_out_cycles, beats
 
 
+def _simulate(dut, *benches):
+    sim = Simulator(dut)
+    sim.add_clock(1e-8)
+    for bench in benches:
+        sim.add_testbench(bench)
+    sim.run()
+
+
 def _random_bytes(n, seed):
     rng = random.Random(seed)
     return bytes(rng.randrange(256) for _ in range(n))
@@ -91,11 +99,7 @@ def _variable_bench(dut, data, takes, seed, clear_at=None):
             ctx.set(dut.o_stream.ready, 0)
             got.append(word)
 
-    sim = Simulator(dut)
-    sim.add_clock(1e-8)
-    sim.add_testbench(producer)
-    sim.add_testbench(consumer)
-    sim.run()
+    _simulate(dut, producer, consumer)
     return got
 
 
@@ -214,11 +218,7 @@ def test_buffer_fills_to_capacity(w, k, pops):
             word, = await ctx.tick().sample(dut.o_stream.payload).until(dut.o_stream.valid)
             got.append(word)
 
-    sim = Simulator(dut)
-    sim.add_clock(1e-8)
-    sim.add_testbench(producer)
-    sim.add_testbench(consumer)
-    sim.run()
+    _simulate(dut, producer, consumer)
     assert dut.capacity - w in counts          # the case "exactly W bytes free" was reached ...
     assert counts[-1] == dut.capacity          # ... and took the beat: the buffer is full
     assert got == [int.from_bytes(data[t * k:t * k + k], "little") for t in range(n)]
