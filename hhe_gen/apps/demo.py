@@ -82,11 +82,10 @@ def _accelerator(p, keys, slots, seed, rows, report):
     """Generate the accelerator, run encrypt_pk and decrypt on its RTL (Verilator); the ciphertext
     and whether the RTL equalled the ISA model."""
     from hhe_gen.apps.generate_accel import DEFAULT_SLOT_FORMAT, client_engine, generate_accel
-    from hhe_gen.cores.unused import mark_unused
     from hhe_gen.engine import memory_map, programs
     from hhe_gen.engine.model import EngineModel
     from hhe_gen.models.fft import FixedPointFormat
-    from hhe_gen.sim.engine_verilator import verilate_engine
+    from hhe_gen.sim.engine_verilator import VerilatedEngine
     from hhe_gen.sim.memory import MemoryModel
 
     lanes, fmt = 2, FixedPointFormat(*DEFAULT_SLOT_FORMAT)
@@ -95,8 +94,9 @@ def _accelerator(p, keys, slots, seed, rows, report):
     man = gen["manifest"]
     rows.append((f"generate the accelerator: out/accel (Verilog, manifest, {len(man['programs'])} programs; "
                  f"{man['parameters']['buffers']} buffers, {man['memory_plan']['dp16kd']} DP16KD)", "", f"{t:.0f}"))
-    engine = client_engine(p, lanes)           # its shape and word width (the run builds its own)
-    mark_unused(engine, deep=True)
+    console.print("building the accelerator's RTL in Verilator (cached after the first time) ...")
+    rtl = VerilatedEngine(client_engine(p, lanes), progress="verilator build of the accelerator")
+    engine = rtl.engine
     shape, layout = engine.shape, memory_map.MemoryMap.for_params(p)
 
     def model_run(words, mem):
@@ -115,8 +115,7 @@ def _accelerator(p, keys, slots, seed, rows, report):
         words = getattr(programs, name)(p, shape, layout=layout).words
         want = model_run(words, mem)
         console.print(f"running {name} on the RTL accelerator (Verilator) ...")
-        run, t = _timed(lambda: verilate_engine(client_engine(p, lanes), words, MemoryModel(mem),
-                                                progress="verilator build of the accelerator"))
+        run, t = _timed(lambda: rtl.run(words, MemoryModel(mem)))
         equal = run.error_cause == 0 and all(run.memory.words.get(a, 0) == v for a, v in want.items())
         same = same and equal
         cycles[name] = run.cycles

@@ -28,7 +28,7 @@ from hhe_gen.params.checks import check_int
 
 from .engine import EngineRun, TaskRecord
 
-__all__ = ["driver_for", "verilate_engine"]
+__all__ = ["driver_for", "VerilatedEngine", "verilate_engine"]
 
 MASK64 = (1 << 64) - 1
 
@@ -97,44 +97,66 @@ def driver_for(engine):
     return source
 
 
+class VerilatedEngine:
+    """An engine exported to Verilog and built with the driver once (the build cached on disk);
+    :meth:`run` runs programs on it any number of times, each from reset.
+
+    Parameters
+    ----------
+    engine : Engine        a fresh (never elaborated) engine component
+    progress : str         the label of the build's progress line
+
+    Members
+    -------
+    engine : the component;  model : the :class:`hhe_gen.flow.verilator.VerilatorModel`
+    """
+
+    def __init__(self, engine, *, progress: str | None = None):
+        from hhe_gen.flow.verilator import build
+        self.engine = engine
+        self.model = build(engine, "engine", driver=driver_for(engine),
+                           progress=progress or "verilator build of the engine")
+
+    def run(self, words, memory, *, max_cycles: int = 10_000_000, abort_after=None) -> EngineRun:
+        """:func:`hhe_gen.sim.engine.run_engine`'s run and result (``memory`` is changed in place:
+        the words the engine wrote, ``reads``, ``writes``, ``commands``)."""
+        check_int("max_cycles", max_cycles, 1)
+        if abort_after is not None:
+            check_int("abort_after", abort_after, 1)
+        lines = [f"P {memory.latency} {memory.cycles_per_beat} {-1 if abort_after is None else abort_after} "
+                 f"{max_cycles}"]
+        lines += [f"I {w:x}" for w in words]
+        lines += [f"M {a} {v & MASK64:x}" for a, v in memory.words.items()]
+        lines.append("GO")
+        result = EngineRun(memory)
+        for line in _run_with_progress(self.model.binary, "\n".join(lines) + "\n"):
+            kind, *f = line.split()
+            if kind == "END":
+                cycles, error, cause, position = (int(x) for x in f)
+                if cycles > max_cycles:
+                    raise RuntimeError(f"the engine is still busy after {max_cycles} cycles")
+                result.cycles = cycles
+                result.error_cause = cause if error else 0
+                result.error_position = position
+            elif kind == "N":
+                result.notifies.append((int(f[0]), int(f[1])))
+            elif kind == "K":
+                result.tasks.append(TaskRecord(*(int(x) for x in f)))
+            elif kind == "C":
+                memory.commands.append(tuple(int(x) for x in f))
+            elif kind == "W":
+                memory.words[int(f[0])] = int(f[1], 16)
+            elif kind == "S":
+                memory.reads, memory.writes = memory.reads + int(f[0]), memory.writes + int(f[1])
+        return result
+
+
 def verilate_engine(engine, words, memory, *, max_cycles: int = 10_000_000, abort_after=None,
                     progress: str | None = None) -> EngineRun:
-    """:func:`hhe_gen.sim.engine.run_engine` in Verilator: same arguments, same result
-    (``memory`` is changed in place: the words the engine wrote, ``reads``, ``writes``,
-    ``commands``).  ``progress``: the label of the build's progress line."""
-    from hhe_gen.flow.verilator import build
-
-    check_int("max_cycles", max_cycles, 1)
-    if abort_after is not None:
-        check_int("abort_after", abort_after, 1)
-    model = build(engine, "engine", driver=driver_for(engine),
-                  progress=progress or "verilator build of the engine")
-    lines = [f"P {memory.latency} {memory.cycles_per_beat} {-1 if abort_after is None else abort_after} "
-             f"{max_cycles}"]
-    lines += [f"I {w:x}" for w in words]
-    lines += [f"M {a} {v & MASK64:x}" for a, v in memory.words.items()]
-    lines.append("GO")
-    result = EngineRun(memory)
-    for line in _run_with_progress(model.binary, "\n".join(lines) + "\n"):
-        kind, *f = line.split()
-        if kind == "END":
-            cycles, error, cause, position = (int(x) for x in f)
-            if cycles > max_cycles:
-                raise RuntimeError(f"the engine is still busy after {max_cycles} cycles")
-            result.cycles = cycles
-            result.error_cause = cause if error else 0
-            result.error_position = position
-        elif kind == "N":
-            result.notifies.append((int(f[0]), int(f[1])))
-        elif kind == "K":
-            result.tasks.append(TaskRecord(*(int(x) for x in f)))
-        elif kind == "C":
-            memory.commands.append(tuple(int(x) for x in f))
-        elif kind == "W":
-            memory.words[int(f[0])] = int(f[1], 16)
-        elif kind == "S":
-            memory.reads, memory.writes = memory.reads + int(f[0]), memory.writes + int(f[1])
-    return result
+    """:func:`hhe_gen.sim.engine.run_engine` in Verilator: same arguments, same result; one build
+    and one run (:class:`VerilatedEngine` runs several programs on one build)."""
+    return VerilatedEngine(engine, progress=progress).run(words, memory, max_cycles=max_cycles,
+                                                           abort_after=abort_after)
 
 
 PROGRESS_SECONDS = 10.0

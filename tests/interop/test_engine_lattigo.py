@@ -93,11 +93,12 @@ def test_dna_hhe_rtl_and_lattigo_both_ways(lattigo_peer):
     each program 30-130 s)."""
     from hhe_gen.apps.generate_accel import client_engine
     from hhe_gen.models.fft import FixedPointFormat
-    from hhe_gen.sim.engine_verilator import verilate_engine
+    from hhe_gen.sim.engine_verilator import VerilatedEngine
 
     params = preset("dna-hhe")
     fmt = FixedPointFormat(38, 36)
-    shape = client_engine(params, 2).shape
+    rtl = VerilatedEngine(client_engine(params, 2))          # one build for the three runs
+    shape = rtl.engine.shape
     keys = ckks.keygen(params, seed=31)
     layout = memory_map.MemoryMap.for_params(params)
     mem = {}
@@ -112,8 +113,7 @@ def test_dna_hhe_rtl_and_lattigo_both_ways(lattigo_peer):
         mem = dict(base)
         memory_map.write_seed(mem, layout, 17)
         memory_map.write_slots(mem, layout, z, fmt)
-        run = verilate_engine(client_engine(params, 2), getattr(programs, name)(params, shape, layout=layout).words,
-                              MemoryModel(mem))
+        run = rtl.run(getattr(programs, name)(params, shape, layout=layout).words, MemoryModel(mem))
         assert run.error_cause == 0
         ct = memory_map.read_ciphertext(run.memory.words, layout, params)
         got = lattigo_peer.decrypt(params.interchange(), keys.sk, ct.to_json())
@@ -124,8 +124,7 @@ def test_dna_hhe_rtl_and_lattigo_both_ways(lattigo_peer):
                                    params)
     mem = dict(base)
     memory_map.write_ciphertext(mem, layout, params, ct)
-    run = verilate_engine(client_engine(params, 2), programs.decrypt(params, shape, layout=layout).words,
-                          MemoryModel(mem))
+    run = rtl.run(programs.decrypt(params, shape, layout=layout).words, MemoryModel(mem))
     assert run.error_cause == 0
     slots = memory_map.read_slots(run.memory.words, layout, fmt, 54)
     prec = ckks.precision_bits(z, slots)

@@ -290,15 +290,19 @@ def _on_rtl(program, memory, *, params, shape, setup=None, verilator: bool = Fal
     from hhe_gen.cores.engine import isa
     from hhe_gen.cores.engine.engine import Engine
     from hhe_gen.sim.engine import run_engine
-    from hhe_gen.sim.engine_verilator import verilate_engine
+    from hhe_gen.sim.engine_verilator import VerilatedEngine
     from hhe_gen.sim.memory import MemoryModel
 
     mem = MemoryModel(memory)
     word_bits = max([q.bit_length() for q in params.moduli] + [isa.DEFAULT_FORMAT.width])
 
+    def engine():
+        return Engine.for_params(params, lanes=2, buffers=shape.buffers, slots=shape.slots)
+
+    built = VerilatedEngine(engine()) if verilator else None      # one build for setup and program
+
     def one(code) -> RunResult:
-        engine = Engine.for_params(params, lanes=2, buffers=shape.buffers, slots=shape.slots)
-        run = verilate_engine(engine, code.words, mem) if verilator else run_engine(engine, code.words, mem)
+        run = built.run(code.words, mem) if verilator else run_engine(engine(), code.words, mem)
         cause = isa.ErrorCause(run.error_cause)
         kept = len(code.words) if cause == isa.ErrorCause.NONE else run.error_position
         if cause == isa.ErrorCause.DATA_RANGE:

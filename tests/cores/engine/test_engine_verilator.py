@@ -15,7 +15,7 @@ from hhe_gen.engine.model import EngineModel, shape_for_params
 from hhe_gen.models import ckks
 from hhe_gen.params import preset
 from hhe_gen.sim.engine import run_engine
-from hhe_gen.sim.engine_verilator import verilate_engine
+from hhe_gen.sim.engine_verilator import VerilatedEngine, verilate_engine
 from hhe_gen.sim.memory import MemoryModel
 
 pytestmark = pytest.mark.toolchain
@@ -97,12 +97,13 @@ def test_dna_hhe_programs_bit_exact(lanes):
     ~1 min, each program 30-90 s in Verilator on this machine)."""
     shape = shape_for_params(DNA, 9)
     _, layout, mem = _prepared(DNA, shape)
+    rtl = VerilatedEngine(Engine.for_params(DNA, lanes=lanes, buffers=9))     # one build, three runs
     for name in ("encrypt_pk", "encrypt_sk", "decrypt"):
         prog = getattr(programs, name)(DNA, shape, layout=layout)
         model = EngineModel(shape, DNA.n)
         model.memory = dict(mem)
         assert model.run(prog.words) == isa.ErrorCause.NONE
-        run = verilate_engine(Engine.for_params(DNA, lanes=lanes, buffers=9), prog.words, MemoryModel(mem))
+        run = rtl.run(prog.words, MemoryModel(mem))
         assert run.error_cause == 0 and [c for _, c in run.notifies] == [prog.notify]
         assert all(run.memory.words.get(a, 0) == v for a, v in model.memory.items())
         mem = dict(model.memory)            # decrypt reads encrypt_sk's ciphertext
