@@ -11,6 +11,13 @@ n = N/2 slots (N = 2^4 .. 2^16), P butterfly lanes of :class:`hhe_gen.cores.arit
 (complex field), fixed point :class:`hhe_gen.models.fft.FixedPointFormat`.  The memory plan is
 :class:`.plan.FftPlan`; the component :class:`.iterative.IterativeFft`.
 
+``IterativeFft(..., inverse="both")`` runs either direction, chosen per transform by its
+``inverse`` port, with ONE set of banks and ONE twiddle ROM per lane (the FFT's; the IFFT reads
+their conjugates: :func:`.plan.check_shared_twiddles`), so a codec that never encodes and decodes
+at the same time needs one core instead of two; ``passes`` / ``split_load`` may differ per
+direction, and each direction takes exactly the cycles of the one-direction core
+(:meth:`IterativeFft.timing`).
+
 Cycles (29/26, default Butterfly latency 5, read-to-write delay 7; measured in simulation by
 ``hhe-gen bench fft`` up to n = 512 and equal to :attr:`IterativeFft.compute_cycles` /
 :meth:`IterativeFft.cycles`, which the tests assert exactly; larger n from the plan)::
@@ -31,7 +38,8 @@ hide them at twice the memory.  cycles() includes the output register after the 
 (``output_register=True``, one cycle).
 """
 
-from .iterative import IterativeFft, SpecialFft, SpecialIfft
-from .plan import MAX_SLOTS, MIN_SLOTS, FftPlan, run_plan
+from .iterative import FftTiming, IterativeFft, SpecialFft, SpecialIfft
+from .plan import MAX_SLOTS, MIN_SLOTS, FftPlan, check_shared_twiddles, run_plan
 
-__all__ = ["IterativeFft", "SpecialFft", "SpecialIfft", "FftPlan", "run_plan", "MIN_SLOTS", "MAX_SLOTS"]
+__all__ = ["IterativeFft", "SpecialFft", "SpecialIfft", "FftTiming", "FftPlan", "run_plan",
+           "check_shared_twiddles", "MIN_SLOTS", "MAX_SLOTS"]

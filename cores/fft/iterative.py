@@ -1,4 +1,5 @@
-"""Memory-based iterative CKKS special FFT / IFFT with P complex butterfly lanes.
+"""Memory-based iterative CKKS special FFT / IFFT with P complex butterfly lanes; one direction, or
+both with the direction chosen per transform at run time.
 
 Golden model: :func:`hhe_gen.models.fft.special_ifft_fixed` (``inverse=True``) and
 :func:`hhe_gen.models.fft.special_fft_fixed` (``inverse=False``), bit for bit; the memory plan
@@ -22,17 +23,34 @@ parts of the n values first, then the imaginary parts), COMPUTE (fixed length), 
 issue cycles from :func:`hhe_gen.cores.ntt.schedule.stage_starts`); no cycle count depends on
 data.
 
+Both directions (``inverse="both"``): one set of banks, one Butterfly per lane and ONE twiddle ROM
+per lane serve the IFFT and the FFT.  The direction of a transform is the ``inverse`` input port,
+sampled with the transform's first input beat (the cycle ``i_stream.valid & i_stream.ready`` with
+the first beat; the port may change any time after that: the next transform samples it again).
+The load beats and positions (natural / bit-reversed), the stage issue cycles (each direction's
+``plan.starts``), the stage order of the address generators (IFFT: bit k = log2(n)-1 .. 0, FFT:
+0 .. log2(n)-1; the pairs of bit k are the same in both), the butterfly op (gs / ct), the compute
+length, the unload beats and positions all follow the sampled direction.  The twiddle ROMs hold the
+FFT plan's entries, addressed by bit k in both directions; in IFFT mode the imaginary part of the
+ROM output is negated before its register (the IFFT twiddle of every (k, lane, cycle) is exactly
+the conjugate of the FFT's: :func:`~hhe_gen.cores.fft.plan.check_shared_twiddles`, checked at
+construction).  So each direction takes exactly the cycles of the one-direction core with the
+same ``passes`` / ``split_load``.
+
 Parameters
 ----------
 n : int                 slots, a power of two 2^3 .. 2^15 (ring degree N = 2n = 2^4 .. 2^16)
 lanes : int             P butterflies, a power of two 1 .. n/4
-fmt : FixedPointFormat  W-bit two's complement, F fraction bits, rounding (the model's)
-inverse : bool          True: special IFFT (GS, halving); False: special FFT (CT)
-passes : int            how many times the result is streamed out (1 .. 256; the CKKS encoder
-                        reads it twice per prime)
-split_load : bool       load real parts, then imaginary parts (the CKKS decoder's coefficient
+fmt : FixedPointFormat  W-bit two's complement, F fraction bits, rounding (the model's); with
+                        ``inverse="both"`` a format whose twiddle table is conjugate-exact
+                        (frac_bits <= width - 2 always is; else ParameterError naming ``fmt``)
+inverse : bool | str    True: special IFFT (GS, halving); False: special FFT (CT); "both": either,
+                        per transform, from the ``inverse`` port
+passes : int | pair     how many times the result is streamed out (1 .. 256; the CKKS encoder
+                        reads it twice per prime); with "both" also a pair (for_inverse, for_forward)
+split_load : bool | pair  load real parts, then imaginary parts (the CKKS decoder's coefficient
                         order); the payload's lanes still carry packed values, of which only the
-                        half being loaded is used
+                        half being loaded is used; with "both" also a pair (for_inverse, for_forward)
 target : str            the Butterfly's DSP target ("ecp5" | "xilinx" | "generic")
 bf_latency : int|None   the Butterfly's latency (default: its default, 5 for a complex-only unit)
 output_register : bool  True (default): a register after the read-data lane multiplexer (the
@@ -43,10 +61,19 @@ Members
 -------
 i_stream : In(stream.Signature(ArrayLayout(2W, P)))   packed ``re | im << W`` per lane
 o_stream : Out(stream.Signature(ArrayLayout(2W, P)))
-plan : FftPlan, delay (read-to-write cycles), load_beats, unload_beats, compute_cycles
+inverse : In(1)         only with ``inverse="both"``: 1 = IFFT, 0 = FFT, sampled with the first
+                        input beat of each transform (with True / False, ``inverse`` is that bool)
+direction : True | False | "both"     the ``inverse`` parameter;  both : bool  direction == "both"
+passes, split_load : as given (with "both": pairs (for_inverse, for_forward))
+plans : {direction: FftPlan}, delay (read-to-write cycles)
+timing(inverse) : :class:`FftTiming` of one direction (passes, split_load, load_beats,
+                  compute_cycles, unload_beats, first_output_delay, cycles)
+plan, load_beats, unload_beats, compute_cycles, first_output_delay : one-direction cores only
+                  (the same numbers as ``timing()``); ``cycles(inverse)`` and ``model(values,
+                  inverse)`` take the direction for "both"
 
-Latency (cycles, full-rate producer and consumer)
--------------------------------------------------
+Latency (cycles, full-rate producer and consumer; per direction for "both")
+----------------------------------------------------------------------------
 * load: ``load_beats`` = n/P (2n/P with split_load) cycles, one beat each;
 * compute: ``compute_cycles`` = plan.compute_cycles + 1 cycles (the COMPUTE phase starts the cycle
   after the last load beat; plan.compute_cycles = the stage_starts total, the cycle of the last
@@ -59,10 +86,14 @@ So with the last input beat accepted in cycle c, the first output beat is taken 
 c + compute_cycles + 2 + R (:attr:`first_output_delay`) and the last in cycle
 c + compute_cycles + 1 + R + unload_beats; the next transform's first input beat can be accepted in
 the cycle after the last output beat.  :meth:`cycles` gives the whole count:
-load_beats + compute_cycles + 1 + R + unload_beats.
+load_beats + compute_cycles + 1 + R + unload_beats.  A "both" core's transform in direction d takes
+exactly ``cycles(d)``, the one-direction core's count with d's passes and split_load; transforms
+of alternating directions run back to back with no extra cycle.
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 from amaranth.hdl import Array, Cat, Const, Module, Mux, Signal, unsigned
 from amaranth.lib import data, stream, wiring
@@ -74,9 +105,20 @@ from hhe_gen.cores.unused import mark_unused, quiet_on_error
 from hhe_gen.models import fft as fftm
 from hhe_gen.params.errors import ParameterError
 
-from .plan import FftPlan, check_lanes, check_slots
+from .plan import FftPlan, check_lanes, check_shared_twiddles, check_slots
 
-__all__ = ["IterativeFft", "SpecialFft", "SpecialIfft"]
+__all__ = ["IterativeFft", "SpecialFft", "SpecialIfft", "FftTiming"]
+
+
+class FftTiming(NamedTuple):
+    """The cycle counts of one direction (module docstring, Latency)."""
+    passes: int
+    split_load: bool
+    load_beats: int
+    compute_cycles: int
+    unload_beats: int
+    first_output_delay: int
+    cycles: int
 
 
 def _xor_fold(v, width, b):
@@ -92,6 +134,23 @@ def _reverse(v, bits):
     return Cat(*(v[bits - 1 - i] for i in range(bits))) if bits else Const(0, 0)
 
 
+def _valid_passes(v):
+    return not isinstance(v, bool) and isinstance(v, int) and 1 <= v <= 256
+
+
+def _per_direction(name, value, valid, allowed, both):
+    """``value`` for both directions ({True: .., False: ..}): a pair (for_inverse, for_forward) only
+    when ``both``."""
+    if both and isinstance(value, (tuple, list)):
+        if len(value) != 2 or not all(valid(v) for v in value):
+            raise ParameterError(name, value, f"{allowed}, or a pair (for_inverse, for_forward) of them")
+        return {True: value[0], False: value[1]}
+    if not valid(value):
+        raise ParameterError(name, value, allowed + (", or a pair (for_inverse, for_forward) of them"
+                                                     if both else ""))
+    return {True: value, False: value}
+
+
 class IterativeFft(wiring.Component):
     __doc__ = __doc__
 
@@ -102,14 +161,20 @@ class IterativeFft(wiring.Component):
         check_lanes(lanes, n)
         if not isinstance(fmt, fftm.FixedPointFormat):
             raise ParameterError("fmt", fmt, "a hhe_gen.models.fft.FixedPointFormat")
-        if isinstance(passes, bool) or not isinstance(passes, int) or not 1 <= passes <= 256:
-            raise ParameterError("passes", passes, "an integer 1 .. 256")
-        if not isinstance(split_load, bool):
-            raise ParameterError("split_load", split_load, "True or False")
+        both = isinstance(inverse, str) and inverse == "both"
+        if not both and not isinstance(inverse, bool):
+            raise ParameterError("inverse", inverse, 'True (IFFT), False (FFT) or "both" (the direction '
+                                 'chosen per transform by the inverse port)')
+        passes_d = _per_direction("passes", passes, _valid_passes, "an integer 1 .. 256", both)
+        split_d = _per_direction("split_load", split_load, lambda v: isinstance(v, bool), "True or False", both)
         if not isinstance(output_register, bool):
             raise ParameterError("output_register", output_register, "True or False")
         self.output_register = output_register
-        self.fmt, self.passes, self.split_load = fmt, passes, split_load
+        self.direction, self.both = inverse, both
+        self.directions = (True, False) if both else (inverse,)
+        self.fmt = fmt
+        self.passes = (passes_d[True], passes_d[False]) if both else passes
+        self.split_load = (split_d[True], split_d[False]) if both else split_load
         self.bf_kw = dict(complex=fmt, target=target)
         if bf_latency is not None:
             self.bf_kw["latency"] = bf_latency
@@ -117,41 +182,103 @@ class IterativeFft(wiring.Component):
         mark_unused(probe)
         self.bf_latency = probe.latency
         self.delay = self.bf_latency + 2
-        self.plan = FftPlan(n, lanes, inverse, self.delay)
-        self.n, self.lanes, self.inverse = n, lanes, inverse
-        self.load_beats = (2 if split_load else 1) * n // lanes
-        self.unload_beats = passes * n // lanes
-        self.compute_cycles = self.plan.compute_cycles + 1
+        self.plans = {d: FftPlan(n, lanes, d, self.delay) for d in self.directions}
+        if both:
+            check_shared_twiddles(self.plans[True], self.plans[False], fmt)
+        self.n, self.lanes = n, lanes
+        self._timing = {}
+        for d in self.directions:
+            load = (2 if split_d[d] else 1) * n // lanes
+            unload = passes_d[d] * n // lanes
+            compute = self.plans[d].compute_cycles + 1
+            self._timing[d] = FftTiming(passes_d[d], split_d[d], load, compute, unload,
+                                        compute + 2 + output_register,
+                                        load + compute + unload + 1 + output_register)
         layout = data.ArrayLayout(unsigned(2 * fmt.width), lanes)
-        super().__init__({
+        members = {
             "i_stream": In(stream.Signature(layout)),
             "o_stream": Out(stream.Signature(layout)),
-        })
+        }
+        if both:
+            members["inverse"] = In(1)
+        else:
+            self.inverse = inverse
+        super().__init__(members)
 
-    def cycles(self) -> int:
-        """Cycles of one transform at full rate, first input beat to last output beat inclusive; also
-        the period of back-to-back transforms (the next input beat is taken the cycle after)."""
-        return self.load_beats + self.compute_cycles + self.unload_beats + 1 + self.output_register
+    # -- per direction ----------------------------------------------------------------------------
+    def _dir(self, inverse):
+        if self.both:
+            if not isinstance(inverse, bool):
+                raise ParameterError("inverse", inverse, "True (IFFT) or False (FFT): the direction of a "
+                                     "transform of an inverse=\"both\" core")
+            return inverse
+        if inverse is None or (isinstance(inverse, bool) and inverse == self.direction):
+            return self.direction
+        raise ParameterError("inverse", inverse, f"None or {self.direction} (this core runs one direction)")
+
+    def timing(self, inverse=None) -> FftTiming:
+        """The cycle counts of direction ``inverse`` (None: the one direction of a True/False core)."""
+        return self._timing[self._dir(inverse)]
+
+    def _single(self, name):
+        if self.both:
+            raise AttributeError(f"{name!r} of an inverse='both' core depends on the direction: use "
+                                 f"timing(inverse) / plans[inverse]")
+        return self._timing[self.direction]
+
+    @property
+    def plan(self) -> FftPlan:
+        self._single("plan")
+        return self.plans[self.direction]
+
+    @property
+    def load_beats(self) -> int:
+        return self._single("load_beats").load_beats
+
+    @property
+    def unload_beats(self) -> int:
+        return self._single("unload_beats").unload_beats
+
+    @property
+    def compute_cycles(self) -> int:
+        return self._single("compute_cycles").compute_cycles
 
     @property
     def first_output_delay(self) -> int:
         """Cycles from the last input beat to the first output beat (full rate)."""
-        return self.compute_cycles + 2 + self.output_register
+        return self._single("first_output_delay").first_output_delay
 
-    def model(self, values):
-        """The golden model on a list of n (re, im) pairs."""
-        f = fftm.special_ifft_fixed if self.inverse else fftm.special_fft_fixed
+    def cycles(self, inverse=None) -> int:
+        """Cycles of one transform at full rate, first input beat to last output beat inclusive; also
+        the period of back-to-back transforms (the next input beat is taken the cycle after).
+        ``inverse``: the direction (required for "both")."""
+        return self.timing(inverse).cycles
+
+    def model(self, values, inverse=None):
+        """The golden model on a list of n (re, im) pairs (direction ``inverse`` for "both")."""
+        f = fftm.special_ifft_fixed if self._dir(inverse) else fftm.special_fft_fixed
         return f(values, self.fmt)
+
+    def _pick(self, mode, f):
+        """f(direction) of a one-direction core (a Python value), or Mux(mode, f(True), f(False))."""
+        if not self.both:
+            return f(self.direction)
+        return Mux(mode, f(True), f(False))
 
     def elaborate(self, platform):
         m = Module()
-        plan, fmt = self.plan, self.fmt
+        fmt, both, pick = self.fmt, self.both, self._pick
+        timing = self._timing
+        plan = self.plans[False] if both else self.plans[self.direction]   # the ROM layout
         n, p, nl, b = self.n, self.lanes, plan.n_log, plan.bank_bits
         cw = 2 * fmt.width
         nb, depth = plan.banks, plan.depth
         aw = nl - b                                   # address bits
         beats = n // p
         beat_bits = nl - plan.lane_bits
+        max_load = max(t.load_beats for t in timing.values())
+        max_unload = max(t.unload_beats for t in timing.values())
+        max_compute = max(t.compute_cycles for t in timing.values())
 
         # -- memories ---------------------------------------------------------------------------
         wps, rps = [], []
@@ -173,27 +300,39 @@ class IterativeFft(wiring.Component):
         # -- control ----------------------------------------------------------------------------
         LOAD, COMPUTE, UNLOAD = 0, 1, 2
         phase = Signal(range(3), init=LOAD)
-        in_beat = Signal(range(max(2, self.load_beats)))
-        t = Signal(range(self.compute_cycles + 2))
+        in_beat = Signal(range(max(2, max_load)))
+        t = Signal(range(max_compute + 2))
         stage = Signal(range(nl + 1))
         cyc = Signal(range(max(2, plan.stage_cycles)))
-        out_beat = Signal(range(self.unload_beats + 1))     # next beat to read
+        out_beat = Signal(range(max_unload + 1))            # next beat to read
         o_valid = Signal()
         o_pos = Signal(beat_bits)                           # beat (mod n/P) of the data on o_stream
+        accept = Signal()
+        mode = load_mode = None
+        if both:
+            # mode: the direction of the transform in the core, sampled with its first input beat;
+            # load_mode: the direction of the beat being loaded (the port itself for the first beat)
+            mode, load_mode = Signal(name="mode"), Signal(name="load_mode")
+            m.d.comb += load_mode.eq(Mux(in_beat == 0, self.inverse, mode))
+            with m.If(accept & (in_beat == 0)):
+                m.d.sync += mode.eq(self.inverse)
 
         # -- load -------------------------------------------------------------------------------
         load_w = [dict(en=Const(0, 2), addr=Const(0, max(aw, 1)), data=Const(0, cw)) for _ in range(nb)]
-        accept = Signal()
         m.d.comb += [self.i_stream.ready.eq(phase == LOAD), accept.eq(self.i_stream.valid & (phase == LOAD))]
         lbeat = in_beat[:beat_bits]
         half_sel = Const(0b11, 2)
-        if self.split_load:
-            second = in_beat[beat_bits] if self.load_beats > beats else Const(0, 1)
-            half_sel = Mux(second, Const(0b10, 2), Const(0b01, 2))
+        if any(t.split_load for t in timing.values()):
+            second = in_beat[beat_bits] if max_load > beats else Const(0, 1)
+            split_half = Mux(second, Const(0b10, 2), Const(0b01, 2))
+            if all(t.split_load for t in timing.values()):
+                half_sel = split_half
+            else:
+                half_sel = Mux(pick(load_mode, lambda d: timing[d].split_load), split_half, half_sel)
         load_src = []
         for lane in range(p):
             i = Cat(Const(lane, plan.lane_bits), lbeat)
-            pos = i if self.inverse else _reverse(i, nl)
+            pos = pick(load_mode, lambda d: i if d else _reverse(i, nl))
             load_src.append((_xor_fold(pos, nl, b), pos[b:], self.i_stream.payload[lane]))
         for k in range(nb):
             hit = [(bk == k) for bk, _, _ in load_src]
@@ -203,16 +342,18 @@ class IterativeFft(wiring.Component):
                 data=_or_select([h & accept for h in hit], [d for _, _, d in load_src], cw))
         with m.If(accept):
             m.d.sync += in_beat.eq(in_beat + 1)
-            with m.If(in_beat == self.load_beats - 1):
+            with m.If(in_beat == pick(load_mode, lambda d: timing[d].load_beats - 1)):
                 m.d.sync += [in_beat.eq(0), phase.eq(COMPUTE), t.eq(0), stage.eq(0), cyc.eq(0)]
 
         # -- compute: issue ---------------------------------------------------------------------
-        starts = Array(Const(s, range(self.compute_cycles + 2)) for s in plan.starts + (self.compute_cycles + 1,))
+        t_shape = range(max_compute + 2)
+        starts = {d: Array(Const(s, t_shape) for s in self.plans[d].starts + (timing[d].compute_cycles + 1,))
+                  for d in self.directions}
         issue = Signal()
-        m.d.comb += issue.eq((phase == COMPUTE) & (stage < nl) & (t >= starts[stage]))
+        m.d.comb += issue.eq((phase == COMPUTE) & (stage < nl) & (t >= pick(mode, lambda d: starts[d][stage])))
         with m.If(phase == COMPUTE):
             m.d.sync += t.eq(t + 1)
-            with m.If(t == self.compute_cycles - 1):
+            with m.If(t == pick(mode, lambda d: timing[d].compute_cycles - 1)):
                 m.d.sync += [phase.eq(UNLOAD), out_beat.eq(0), o_valid.eq(0)]
         with m.If(issue):
             m.d.sync += cyc.eq(cyc + 1)
@@ -220,11 +361,24 @@ class IterativeFft(wiring.Component):
                 m.d.sync += [cyc.eq(0), stage.eq(stage + 1)]
         c_bits = nl - b                                   # bits of the cycle number in a stage
         cvec = cyc[:c_bits] if c_bits else Const(0, 0)
+        # the address generators and twiddle offsets, one entry per stage s (one direction) or per
+        # butterfly bit k ("both": the stage's k from the direction; the pairs of bit k are the same
+        # in both directions, check_shared_twiddles)
+        if both:
+            entry = Signal(range(nl), name="stage_k")
+            k_of = {d: Array(Const(k, range(nl)) for k in self.plans[d].stage_k) for d in self.directions}
+            m.d.comb += entry.eq(Mux(stage < nl, Mux(mode, k_of[True][stage], k_of[False][stage]), 0))
+            entry_k = list(range(nl))
+            entry_group = [plan.stage_groups[plan.stage_k.index(k)] for k in entry_k]
+            tw_offsets, tw_masks = plan.tw_offset_k, plan.tw_mask_k
+        else:
+            entry = None
+            entry_k, entry_group = list(plan.stage_k), list(plan.stage_groups)
+            tw_offsets, tw_masks = plan.tw_offset, plan.tw_mask
         lo_idx, hi_idx = [], []
         for lane in range(p):
             los, his = [], []
-            for s, k in enumerate(plan.stage_k):
-                group = plan.stage_groups[s]
+            for k, group in zip(entry_k, entry_group):
                 others = [g for g in range(nl) if g not in group]
                 lbits = [g for g in group if g != k]
                 bits_lo, bits_hi = [], []
@@ -244,7 +398,7 @@ class IterativeFft(wiring.Component):
                 his.append(Cat(*bits_hi))
             lo, hi = Signal(nl, name=f"lo{lane}"), Signal(nl, name=f"hi{lane}")
             sel = Signal(range(nl), name=f"stage_sel{lane}")
-            m.d.comb += sel.eq(Mux(stage < nl, stage, 0))
+            m.d.comb += sel.eq(entry if both else Mux(stage < nl, stage, 0))
             m.d.comb += [lo.eq(Array(los)[sel]), hi.eq(Array(his)[sel])]
             lo_idx.append(lo)
             hi_idx.append(hi)
@@ -256,10 +410,10 @@ class IterativeFft(wiring.Component):
                 m.d.comb += [bk.eq(_xor_fold(idx, nl, b)), ad.eq(idx[b:] if aw else 0)]
                 members.append((bk, ad))
         # twiddle ROM addresses
-        tw_off = Array(Const(o) for o in plan.tw_offset)
-        tw_mask = Array(Const(mk, max(1, c_bits)) for mk in plan.tw_mask)
+        tw_off = Array(Const(o) for o in tw_offsets)
+        tw_mask = Array(Const(mk, max(1, c_bits)) for mk in tw_masks)
         sel0 = Signal(range(nl))
-        m.d.comb += sel0.eq(Mux(stage < nl, stage, 0))
+        m.d.comb += sel0.eq(entry if both else Mux(stage < nl, stage, 0))
         for rp in tw_rps:
             m.d.comb += rp.addr.eq(tw_off[sel0] + (cyc & tw_mask[sel0]))
 
@@ -275,17 +429,18 @@ class IterativeFft(wiring.Component):
         unload_src = []
         for lane in range(p):
             i = Cat(Const(lane, plan.lane_bits), ubeat)
-            pos = _reverse(i, nl) if self.inverse else i
+            pos = pick(mode, lambda d: _reverse(i, nl) if d else i)
             unload_src.append((_xor_fold(pos, nl, b), pos[b:]))
         held_bank = []                                   # bank of each lane's data on o_stream
         for lane in range(p):
             i = Cat(Const(lane, plan.lane_bits), o_pos)
-            pos = _reverse(i, nl) if self.inverse else i
+            pos = pick(mode, lambda d: _reverse(i, nl) if d else i)
             held_bank.append(_xor_fold(pos, nl, b))
+        unload_beats = pick(mode, lambda d: timing[d].unload_beats)
         unloading = Signal()
-        m.d.comb += unloading.eq((phase == UNLOAD) & (out_beat < self.unload_beats))
+        m.d.comb += unloading.eq((phase == UNLOAD) & (out_beat < unload_beats))
         with m.If((phase == UNLOAD) & advance):
-            with m.If(out_beat < self.unload_beats):
+            with m.If(out_beat < unload_beats):
                 m.d.sync += [out_beat.eq(out_beat + 1), o_valid.eq(1), o_pos.eq(ubeat)]
             with m.Else():
                 m.d.sync += o_valid.eq(0)
@@ -329,15 +484,19 @@ class IterativeFft(wiring.Component):
             m.d.sync += v.eq(v_prev)
             line.append((v, regs))
         rdata = Array(rp.data for rp in rps)
-        op = OP_CODES["gs" if self.inverse else "ct"]
+        op = pick(mode, lambda d: OP_CODES["gs" if d else "ct"])
         outs = []
+        w_bits = fmt.width
         for lane in range(p):
             bf = Butterfly(**self.bf_kw)
             m.submodules[f"bf{lane}"] = bf
             a, bb, w = Signal(cw, name=f"a{lane}"), Signal(cw, name=f"b{lane}"), Signal(cw, name=f"w{lane}")
             _, mem1 = line[1]
-            m.d.sync += [a.eq(rdata[mem1[2 * lane][0]]), bb.eq(rdata[mem1[2 * lane + 1][0]]),
-                         w.eq(tw_rps[lane].data)]
+            tw = tw_rps[lane].data
+            if both:        # IFFT: the conjugate of the FFT's twiddle (same register, no extra cycle)
+                im = tw[w_bits:cw]
+                tw = Cat(tw[:w_bits], Mux(mode, (-im.as_signed())[:w_bits], im))
+            m.d.sync += [a.eq(rdata[mem1[2 * lane][0]]), bb.eq(rdata[mem1[2 * lane + 1][0]]), w.eq(tw)]
             m.d.comb += [bf.op.eq(op), bf.en.eq(1), bf.a.eq(a), bf.b.eq(bb), bf.w.eq(w), bf.c.eq(0)]
             outs.extend([bf.x[:cw], bf.y[:cw]])
         wv, wmem = line[self.delay]

@@ -24,6 +24,16 @@ ROM with, per stage, 2^(k-B+1) entries (one for k < B-1), read at address
 ``tw_offset[s] + (c & tw_mask[s])``: n/P + B - 2 entries per lane, n + P(B-2) in total (about
 twice the n/2 distinct roots of a shared ROM, and no crossbar).
 
+One ROM for both directions (:func:`check_shared_twiddles`, the core's ``inverse="both"``): for
+the same butterfly bit k both plans have the same coset bits G, the same cycles (pairs), the same
+lane_j and the same ``tw_mask``; only the stage order is reversed (IFFT k = log2(n)-1 .. 0, FFT
+k = 0 .. log2(n)-1).  The IFFT twiddle root[(4L - (5^j mod 4L)) n/L] is the complex conjugate of
+the FFT's root[(5^j mod 4L) n/L] (the root table is exactly conjugate-symmetric and the
+quantisation is odd), so the FFT plan's ROMs, addressed by k (``tw_offset_k``), serve both: the
+IFFT negates the imaginary part of what it reads.  That holds in the fixed-point table unless a
+component saturates (quantize(1 - eps) = max_int but quantize(-(1 - eps)) = min_int): formats with
+frac_bits = width - 1 fail it at large n, which :func:`check_shared_twiddles` reports.
+
 I/O order: P consecutive values per beat.  The IFFT loads slots in natural order (position i) and
 streams w = bit_reverse(x) out (beat b, lane l reads position bitrev(bP + l)); the FFT loads w into
 position bitrev(i) and streams the slots out in natural order.  The P positions of one beat fall in
@@ -39,7 +49,7 @@ from hhe_gen.cores.ntt.schedule import ntt_schedule, stage_starts
 from hhe_gen.params import checks
 from hhe_gen.params.errors import ParameterError
 
-__all__ = ["MIN_SLOTS", "MAX_SLOTS", "FftPlan", "fft_plan", "run_plan", "bit_reverse"]
+__all__ = ["MIN_SLOTS", "MAX_SLOTS", "FftPlan", "fft_plan", "run_plan", "bit_reverse", "check_shared_twiddles"]
 
 MIN_SLOTS = 1 << 3          # N = 2^4
 MAX_SLOTS = 1 << 15         # N = 2^16
@@ -71,6 +81,8 @@ class FftPlan:
     compute_cycles : int  cycle (from the first issue) of the last write, so the stored result
                           can be read from that cycle on (write-first memories)
     tw_offset, tw_mask : per stage, the twiddle ROM addressing (module docstring)
+    tw_offset_k, tw_mask_k : the same indexed by the butterfly bit k (tw_offset_k[stage_k[s]] ==
+                          tw_offset[s])
     """
 
     def __init__(self, n: int, lanes: int, inverse: bool, delay: int):
@@ -100,6 +112,9 @@ class FftPlan:
             masks.append(size - 1)
             off += size
         self.tw_offset, self.tw_mask, self.tw_depth = tuple(offs), tuple(masks), off
+        by_k = sorted(zip(self.stage_k, offs, masks))
+        self.tw_offset_k = tuple(o for _, o, _ in by_k)
+        self.tw_mask_k = tuple(mk for _, _, mk in by_k)
 
     # -- addressing ----------------------------------------------------------------------------
     def bank(self, i: int) -> int:
@@ -157,16 +172,56 @@ def fft_plan(n: int, lanes: int, inverse: bool, delay: int) -> FftPlan:
     return FftPlan(n, lanes, inverse, delay)
 
 
-def run_plan(plan: FftPlan, values, fmt: fftm.FixedPointFormat) -> list[tuple[int, int]]:
+def check_shared_twiddles(inv_plan: FftPlan, fwd_plan: FftPlan, fmt: fftm.FixedPointFormat) -> None:
+    """Check that one set of twiddle ROMs (``fwd_plan``'s layout, addressed by bit k) serves both
+    directions: for every stage bit k, lane and cycle c the two plans have the same pairs (coset
+    bits), lane_j and ``tw_mask``, and the IFFT's twiddle is exactly (re, -im) of the FFT's, with -im
+    a ``fmt.width``-bit value.  Raises ParameterError naming ``fmt`` when the quantised table breaks
+    the identity (a saturated component, e.g. frac_bits = width - 1 at large n)."""
+    if not (inv_plan.inverse and not fwd_plan.inverse and inv_plan.n == fwd_plan.n
+            and inv_plan.lanes == fwd_plan.lanes):
+        raise ParameterError("plans", (inv_plan, fwd_plan), "an IFFT and an FFT plan of the same n and P")
+    table = fftm.twiddle_table(inv_plan.n, fmt)
+    fwd_stage = {k: s for s, k in enumerate(fwd_plan.stage_k)}
+    for si, k in enumerate(inv_plan.stage_k):
+        sf = fwd_stage[k]
+        if inv_plan.stage_groups[si] != fwd_plan.stage_groups[sf] or inv_plan.tw_mask[si] != fwd_plan.tw_mask[sf]:
+            raise AssertionError(f"stage bit {k}: the plans' coset bits or twiddle masks differ")
+        for lane in range(inv_plan.lanes):
+            for c in range(inv_plan.tw_mask[si] + 1):
+                j = inv_plan.lane_j(si, c, lane)
+                if j != fwd_plan.lane_j(sf, c, lane):
+                    raise AssertionError(f"stage bit {k}, lane {lane}, cycle {c}: lane_j differs")
+                re_i, im_i = table[inv_plan.twiddle_index(k, j)]
+                re_f, im_f = table[fwd_plan.twiddle_index(k, j)]
+                if (re_i, im_i) != (re_f, -im_f) or not fmt.min_int <= -im_f <= fmt.max_int:
+                    raise ParameterError(
+                        "fmt", fmt, f"a format whose IFFT twiddles are the exact conjugates of the FFT's "
+                        f"(n = {inv_plan.n}, bit {k}, j = {j}: {(re_i, im_i)} against {(re_f, im_f)}; a "
+                        f"saturated component - use frac_bits <= width - 2)")
+
+
+def run_plan(plan: FftPlan, values, fmt: fftm.FixedPointFormat,
+             shared_with: FftPlan | None = None) -> list[tuple[int, int]]:
     """Execute the plan on banked memory with the model's butterflies: load in stream order,
     every stage cycle by cycle (each lane's pair from the schedule, its twiddle from its own ROM at
     ``tw_offset[s] + (c & tw_mask[s])``; every cycle's accesses in distinct banks), unload in stream
-    order.  Equal to special_ifft_fixed / special_fft_fixed (tests)."""
+    order.  Equal to special_ifft_fixed / special_fft_fixed (tests).
+
+    ``shared_with``: the FFT plan of the same n and P whose ROMs serve both directions (the core's
+    ``inverse="both"``): the twiddle is read from its layout at ``tw_offset_k[k] + (c & tw_mask_k[k])``
+    and conjugated (imaginary part negated, wrapped to ``fmt.width`` bits) when ``plan`` is an IFFT."""
     n, p = plan.n, plan.lanes
     if len(values) != n:
         raise ParameterError("values", f"<{len(values)} values>", f"exactly n = {n}")
     table = fftm.twiddle_table(n, fmt)
-    roms = [[table[t] for t in plan.twiddle_rom(lane)] for lane in range(p)]
+    rom_plan = plan if shared_with is None else shared_with
+    roms = [[table[t] for t in rom_plan.twiddle_rom(lane)] for lane in range(p)]
+    if shared_with is not None:
+        if shared_with.inverse or shared_with.n != n or shared_with.lanes != p:
+            raise ParameterError("shared_with", shared_with, f"an FFT plan (inverse False) of n = {n}, P = {p}")
+        if plan.inverse:
+            roms = [[(re, fmt.wrap(-im)) for re, im in rom] for rom in roms]
     banks = [[None] * plan.depth for _ in range(plan.banks)]
     for beat in range(n // p):
         idx = [plan.load_position(beat * p + lane) for lane in range(p)]
@@ -180,7 +235,11 @@ def run_plan(plan: FftPlan, values, fmt: fftm.FixedPointFormat) -> list[tuple[in
             assert len(set(used)) == len(used), "stage bank conflict"
             for sl in cycle:
                 assert sl.lo % (1 << plan.stage_k[s]) == plan.lane_j(s, c, sl.lane)
-                tw = roms[sl.lane][plan.tw_offset[s] + (c & plan.tw_mask[s])]
+                k = plan.stage_k[s]
+                if shared_with is None:
+                    tw = roms[sl.lane][plan.tw_offset[s] + (c & plan.tw_mask[s])]
+                else:
+                    tw = roms[sl.lane][shared_with.tw_offset_k[k] + (c & shared_with.tw_mask_k[k])]
                 a = banks[plan.bank(sl.lo)][plan.addr(sl.lo)]
                 b = banks[plan.bank(sl.hi)][plan.addr(sl.hi)]
                 x, y = bf(a, b, tw, fmt)
