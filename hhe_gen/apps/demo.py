@@ -83,7 +83,7 @@ def _accelerator(p, keys, slots, seed, rows, report):
     and whether the RTL equalled the ISA model."""
     from hhe_gen.apps.generate_accel import DEFAULT_SLOT_FORMAT, client_engine, generate_accel
     from hhe_gen.engine import memory_map, programs
-    from hhe_gen.engine.model import EngineModel
+    from hhe_gen.engine.client_memory import client_memory, run_model
     from hhe_gen.models.fft import FixedPointFormat
     from hhe_gen.sim.engine_verilator import VerilatedEngine
     from hhe_gen.sim.memory import MemoryModel
@@ -99,21 +99,11 @@ def _accelerator(p, keys, slots, seed, rows, report):
     engine = rtl.engine
     shape, layout = engine.shape, memory_map.MemoryMap.for_params(p)
 
-    def model_run(words, mem):
-        m = EngineModel(shape, p.n, fmt=fmt)
-        m.memory = dict(mem)
-        m.run(words)
-        return m.memory
-
-    mem = {}
-    memory_map.write_keys(mem, layout, p, keys)
-    mem = model_run(programs.key_setup(p, shape, layout=layout).words, mem)
-    memory_map.write_seed(mem, layout, seed)
-    memory_map.write_slots(mem, layout, slots, fmt)
+    mem = client_memory(p, shape, keys, seed=seed, slots=slots, fmt=fmt, layout=layout)
     same, cycles = True, {}
     for name in ("encrypt_pk", "decrypt"):
         words = getattr(programs, name)(p, shape, layout=layout).words
-        want = model_run(words, mem)
+        want = run_model(shape, p.n, words, mem, fmt=fmt)
         console.print(f"running {name} on the RTL accelerator (Verilator) ...")
         run, t = _timed(lambda: rtl.run(words, MemoryModel(mem)))
         equal = run.error_cause == 0 and all(run.memory.words.get(a, 0) == v for a, v in want.items())

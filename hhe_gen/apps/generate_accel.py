@@ -74,25 +74,16 @@ def _testbench_vectors(params, shape, layout, fmt, seed: int):
     import math
     import random
 
-    from hhe_gen.engine import memory_map, programs
-    from hhe_gen.engine.model import EngineModel
+    from hhe_gen.engine import programs
+    from hhe_gen.engine.client_memory import client_memory, run_model
     from hhe_gen.models import ckks
     from hhe_gen.models.fft import FixedPointFormat
     fmt = FixedPointFormat(*fmt)
-    mem = {}
-    memory_map.write_keys(mem, layout, params, ckks.keygen(params, seed))
-    memory_map.write_seed(mem, layout, seed)
     rng = random.Random(seed)
-    memory_map.write_slots(mem, layout, [cmath.rect(rng.random(), rng.random() * 2 * math.pi)
-                                         for _ in range(params.slots)], fmt)
-    model = EngineModel(shape, params.n, fmt=fmt)
-    model.memory = mem
-    model.run(programs.key_setup(params, shape, layout=layout).words)
-    before = dict(model.memory)
+    slots = [cmath.rect(rng.random(), rng.random() * 2 * math.pi) for _ in range(params.slots)]
+    before = client_memory(params, shape, ckks.keygen(params, seed), seed=seed, slots=slots, fmt=fmt, layout=layout)
     words = programs.encrypt_pk(params, shape, layout=layout).words
-    model.soft_reset()
-    model.run(words)
-    return words, before, dict(model.memory)
+    return words, before, run_model(shape, params.n, words, before, fmt=fmt)
 
 
 def generate_accel(params, lanes: int, out_dir, *, buffers: int | None = None, window: int = 16,

@@ -12,7 +12,8 @@ import pytest
 from hhe_gen.cores.engine import isa
 from hhe_gen.cores.engine.engine import Engine
 from hhe_gen.engine import memory_map, programs
-from hhe_gen.engine.model import EngineModel, shape_for_params
+from hhe_gen.engine.client_memory import client_memory
+from hhe_gen.engine.model import shape_for_params
 from hhe_gen.host.lattigo import slots_from_json, slots_json
 from hhe_gen.models import ckks, ckks_fixed
 from hhe_gen.params import preset
@@ -33,12 +34,7 @@ def _slots(seed):
 def setup():
     keys = ckks.keygen(PARAMS, seed=21)
     layout = memory_map.MemoryMap.for_params(PARAMS)
-    mem = {}
-    memory_map.write_keys(mem, layout, PARAMS, keys)
-    model = EngineModel(SHAPE, PARAMS.n)
-    model.memory = mem
-    model.run(programs.key_setup(PARAMS, SHAPE, layout=layout).words)
-    return keys, layout, dict(model.memory)
+    return keys, layout, client_memory(PARAMS, SHAPE, keys, layout=layout)
 
 
 def _engine():
@@ -101,18 +97,11 @@ def test_dna_hhe_rtl_and_lattigo_both_ways(lattigo_peer):
     shape = rtl.engine.shape
     keys = ckks.keygen(params, seed=31)
     layout = memory_map.MemoryMap.for_params(params)
-    mem = {}
-    memory_map.write_keys(mem, layout, params, keys)
-    model = EngineModel(shape, params.n, fmt=fmt)
-    model.memory = mem
-    model.run(programs.key_setup(params, shape, layout=layout).words)
-    base = dict(model.memory)
     rng = random.Random(5)
     z = [cmath.rect(rng.random(), rng.random() * 2 * math.pi) for _ in range(params.slots)]
+    base = client_memory(params, shape, keys, seed=17, slots=z, fmt=fmt, layout=layout)
     for name in ("encrypt_pk", "encrypt_sk"):
         mem = dict(base)
-        memory_map.write_seed(mem, layout, 17)
-        memory_map.write_slots(mem, layout, z, fmt)
         run = rtl.run(getattr(programs, name)(params, shape, layout=layout).words, MemoryModel(mem))
         assert run.error_cause == 0
         ct = memory_map.read_ciphertext(run.memory.words, layout, params)

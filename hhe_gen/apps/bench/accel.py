@@ -49,7 +49,7 @@ def program_cycles(params: str = "toy", lanes: int = 2, program: str = "encrypt_
     """Run ``program`` on the RTL engine in Verilator (module docstring); its metrics."""
     from hhe_gen.cores.engine import isa
     from hhe_gen.engine import memory_map, programs
-    from hhe_gen.engine.model import EngineModel
+    from hhe_gen.engine.client_memory import client_memory, run_model
     from hhe_gen.models import ckks, ckks_fixed
     from hhe_gen.models.fft import FixedPointFormat
     from hhe_gen.params import preset
@@ -64,18 +64,9 @@ def program_cycles(params: str = "toy", lanes: int = 2, program: str = "encrypt_
     z = _slots(p.slots, 2)
 
     def model_run(words, memory):
-        m = EngineModel(shape, p.n, fmt=fmt)
-        m.memory = dict(memory)
-        cause = m.run(words)
-        if cause != isa.ErrorCause.NONE:
-            raise RuntimeError(f"the ISA model refused the program: {cause.name}")
-        return m.memory
+        return run_model(shape, p.n, words, memory, fmt=fmt)
 
-    mem = {}
-    memory_map.write_keys(mem, layout, p, keys)
-    memory_map.write_seed(mem, layout, 3)
-    memory_map.write_slots(mem, layout, z, fmt)
-    mem = model_run(programs.key_setup(p, shape, layout=layout).words, mem)
+    mem = client_memory(p, shape, keys, seed=3, slots=z, fmt=fmt, layout=layout)
     if program == "decrypt":
         mem = model_run(programs.encrypt_sk(p, shape, level=level, layout=layout).words, mem)
     prog = getattr(programs, program)(p, shape, level=level, layout=layout)
