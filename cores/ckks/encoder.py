@@ -106,7 +106,9 @@ class ResidueStage(wiring.Component):
 
     i_stream: the IFFT's 2L passes of n/P packed beats (pass 2i real parts, 2i+1 imaginary parts,
     for prime i); o_stream: residues (qbits per lane).  Latency 1 (a taken input beat is on
-    o_stream the next cycle)."""
+    o_stream the next cycle).  ``signed_out`` (In(1), default 0): while 1 the lanes carry the
+    rounded integers themselves, qbits-bit two's complement, instead of their residues (they fit:
+    |m| < 2^(W-1-F+log_scale) < every prime, the codec's parameter rule)."""
 
     def __init__(self, n, lanes, fmt, log_scale, moduli):
         self.n, self.lanes, self.fmt, self.log_scale, self.moduli = n, lanes, fmt, log_scale, tuple(moduli)
@@ -114,6 +116,7 @@ class ResidueStage(wiring.Component):
         super().__init__({
             "i_stream": In(stream.Signature(data.ArrayLayout(unsigned(2 * fmt.width), lanes))),
             "o_stream": Out(stream.Signature(data.ArrayLayout(unsigned(self.qbits), lanes))),
+            "signed_out": In(1),
         })
 
     def elaborate(self, platform):
@@ -142,7 +145,7 @@ class ResidueStage(wiring.Component):
             m.d.comb += v.eq(Mux(is_im, packed[w:2 * w], packed[:w]))
             mm = scale_up_hw(v, fmt, self.log_scale)
             res = Signal(self.qbits, name=f"res{lane}")
-            m.d.comb += res.eq(Mux(mm < 0, mm + q, mm)[:self.qbits])
+            m.d.comb += res.eq(Mux((mm < 0) & ~self.signed_out, mm + q, mm)[:self.qbits])
             with m.If(take):
                 m.d.sync += o_data[lane].eq(res)
         with m.If(take):

@@ -1,16 +1,31 @@
 """The engine's codec unit: ``encode`` (slots -> residue rows) and ``decode`` (residue rows -> slots)
-through the CKKS encoder and the decoder's CRT, scaling and special FFT (:mod:`hhe_gen.cores.ckks`).
+through the CKKS encoder's IFFT and residue stage and the decoder's CRT, scaling and special FFT
+(:mod:`hhe_gen.cores.ckks`), with ONE FFT core for both transforms.
+
+One FFT: the unit runs one task at a time, so encode and decode never transform at the same time.
+The encoder's special IFFT (passes = 2L) and the decoder's special FFT (split load) are one
+:class:`~hhe_gen.cores.fft.IterativeFft` with ``inverse="both"``, ``passes=(2L, 1)``,
+``split_load=(False, True)``: one set of banks and one twiddle ROM per lane (at N = 2^13, P = 2,
+38/36: 38 DP16KD instead of 76).  ``encode`` runs it as the IFFT (its ``inverse`` port = 1) and
+feeds its output through the encoder's :class:`~hhe_gen.cores.ckks.encoder.ResidueStage`;
+``decode`` runs it as the FFT.  Each direction takes exactly the cycles of the one-direction core
+it replaces, so the task cycles are those of the unit with two FFTs.
 
 Slots sit in a buffer as the ISA says: Re z_k at word k, Im z_k at word N/2 + k, two's complement;
 ``encode`` reads the low W bits of each (W = the fixed-point format's width), ``decode`` writes
 them sign-extended to ``word_bits``.
 
 encode dst, a, slot, rows=R
-    Buffer ``a``'s slots go into the encoder (a beat of P slots takes two buffer reads: the real
-    and the imaginary row), which gives the residue rows of every built-in prime, prime by prime.
+    Buffer ``a``'s slots go into the IFFT (a beat of P slots takes two buffer reads: the real
+    and the imaginary row); the residue stage gives the residue rows of every built-in prime,
+    prime by prime.
     Prime p's row is written to buffer ``dst + r`` for every r < R with slot ``slot + r`` bound to
     p (a row no slot wants is dropped; a prime bound to two slots is written twice, one cycle per
     copy); so any binding of the slots to the built-in primes encodes as the ISA model does.
+encode dst, a, slot, rows=1, signed
+    The same transform; the residue stage passes the rounded integers themselves (prime 0's pass,
+    the other primes' passes are dropped), written to ``dst`` sign-extended to ``word_bits``.
+    The same cycles as an unsigned encode.
 decode dst, a, slot, rows=R
     Buffers ``a .. a+R-1`` are read together (R read ports) and combined by the CRT of the primes
     0 .. R-1, scaled down and transformed; each output beat of P slots is written as a real row and
@@ -22,7 +37,8 @@ decode dst, a, slot, rows=R
 Parameters
 ----------
 n, lanes, word_bits, buffers, slots, tag_width, primes : the engine's sizes
-fmt : FixedPointFormat      the slots' format (the encoder's and the FFT's)
+fmt : FixedPointFormat      the slots' format (the encoder's and the FFT's; frac_bits <= width - 2
+                            or another format with conjugate-exact twiddles, see IterativeFft)
 log_scale : int             Delta = 2^log_scale
 decode_rows : tuple         the R a ``decode`` may have (default: 1 and all the primes)
 target : str                DSP tile size of the FFT butterflies
@@ -34,13 +50,17 @@ rd : Out(read port)                        the slots (encode)
 rd_rows : list of Out(read port)           decode's rows, max(decode_rows) of them
 wr : Out(write port)
 slot_prime : In(ArrayLayout(5, S))
-encoder, fft, crts {R: CrtCentre}, scales {R: ScaleDownStage} : the cores
+fft : the IterativeFft (inverse="both"), residues : the encoder's ResidueStage,
+crts {R: CrtCentre}, scales {R: ScaleDownStage} : the cores
 
 Latency
 -------
-encode: N/P cycles to read the slots (two reads per beat) overlapping the encoder's IFFT input,
-then the encoder's L*N/P output beats (one per cycle, more for a prime bound to several slots).
-decode: N/P input beats at one per cycle, the FFT, then two cycles per output beat (N/(2P) beats).
+encode: N/P cycles to read the slots (two reads per beat) overlapping the FFT's input (IFFT mode),
+the IFFT, then the residue stage's L*N/P output beats (one per cycle, more for a prime bound to
+several slots): fft.timing(True) and one register, as the standalone
+:class:`~hhe_gen.cores.ckks.Encoder`.
+decode: N/P input beats at one per cycle, the FFT (fft.timing(False)), then two cycles per output
+beat (N/(2P) beats).
 Nothing depends on the data.
 """
 
@@ -51,10 +71,10 @@ from amaranth.lib import data, wiring
 from amaranth.lib.fifo import SyncFIFO
 from amaranth.lib.wiring import In, Out
 
-from hhe_gen.cores.ckks import Encoder
 from hhe_gen.cores.ckks.crt import CrtCentre
 from hhe_gen.cores.ckks.decoder import ScaleDownStage
-from hhe_gen.cores.fft import SpecialFft
+from hhe_gen.cores.ckks.encoder import ResidueStage
+from hhe_gen.cores.fft import IterativeFft
 from hhe_gen.cores.unused import mark_unused, quiet_on_error
 from hhe_gen.models import ckks_fixed
 from hhe_gen.params.errors import ParameterError
@@ -81,13 +101,18 @@ class CodecUnit(wiring.Component):
             if not 1 <= r <= min(len(self.primes), slots, ckks_fixed.MAX_DECODER_PRIMES):
                 raise ParameterError("decode_rows", decode_rows, f"row counts 1 .. "
                                      f"{min(len(self.primes), slots, ckks_fixed.MAX_DECODER_PRIMES)}")
-        self.encoder = Encoder(n, lanes, fmt, log_scale, list(self.primes), target=target)
-        self.fft = SpecialFft(n // 2, lanes, fmt, split_load=True, target=target)
+        moduli = ckks_fixed.check_codec_params(n, fmt, log_scale, list(self.primes))
+        if len(moduli) > 128:
+            raise ParameterError("primes", f"<{len(moduli)} primes>", "1 .. 128 primes (the IFFT's 2L passes)")
+        # one FFT for both tasks: IFFT (encode, read 2L times) and FFT (decode, split load)
+        self.fft = IterativeFft(n // 2, lanes, fmt, inverse="both", passes=(2 * len(moduli), 1),
+                                split_load=(False, True), target=target)
+        self.residues = ResidueStage(n // 2, lanes, fmt, log_scale, moduli)
         self.crts = {r: CrtCentre(self.primes[:r], lanes) for r in self.decode_rows}
         for r in self.decode_rows:
             ckks_fixed.check_decoder_params(n, fmt, log_scale, self.primes[:r])
         self.scales = {r: ScaleDownStage(lanes, fmt, log_scale, c.cbits) for r, c in self.crts.items()}
-        mark_unused(self.encoder, self.fft, *self.crts.values(), *self.scales.values())
+        mark_unused(self.fft, self.residues, *self.crts.values(), *self.scales.values())
         rd = read_port_signature(buffers, self.rows, lanes, word_bits)
         self.row_ports = max(self.decode_rows)
         members = {"port": In(UnitPort(tag_width)), "rd": Out(rd),
@@ -105,10 +130,11 @@ class CodecUnit(wiring.Component):
         w = fmt.width
         half = rows // 2                     # buffer rows per half (real / imaginary parts)
         task, abort = self.port.task, self.port.abort
-        enc = ResetInserter(abort)(self.encoder)
-        fft = ResetInserter(abort)(self.fft)
-        m.submodules.encoder, m.submodules.fft = enc, fft
-        enc, fft = self.encoder, self.fft
+        m.submodules.fft = ResetInserter(abort)(self.fft)
+        m.submodules.residues = ResetInserter(abort)(self.residues)
+        fft, res = self.fft, self.residues
+        signed_enc = Signal()                    # the encode in progress is ``signed``
+        m.d.comb += res.signed_out.eq(signed_enc)
         for r in self.decode_rows:
             m.submodules[f"crt{r}"] = ResetInserter(abort)(self.crts[r])
             m.submodules[f"scale{r}"] = ResetInserter(abort)(self.scales[r])
@@ -131,14 +157,16 @@ class CodecUnit(wiring.Component):
             m.d.sync += [busy.eq(0), refuse.eq(0)]
         with m.Elif(start):
             r_count = pl.imm[:4]
+            signed_now = (pl.opcode == isa.Opcode.ENCODE) & pl.flags[0]
             m.d.sync += [busy.eq(1), dst.eq(pl.dst), src.eq(pl.a), base.eq(pl.slot), nrows.eq(r_count),
-                         decoding.eq(pl.opcode == isa.Opcode.DECODE)]
+                         decoding.eq(pl.opcode == isa.Opcode.DECODE), signed_enc.eq(signed_now)]
             for pid in range(n_primes):
                 bits = []
                 for r in range(isa.MAX_SLOTS):
                     s = pl.slot + r
                     bits.append((r < r_count) & (s < self.slots) & (prime_of[s[:isa.SLOT_BITS]] == pid))
-                m.d.sync += wants[pid].eq(Cat(*bits))
+                # signed (rows = 1): prime 0's pass carries the integers, into dst
+                m.d.sync += wants[pid].eq(Mux(signed_now, int(pid == 0), Cat(*bits)))
             # decode: R must be built and the slots bound to primes 0 .. R-1 in order
             ok_r = Const(0)
             for r in self.decode_rows:
@@ -155,10 +183,11 @@ class CodecUnit(wiring.Component):
             m.d.sync += [busy.eq(0), refuse.eq(0)]
         run_enc = busy & ~decoding & ~abort
         run_dec = busy & decoding & ~refuse & ~abort
+        m.d.comb += fft.inverse.eq(~decoding)          # sampled by the FFT with a task's first beat
         with m.If(busy & refuse):
             m.d.comb += [done.eq(1), err.eq(1)]
 
-        # -- encode: slots -> encoder ---------------------------------------------------------------
+        # -- encode: slots -> FFT (IFFT mode) -> residue stage ----------------------------------------
         s_issue = Signal(range(rows + 1))        # reads issued: 2 per beat (re row b, im row half + b)
         s_inflight = Signal()
         s_phase = Signal()                       # the read in flight is the imaginary row
@@ -180,11 +209,12 @@ class CodecUnit(wiring.Component):
         for j in range(p):
             packed.append(Cat(re_hold[j][:w], self.rd.data[j][:w]))
         m.d.comb += [fifo.w_data.eq(Cat(*packed)), fifo.w_en.eq(s_inflight & s_phase)]
-        for j in range(p):
-            m.d.comb += enc.i_stream.payload[j].eq(fifo.r_data[j * 2 * w:(j + 1) * 2 * w])
-        m.d.comb += [enc.i_stream.valid.eq(fifo.r_rdy & run_enc), fifo.r_en.eq(enc.i_stream.ready & run_enc)]
+        enc_payload = [fifo.r_data[j * 2 * w:(j + 1) * 2 * w] for j in range(p)]
+        m.d.comb += fifo.r_en.eq(fft.i_stream.ready & run_enc)
+        fo = fft.o_stream
+        m.d.comb += [res.i_stream.valid.eq(fo.valid & run_enc), res.i_stream.payload.eq(fo.payload)]
 
-        # encoder rows -> every buffer that wants them
+        # residue rows -> every buffer that wants them
         e_beat = Signal(range(n_primes * rows + 1))
         e_prime = Signal(range(max(n_primes, 2)))
         e_row = Signal(range(rows))
@@ -196,7 +226,7 @@ class CodecUnit(wiring.Component):
             with m.If(want_now[r]):
                 m.d.comb += first.eq(r)
         single = (want_now & (want_now - 1)) == 0          # at most one row left for this beat
-        out = enc.o_stream
+        out = res.o_stream
         m.d.comb += out.ready.eq(run_enc & single)
         writing_enc = run_enc & out.valid & (want_now != 0)
         with m.If(abort | start):
@@ -241,13 +271,15 @@ class CodecUnit(wiring.Component):
             m.d.comb += scale.o_stream.ready.eq(fft.i_stream.ready & sel & run_dec)
             with m.If(sel):
                 m.d.comb += [fft_in_valid.eq(scale.o_stream.valid & run_dec), fft_in_payload.eq(scale.o_stream.payload)]
-        m.d.comb += [fft.i_stream.valid.eq(fft_in_valid), fft.i_stream.payload.eq(fft_in_payload)]
+        # the FFT's input: encode's slot beats or decode's scaled coefficients
+        m.d.comb += fft.i_stream.valid.eq(Mux(run_enc, fifo.r_rdy, fft_in_valid))
+        for j in range(p):
+            m.d.comb += fft.i_stream.payload[j].eq(Mux(run_enc, enc_payload[j], fft_in_payload[j]))
 
         # FFT beats -> a real row and an imaginary row of dst
         f_beat = Signal(range(half + 1))
         f_im = Signal()                                    # the real row of this beat is written
-        fo = fft.o_stream
-        m.d.comb += fo.ready.eq(run_dec & f_im)
+        m.d.comb += fo.ready.eq(Mux(run_enc, res.i_stream.ready, run_dec & f_im))
         writing_dec = run_dec & fo.valid
         with m.If(abort | start):
             m.d.sync += [f_beat.eq(0), f_im.eq(0)]
@@ -262,8 +294,8 @@ class CodecUnit(wiring.Component):
         with m.If(writing_enc):
             m.d.comb += [self.wr.sel.eq(dst + first), self.wr.addr.eq(e_row),
                          self.wr.lanes.eq((1 << p) - 1)]
-            for j in range(p):
-                m.d.comb += self.wr.data[j].eq(out.payload[j])
+            for j in range(p):      # a signed integer sign-extended to word_bits, a residue as it is
+                m.d.comb += self.wr.data[j].eq(Mux(signed_enc, out.payload[j].as_signed(), out.payload[j]))
         with m.Elif(writing_dec):
             m.d.comb += [self.wr.sel.eq(dst), self.wr.addr.eq(Mux(f_im, half + f_beat, f_beat)),
                          self.wr.lanes.eq((1 << p) - 1)]

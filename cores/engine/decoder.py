@@ -145,6 +145,7 @@ class InstructionDecoder(wiring.Component):
             rules.append((lows[pid] != w.imm[:27], ErrorCause.PRIME_MISMATCH))
         bad = {Opcode.LOAD: w.flags[1:] != 0, Opcode.MOVE: w.flags[1:] != 0,
                Opcode.NTT: w.flags[1:] != 0, Opcode.ADD: w.flags[2:] != 0,
+               Opcode.ENCODE: (w.flags[1:] != 0) | (w.flags[0] & (rows != 1)),
                Opcode.SUB: w.flags[2:] != 0, Opcode.MUL: w.flags[2:] != 0,
                Opcode.SAMPLE: w.flags >= len(SampleKind),
                Opcode.NOTIFY: w.imm[16:] != 0, Opcode.CFG_NET_SEGMENT: w.imm[16:] != 0,

@@ -27,7 +27,9 @@ Every field an instruction does not use must be zero (a non-zero unused field is
 that later extensions cannot be misread by older engines).  ``flags`` are per-opcode: for
 ``ntt`` / ``add`` / ``sub`` / ``mul`` / ``mac`` / ``msub`` / ``move`` bit k = "source k (a, b, c)
 holds small signed values: lift them modulo the slot's prime on read"; for ``sample`` the
-distribution (:class:`SampleKind`); for ``load`` bit 0 = "check every word < q_slot".
+distribution (:class:`SampleKind`); for ``load`` bit 0 = "check every word < q_slot"; for ``encode``
+bit 0 = "signed": the rounded integer coefficients themselves, two's complement in ``word_bits``,
+into one buffer (rows = 1), for programs that lift them to each prime on read (``lift=``).
 
 Scheduling classes
 ------------------
@@ -234,8 +236,9 @@ OPCODES: dict[int, OpcodeInfo] = {info.code: info for info in (
         True, "dst <- c - a * b mod q"),
     _op(Opcode.MOVE, "move", Unit.POINTWISE, ("dst", "a", "slot", "flags"), ("a",), ("dst",), False,
         "dst <- a (flags bit 0: lift a modulo q_slot on the way)"),
-    _op(Opcode.ENCODE, "encode", Unit.CODEC, ("dst", "a", "slot", "imm"), ("a",), ("dst+rows",), True,
-        "dst .. dst+rows-1 <- residues of round(Delta * IFFT(slots in a)) mod q_slot .. q_slot+rows-1"),
+    _op(Opcode.ENCODE, "encode", Unit.CODEC, ("dst", "a", "slot", "flags", "imm"), ("a",), ("dst+rows",), True,
+        "dst .. dst+rows-1 <- residues of round(Delta * IFFT(slots in a)) mod q_slot .. q_slot+rows-1 "
+        "(flags bit 0, rows = 1: dst <- the signed integers themselves)"),
     _op(Opcode.DECODE, "decode", Unit.CODEC, ("dst", "a", "slot", "imm"), ("a+rows",), ("dst",), True,
         "dst <- slots of FFT(CRT-centred a .. a+rows-1 over q_slot .. q_slot+rows-1) / Delta"),
 )}
@@ -372,6 +375,8 @@ def check(ins: Instruction, shape: EngineShape, bound: set[int] | frozenset[int]
     if ins.opcode == Opcode.MOVE and ins.flags >> 1:
         return ErrorCause.BAD_IMMEDIATE
     if ins.opcode in (Opcode.NTT,) and ins.flags >> 1:
+        return ErrorCause.BAD_IMMEDIATE
+    if ins.opcode == Opcode.ENCODE and (ins.flags >> 1 or (ins.flags and rows != 1)):
         return ErrorCause.BAD_IMMEDIATE
     if ins.opcode in (Opcode.ADD, Opcode.SUB, Opcode.MUL) and ins.flags >> 2:
         return ErrorCause.BAD_IMMEDIATE

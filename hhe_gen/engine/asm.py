@@ -14,7 +14,7 @@ Operand forms:
 - ``bN``: buffer N (0 .. B-1); ``sN``: prime slot N (0 .. S-1); ``pN``: built-in prime N;
 - a number: decimal, ``0x`` hexadecimal or ``0b`` binary (``_`` may separate digits);
 - ``name=value``: a keyword (``lift=``, ``domain=``, ``nonce=``, ``rows=``, ``low=``);
-- a bare word: ``check`` (``load``) or the sample kind (``uniform``, ``ternary``, ``hamming``,
+- a bare word: ``check`` (``load``), ``signed`` (``encode``) or the sample kind (``uniform``, ``ternary``, ``hamming``,
   ``gaussian``).
 
 Keywords come after every positional operand, in any order, each at most once.  An operand in
@@ -33,6 +33,7 @@ takes a dotted IPv4 address.  Examples::
     ntt b1, b0, s0, lift=a            ; b0 holds small signed values
     mac b2, b1, b3, b4, s0            ; b2 = b1 * b3 + b4 mod q_s0
     encode b4, b0, s0, rows=3         ; b4 .. b6 <- residues mod q_s0 .. q_s2
+    encode b0, b0, s0, rows=1, signed ; b0 <- the signed integer coefficients (in place)
     store b2, 0x2000
     notify 1
 
@@ -133,7 +134,7 @@ _PARTS = {
     "prime": ("imm", 27, 5), "low": ("imm", 0, 27),
     "domain": ("imm", 24, 8), "nonce": ("imm", 0, 24), "rows": ("imm", 0, 4),
     "src_port": ("imm", 16, 16), "dst_port": ("imm", 0, 16),
-    "kind": ("flags", 0, 3), "check": ("flags", 0, 1), "lift": ("flags", 0, 3),
+    "kind": ("flags", 0, 3), "check": ("flags", 0, 1), "lift": ("flags", 0, 3), "signed": ("flags", 0, 1),
 }
 
 
@@ -175,7 +176,7 @@ SYNTAX: dict[int, tuple[Operand, ...]] = {
     Opcode.ADD: _PAIR, Opcode.SUB: _PAIR, Opcode.MUL: _PAIR,
     Opcode.MAC: _TRIPLE, Opcode.MSUB: _TRIPLE,
     Opcode.MOVE: (_buf("dst"), _buf("a"), _OPT_SLOT, _lift("a")),
-    Opcode.ENCODE: _CODEC, Opcode.DECODE: _CODEC,
+    Opcode.ENCODE: _CODEC + (Operand("flag", "signed", "signed", optional=True),), Opcode.DECODE: _CODEC,
 }
 assert set(SYNTAX) == set(isa.OPCODES)
 
@@ -187,7 +188,7 @@ CAUSE_MEANING = {
     ErrorCause.SLOT_UNBOUND: "a prime slot the instruction needs was not bound by cfg.prime since the last soft reset",
     ErrorCause.NONZERO_UNUSED: "a field the opcode does not use is not zero",
     ErrorCause.BAD_IMMEDIATE: "immediate or flags out of range (prime id, rows, sample kind, lift bits, "
-                              "load flags, notify code, segment, scale, Rubato set)",
+                              "load and encode flags, notify code, segment, scale, Rubato set)",
     ErrorCause.PRIME_MISMATCH: "cfg.prime's imm[26:0] differs from the built-in prime's q mod 2^27",
     ErrorCause.NOT_BUILT: "the engine was generated without the unit this instruction needs",
     ErrorCause.AFTER_ERROR: "not the instruction's own fault: dropped because an earlier one failed",

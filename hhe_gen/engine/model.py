@@ -40,7 +40,8 @@ there is outside the contract: the model reduces it mod q, an engine may give an
 - ``encode dst, a, s, rows=R``: the slots in a (Re at words 0 .. N/2-1, Im at N/2 .. N-1, each the
   low fmt.width bits as two's complement) ->
   :func:`hhe_gen.models.ckks_fixed.encode_fixed` (fmt, log_scale, the primes of slots s .. s+R-1)
-  -> row j into buffer dst+j.
+  -> row j into buffer dst+j.  With ``signed`` (flags bit 0, rows = 1):
+  :func:`hhe_gen.models.ckks_fixed.encode_integers` in word_bits two's complement into dst.
 - ``decode dst, a, s, rows=R``: :func:`hhe_gen.models.ckks_fixed.decode_fixed` of buffers a ..
   a+R-1 over the primes of slots s .. s+R-1 -> dst holds Re / Im as above, in word_bits two's
   complement.  With ``decode_rows`` (an engine whose decoder was built for those row counts over
@@ -310,7 +311,11 @@ class EngineModel:
         half, width = self.n // 2, self.fmt.width
         words = self.buffers[ins.a]
         slots = [(signed(words[k], width), signed(words[k + half], width)) for k in range(half)]
-        rows = ckks_fixed.encode_fixed(slots, self.fmt, self.log_scale, self._moduli(ins))
+        if ins.flags & 1:                 # signed: the integers themselves (|m| < every prime)
+            ckks_fixed.check_codec_params(self.n, self.fmt, self.log_scale, self._moduli(ins))
+            rows = [[to_word(c, self.word_bits) for c in ckks_fixed.encode_integers(slots, self.fmt, self.log_scale)]]
+        else:
+            rows = ckks_fixed.encode_fixed(slots, self.fmt, self.log_scale, self._moduli(ins))
         for j, row in enumerate(rows):
             self.buffers[ins.dst + j] = row
 

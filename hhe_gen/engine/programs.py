@@ -10,11 +10,13 @@ bit for bit (the plaintext is the fixed-point encoding, ``ckks.encode(..., fmt=f
 - ``key_setup`` (runs once per key pair, not counted in the encryption cost): the keys of the
   interchange form (``sk`` signed coefficients, ``pk0`` / ``pk1`` rows in coefficient form) ->
   ``sk_ntt``, ``pk0_ntt``, ``pk1_ntt`` (NTT form per prime);
-- ``encrypt_pk``: slots -> ``encode`` -> v (ternary, domain EPHEMERAL), e0 (Gaussian, ERROR0),
-  e1 (Gaussian, ERROR1), each sampled once (nonce 0) and lifted per prime;
+- ``encrypt_pk``: slots -> ``encode ..., signed`` -> m (signed integers, lifted per prime on
+  read); v (ternary, domain EPHEMERAL), e0 (Gaussian, ERROR0), e1 (Gaussian, ERROR1), nonce 0,
+  sampled again for every prime (the same values) and lifted;
   c0_i = NTT(v)*pk0_i + NTT(m_i + e0), c1_i = NTT(v)*pk1_i + NTT(e1), NTT form
   (:func:`hhe_gen.models.ckks.encrypt_pk`);
-- ``encrypt_sk``: slots -> ``encode`` -> e (Gaussian, ERROR0, nonce 0); a_i uniform mod q_i sampled
+- ``encrypt_sk``: slots -> ``encode ..., signed`` -> m; e (Gaussian, ERROR0, nonce 0, sampled for
+  every prime); a_i uniform mod q_i sampled
   in the NTT domain (domain UNIFORM_A, nonce i); c0_i = NTT(m_i + e) - a_i*s_i (``msub``),
   c1_i = a_i (:func:`hhe_gen.models.ckks.encrypt_sk`);
 - ``decrypt``: m_i = INTT(c0_i + c1_i*s_i) (``mac``), ``decode`` over the rows, slots stored
@@ -22,10 +24,11 @@ bit for bit (the plaintext is the fixed-point encoding, ``ckks.encode(..., fmt=f
 
 Buffers
 -------
-A program's buffers come from :func:`allocate`: first its shared buffers (a block of ``rows``
-consecutive buffers where ``encode`` writes or ``decode`` reads, and the samples every prime
-reads), then as many per-prime working sets as fit (at most one per row); row i uses working set
-i mod k.  With B >= :func:`min_buffers` + (rows - 1) * working-set size every prime has its own
+A program's buffers come from :func:`allocate`: first its shared buffers (the signed message
+every prime reads, the key and ``a`` buffers, or the block of consecutive buffers ``decode``
+reads), then as many per-prime working sets as fit (at most one per row), and with buffers left
+over one partial set (its first buffers its own, the others set 0's: ``encrypt_sk`` puts t first,
+so a second NTT(m + e) can run while the first row's c0 is made); row i uses working set i mod k.  With B >= :func:`min_buffers` + (rows - 1) * working-set size every prime has its own
 buffers, so the work of different primes is independent and an out-of-order engine can overlap
 it; with fewer the primes share sets (and run one after another, the scoreboard orders them).
 Fewer buffers than :func:`min_buffers` raise ParameterError naming ``buffers``.
@@ -71,7 +74,9 @@ class Allocation:
 
 def allocate(buffers: int, program: str, rows: int, shared, working) -> Allocation:
     """Shared blocks ``shared`` ((name, count) pairs) from b0 up, then min(rows, what fits)
-    working sets of the buffers named in ``working``."""
+    working sets of the buffers named in ``working``; when fewer than ``rows`` fit and buffers are
+    left, one more set that owns as many of its buffers as are left (the first names of
+    ``working``) and shares the others with set 0."""
     need = sum(count for _, count in shared) + len(working)
     if buffers < need:
         raise ParameterError("buffers", buffers,
@@ -82,8 +87,14 @@ def allocate(buffers: int, program: str, rows: int, shared, working) -> Allocati
         shared_map[name] = index
         index += count
     k = min(rows, (buffers - index) // len(working))
-    sets = tuple({name: index + j * len(working) + t for t, name in enumerate(working)} for j in range(k))
-    return Allocation(shared_map, sets, index + k * len(working))
+    sets = [{name: index + j * len(working) + t for t, name in enumerate(working)} for j in range(k)]
+    used = index + k * len(working)
+    spare = buffers - used
+    if k < rows and spare:
+        # one more set owning its first `spare` buffers and sharing the rest with set 0
+        sets.append({name: (used + t if t < spare else sets[0][name]) for t, name in enumerate(working)})
+        used += spare
+    return Allocation(shared_map, tuple(sets), used)
 
 
 # -- the program text -------------------------------------------------------------------------------
@@ -154,10 +165,10 @@ PROGRAMS: dict[str, ProgramInfo] = {
     "key_setup": ProgramInfo(1, lambda rows: (("sk", 1),), ("s_hat", "pk", "pk_hat"), _BASIC,
                              "keys (interchange form) -> sk_ntt, pk0_ntt, pk1_ntt; runs once per key pair, "
                              "not counted"),
-    "encrypt_pk": ProgramInfo(2, lambda rows: (("m", rows), ("v", 1), ("e0", 1), ("e1", 1)),
-                              ("t", "v_hat", "pk"), _BASIC | {Unit.SAMPLER, Unit.CODEC},
+    "encrypt_pk": ProgramInfo(2, lambda rows: (("m", 1),),
+                              ("c0", "c1", "v_hat", "pk"), _BASIC | {Unit.SAMPLER, Unit.CODEC},
                               "slots_in, seed, pk0_ntt, pk1_ntt -> c0, c1 (public-key encryption)"),
-    "encrypt_sk": ProgramInfo(3, lambda rows: (("m", rows), ("e", 1)), ("a", "s_hat"),
+    "encrypt_sk": ProgramInfo(3, lambda rows: (("m", 1),), ("t", "a", "s_hat"),
                               _BASIC | {Unit.SAMPLER, Unit.CODEC},
                               "slots_in, seed, sk_ntt -> c0, c1 (secret-key encryption)"),
     "decrypt": ProgramInfo(4, lambda rows: (("d", rows - 1),), ("c1", "c0", "s_hat"), _BASIC | {Unit.CODEC},
@@ -245,40 +256,49 @@ def key_setup(params: CKKSParams, shape: EngineShape, *, level: int | None = Non
     return _finish("key_setup", w, shape, layout, rows, alloc)
 
 
-def _encode(w, layout, rows, m, slots):
-    w(f"load b{slots}, {layout.address('slots_in'):#x}", "slots (fixed point)")
-    w(f"encode b{m}, b{slots}, s0, rows={rows}", f"m mod q_0 .. q_{rows - 1} -> b{m} .. b{m + rows - 1}")
+def _encode_signed(w, layout, m):
+    w(f"load b{m}, {layout.address('slots_in'):#x}", "slots (fixed point)")
+    w(f"encode b{m}, b{m}, s0, rows=1, signed", "m = round(Delta * IFFT(slots)), signed, in place")
 
 
 def encrypt_pk(params: CKKSParams, shape: EngineShape, *, level: int | None = None,
                layout: MemoryMap | None = None) -> Program:
     """Encode and public-key encrypt ``slots_in`` with ``seed`` at ``level`` (default top).
 
-    Order: the NTT unit is the bottleneck (3 transforms per row), so the program feeds it from the
-    first sample on: v is sampled first and NTT(v) of row 0 starts while the slots load and encode
-    (into e1's buffer: e1 is sampled after the encoder has read them); m_i + e0 and its NTT are in
-    place in m's block, so the next row's NTT(m + e0) runs while this row's last product waits."""
+    Buffers: the message m is encoded once as signed integers (lifted to each prime on read), and
+    v, e0, e1 are sampled again for every prime, straight into the buffer that transforms them (the
+    same seed, domain and nonce give the same samples), so a row needs only its c0, c1 and NTT(v)
+    buffers besides m and pk.  Order: the NTT unit is the bottleneck (3 transforms per row), so
+    NTT(v) of row 0 starts while the slots load and encode, and every later row starts with
+    NTT(m + e0), whose buffer is free once the previous c0 is stored, while the previous row's
+    products still read NTT(v)."""
     rows, layout, alloc, w = _setup("encrypt_pk", params, shape, level, layout, scale=True)
-    m, v, e0, e1 = (alloc.shared[k] for k in ("m", "v", "e0", "e1"))
+    m = alloc.shared["m"]
     w(f"ldseed {layout.address('seed'):#x}", "seed")
-    w(_sample(v, SampleKind.TERNARY, Domain.EPHEMERAL), "v (ternary), shared by every prime")
-    _encode(w, layout, rows, m, e1)
-    w(_sample(e0, SampleKind.GAUSSIAN, Domain.ERROR0), "e0")
-    w(_sample(e1, SampleKind.GAUSSIAN, Domain.ERROR1), "e1")
+
+    def ntt_v(b, i):
+        w(_sample(b["v_hat"], SampleKind.TERNARY, Domain.EPHEMERAL), "v (ternary), the same for every prime")
+        w(f"ntt b{b['v_hat']}, b{b['v_hat']}, s{i}, lift=a", "NTT(v)")
+
+    ntt_v(alloc.work(0), 0)
+    _encode_signed(w, layout, m)
     for i in range(rows):
         b = alloc.work(i)
-        t, v_hat, pk, mi = b["t"], b["v_hat"], b["pk"], m + i
+        c0, c1, v_hat, pk = b["c0"], b["c1"], b["v_hat"], b["pk"]
         w.note(f"row {i}")
-        w(f"ntt b{v_hat}, b{v}, s{i}, lift=a", "NTT(v)")
-        w(f"add b{mi}, b{mi}, b{e0}, s{i}, lift=b", "m + e0")
-        w(f"ntt b{mi}, b{mi}, s{i}", "NTT(m + e0)")
+        w(_sample(c0, SampleKind.GAUSSIAN, Domain.ERROR0), "e0")
+        w(f"add b{c0}, b{m}, b{c0}, s{i}, lift=ab", "m + e0")
+        w(f"ntt b{c0}, b{c0}, s{i}", "NTT(m + e0)")
+        if i:
+            ntt_v(b, i)
         w(f"load b{pk}, s{i}, {layout.address('pk0_ntt', i):#x}, check", f"pk0_ntt[{i}]")
-        w(f"mac b{mi}, b{v_hat}, b{pk}, b{mi}, s{i}", "c0 = NTT(v)*pk0 + NTT(m + e0)")
-        w(f"store b{mi}, {layout.address('c0', i):#x}", f"c0[{i}]")
-        w(f"ntt b{t}, b{e1}, s{i}, lift=a", "NTT(e1)")
+        w(f"mac b{c0}, b{v_hat}, b{pk}, b{c0}, s{i}", "c0 = NTT(v)*pk0 + NTT(m + e0)")
+        w(f"store b{c0}, {layout.address('c0', i):#x}", f"c0[{i}]")
+        w(_sample(c1, SampleKind.GAUSSIAN, Domain.ERROR1), "e1")
+        w(f"ntt b{c1}, b{c1}, s{i}, lift=a", "NTT(e1)")
         w(f"load b{pk}, s{i}, {layout.address('pk1_ntt', i):#x}, check", f"pk1_ntt[{i}]")
-        w(f"mac b{t}, b{v_hat}, b{pk}, b{t}, s{i}", "c1 = NTT(v)*pk1 + NTT(e1)")
-        w(f"store b{t}, {layout.address('c1', i):#x}", f"c1[{i}]")
+        w(f"mac b{c1}, b{v_hat}, b{pk}, b{c1}, s{i}", "c1 = NTT(v)*pk1 + NTT(e1)")
+        w(f"store b{c1}, {layout.address('c1', i):#x}", f"c1[{i}]")
     return _finish("encrypt_pk", w, shape, layout, rows, alloc)
 
 
@@ -286,26 +306,35 @@ def encrypt_sk(params: CKKSParams, shape: EngineShape, *, level: int | None = No
                layout: MemoryMap | None = None) -> Program:
     """Encode and secret-key encrypt ``slots_in`` with ``seed`` at ``level`` (default top).
 
-    Order: e is sampled while the slots load and encode (into row 0's ``s_hat``, loaded after the
-    encoder has read them); m_i + e and its NTT are in place in m's block, back to back on the NTT
-    unit; each a_i is stored as soon as it is sampled, so only the last row's c0 is left at the end."""
+    Buffers: m encoded once as signed integers; e sampled again for every prime into the row's
+    working buffer t (t = NTT(m + e), then c0), beside its a and s.  Order: with k
+    working sets the first k rows' NTT(m + e) run back to back on the NTT unit; each a_i is stored
+    as soon as it is sampled, and a row's t is refilled as soon as its c0 is stored."""
     rows, layout, alloc, w = _setup("encrypt_sk", params, shape, level, layout, scale=True)
-    m, e = alloc.shared["m"], alloc.shared["e"]
+    m = alloc.shared["m"]
     w(f"ldseed {layout.address('seed'):#x}", "seed")
-    w(_sample(e, SampleKind.GAUSSIAN, Domain.ERROR0), "e, shared by every prime")
-    _encode(w, layout, rows, m, alloc.work(0)["s_hat"])
+    _encode_signed(w, layout, m)
+
+    def prepare(i):
+        t = alloc.work(i)["t"]
+        w.note(f"row {i}: NTT(m + e)")
+        w(_sample(t, SampleKind.GAUSSIAN, Domain.ERROR0), "e, the same for every prime")
+        w(f"add b{t}, b{m}, b{t}, s{i}, lift=ab", f"m + e mod q_{i}")
+        w(f"ntt b{t}, b{t}, s{i}", "NTT(m + e)")
+
+    k = len(alloc.sets)
+    for i in range(min(k, rows)):
+        prepare(i)
     for i in range(rows):
-        w(f"add b{m + i}, b{m + i}, b{e}, s{i}, lift=b", f"m + e mod q_{i}")
-        w(f"ntt b{m + i}, b{m + i}, s{i}", "NTT(m + e)")
-    for i in range(rows):
-        b = alloc.work(i)
-        a, s_hat, mi = b["a"], b["s_hat"], m + i
-        w.note(f"row {i}")
+        t, a, s_hat = (alloc.work(i)[k] for k in ("t", "a", "s_hat"))
+        w.note(f"row {i}: c1 = a, c0 = NTT(m + e) - a*s")
         w(_sample(a, SampleKind.UNIFORM, Domain.UNIFORM_A, i, slot=i), "a, uniform in the NTT domain")
         w(f"store b{a}, {layout.address('c1', i):#x}", f"c1[{i}] = a")
         w(f"load b{s_hat}, s{i}, {layout.address('sk_ntt', i):#x}, check", f"sk_ntt[{i}]")
-        w(f"msub b{mi}, b{a}, b{s_hat}, b{mi}, s{i}", "c0 = NTT(m + e) - a*s")
-        w(f"store b{mi}, {layout.address('c0', i):#x}", f"c0[{i}]")
+        w(f"msub b{t}, b{a}, b{s_hat}, b{t}, s{i}", "c0 = NTT(m + e) - a*s")
+        w(f"store b{t}, {layout.address('c0', i):#x}", f"c0[{i}]")
+        if i + k < rows:
+            prepare(i + k)
     return _finish("encrypt_sk", w, shape, layout, rows, alloc)
 
 

@@ -47,7 +47,7 @@ from . import fft as fftm
 
 MAX_DECODER_PRIMES = 8
 
-__all__ = ["check_codec_params", "check_decoder_params", "scale_up", "scale_down", "centre", "crt_constants",
+__all__ = ["check_codec_params", "encode_integers", "check_decoder_params", "scale_up", "scale_down", "centre", "crt_constants",
            "crt_centre", "encode_fixed", "decode_fixed",
            "encode_slots", "decode_slots", "precision_bits"]
 
@@ -151,12 +151,18 @@ def crt_centre(residues, moduli) -> int:
     return x - big_q if x > big_q // 2 else x
 
 
+def encode_integers(slots, fmt: fftm.FixedPointFormat, log_scale: int) -> list[int]:
+    """n = N/2 fixed-point slots ((re, im) pairs in fmt) -> the N rounded integer coefficients
+    round(Delta * IFFT(slots)) (real parts, then imaginary parts), signed, before any reduction;
+    |m| < 2^(W-1-F+log_scale)."""
+    w = fftm.special_ifft_fixed(list(slots), fmt)
+    return [scale_up(z[0], fmt, log_scale) for z in w] + [scale_up(z[1], fmt, log_scale) for z in w]
+
+
 def encode_fixed(slots, fmt: fftm.FixedPointFormat, log_scale: int, moduli) -> list[list[int]]:
     """n = N/2 fixed-point slots ((re, im) pairs in fmt) -> one row of N residues per prime."""
-    n = len(slots)
-    moduli = check_codec_params(2 * n, fmt, log_scale, moduli)
-    w = fftm.special_ifft_fixed(list(slots), fmt)
-    m = [scale_up(z[0], fmt, log_scale) for z in w] + [scale_up(z[1], fmt, log_scale) for z in w]
+    moduli = check_codec_params(2 * len(slots), fmt, log_scale, moduli)
+    m = encode_integers(slots, fmt, log_scale)
     return [[c % q for c in m] for q in moduli]
 
 

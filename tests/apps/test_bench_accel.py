@@ -8,7 +8,8 @@ from hhe_gen.apps.bench.accel import memory_plan, plot_cycles
 
 def test_memory_plan_case():
     got = memory_plan("dna-hhe", 2)
-    assert got["buffers"] == 9 and got["buffers_dp16kd"] == 9 * 24
+    assert got["buffers"] == 5 and got["buffers_dp16kd"] == 5 * 24
+    assert got["codec_unit_dp16kd"] == 38             # one FFT: 4 banks 1024 x 76 (5 each), 2 ROMs 2048 x 76 (9)
     parts = sum(v for k, v in got.items() if k.endswith("_dp16kd"))
     assert got["dp16kd"] == parts and got["left"] == 208 - parts
 

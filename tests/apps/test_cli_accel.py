@@ -176,10 +176,10 @@ def test_program_prints_text_memory_map_and_buffers(tmp_path, capsys):
 
 def test_program_level_and_buffers(tmp_path, capsys):
     text = _ok(capsys, ["accel", "program", "encrypt_pk", "--params", "toy", "--level", "0", "--buffers", "7"])
-    assert "at least 7 for encrypt_pk with 1 row;" in text               # R + 6 (programs table)
+    assert "at least 5 for encrypt_pk with 1 row;" in text               # m + 4 (programs table)
     code = " ".join(line.split(";")[0] for line in text.splitlines())
     assert "s0" in code and "s1" not in code                             # one row: prime slot 0 only
-    _fails(capsys, ["accel", "program", "encrypt_pk", "--params", "toy", "--buffers", "7"], "'--buffers'", "8")
+    _fails(capsys, ["accel", "program", "encrypt_pk", "--params", "toy", "--buffers", "4"], "'--buffers'", "5")
     _fails(capsys, ["accel", "program", "encrypt_pk", "--params", "toy", "--level", "2"], "'--level'", "0 .. 1")
     _fails(capsys, ["accel", "program", "encrypt", "--params", "toy"], "'program'", "encrypt_pk")
     _fails(capsys, ["accel", "program", "decrypt", "--params", "toy", "-o", tmp_path / "d.json"], "'-o'", ".s")

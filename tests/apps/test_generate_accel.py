@@ -38,7 +38,7 @@ def test_manifest(generated):
     assert ports["mem__rdata__payload"]["dir"] == "in" and ports["mem__cmd__valid"]["dir"] == "out"
     fields = {f["name"]: (f["low"], f["width"]) for f in man["isa"]["fields"]}
     assert fields["opcode"] == (58, 6) and fields["imm"] == (0, 32)
-    assert man["parameters"]["buffers"] == 8            # encrypt_pk's R + 6 at R = 2
+    assert man["parameters"]["buffers"] == 5            # encrypt_pk: m and a working set of 4
     assert [p["q"] for p in man["primes"]] == list(TOY.moduli)
     layout = memory_map.MemoryMap.for_params(TOY)
     assert {(r["region"], r["row"]): r["address"] for r in man["memory_map"]}[("c1", 1)] == layout.address("c1", 1)

@@ -81,9 +81,9 @@ def _random_instruction(rng, shape):
         if "slot" in info.uses:
             f["slot"] = rng.randrange(shape.slots)
         if "flags" in info.uses:
-            f["flags"] = rng.randrange(8)
+            f["flags"] = rng.choice([0, 1, rng.randrange(8)])
         if "imm" in info.uses:
-            f["imm"] = rng.choice([rng.randrange(16), rng.randrange(1 << 16), rng.randrange(1 << 32)])
+            f["imm"] = rng.choice([1, rng.randrange(16), rng.randrange(1 << 16), rng.randrange(1 << 32)])
         if opcode == isa.Opcode.CFG_PRIME:
             pid = rng.randrange(len(shape.primes))
             f["imm"] = pid << 27 | shape.primes[pid] % (1 << 27)

@@ -127,7 +127,7 @@ def test_fewest_buffers_give_the_same_result(name):
 
 
 def test_minimum_buffers():
-    assert [programs.min_buffers(n, 3) for n in ("key_setup", "encrypt_pk", "encrypt_sk", "decrypt")] == [4, 9, 6, 5]
+    assert [programs.min_buffers(n, 3) for n in ("key_setup", "encrypt_pk", "encrypt_sk", "decrypt")] == [4, 5, 4, 5]
     for name, make in (("key_setup", programs.key_setup), ("encrypt_pk", programs.encrypt_pk),
                        ("encrypt_sk", programs.encrypt_sk), ("decrypt", programs.decrypt)):
         need = programs.min_buffers(name, 3)
@@ -217,3 +217,19 @@ def test_memory_helpers_round_trip():
     ct = ckks.Ciphertext([[1] * 64, [2] * 64], [[3] * 64, [4] * 64], params.scale, "ntt")
     mm.write_ciphertext(memory, layout, params, ct)
     assert mm.read_ciphertext(memory, layout, params) == ct
+
+
+def test_allocation_full_and_partial_working_sets():
+    """Full working sets first; buffers left over make one more set owning its first names and
+    sharing the rest with set 0; never more sets than rows; too few buffers name ``buffers``."""
+    shared, working = (("m", 1),), ("t", "a", "s_hat")
+    one = programs.allocate(4, "encrypt_sk", 3, shared, working)
+    assert one.shared == {"m": 0} and one.sets == ({"t": 1, "a": 2, "s_hat": 3},) and one.used == 4
+    part = programs.allocate(6, "encrypt_sk", 3, shared, working)
+    assert part.sets == ({"t": 1, "a": 2, "s_hat": 3}, {"t": 4, "a": 5, "s_hat": 3}) and part.used == 6
+    assert [part.work(i)["t"] for i in range(3)] == [1, 4, 1]
+    full = programs.allocate(32, "encrypt_sk", 3, shared, working)
+    assert len(full.sets) == 3 and full.used == 10
+    assert len({b for s in full.sets for b in s.values()}) == 9
+    with pytest.raises(ParameterError, match="'buffers'"):
+        programs.allocate(3, "encrypt_sk", 3, shared, working)

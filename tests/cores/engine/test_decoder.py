@@ -144,6 +144,10 @@ def hand_cases(shape):
         (I(O.MOVE, dst=0, a=0, slot=0, flags=4), allb, E.BAD_IMMEDIATE),
         (I(O.NTT, dst=0, a=0, slot=0, flags=2), allb, E.BAD_IMMEDIATE),
         (I(O.NTT, dst=0, a=0, slot=0, flags=1), allb, E.NONE),
+        (I(O.ENCODE, dst=0, a=0, slot=0, flags=1, imm=1), allb, E.NONE),           # signed, one row
+        (I(O.ENCODE, dst=0, a=0, slot=0, flags=1, imm=2), allb, E.BAD_IMMEDIATE),  # signed needs rows = 1
+        (I(O.ENCODE, dst=0, a=0, slot=0, flags=2, imm=1), allb, E.BAD_IMMEDIATE),
+        (I(O.ENCODE, dst=0, a=0, slot=0, flags=1, imm=1), set(), E.SLOT_UNBOUND),  # bound before flags
         (I(O.ADD, dst=0, a=0, b=0, slot=0, flags=3), allb, E.NONE),
         (I(O.MUL, dst=0, a=0, b=0, slot=0, flags=4), allb, E.BAD_IMMEDIATE),
         (I(O.MAC, dst=0, a=0, b=0, c=0, slot=0, flags=7), allb, E.NONE),

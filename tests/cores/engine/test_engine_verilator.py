@@ -11,6 +11,7 @@ import pytest
 from hhe_gen.cores.engine import isa
 from hhe_gen.cores.engine.engine import Engine
 from hhe_gen.engine import memory_map, programs
+from hhe_gen.engine.client_memory import client_memory
 from hhe_gen.engine.model import EngineModel, shape_for_params
 from hhe_gen.models import ckks
 from hhe_gen.params import preset
@@ -25,13 +26,7 @@ def _prepared(params, shape, seed=3):
     """Memory with the keys after key_setup (the model's), a seed and random fixed-point slots."""
     keys = ckks.keygen(params, seed=11)
     layout = memory_map.MemoryMap.for_params(params)
-    mem = {}
-    memory_map.write_keys(mem, layout, params, keys)
-    memory_map.write_seed(mem, layout, seed)
-    model = EngineModel(shape, params.n)
-    model.memory = mem
-    model.run(programs.key_setup(params, shape, layout=layout).words)
-    mem = dict(model.memory)
+    mem = client_memory(params, shape, keys, seed=seed, layout=layout)
     rng = random.Random(seed)
     for i in range(params.n // 2):
         mem[layout.address("slots_in") + i] = rng.getrandbits(isa.DEFAULT_FORMAT.width)
@@ -97,7 +92,7 @@ def test_dna_hhe_programs_bit_exact(lanes):
     ~1 min, each program 30-90 s in Verilator on this machine)."""
     shape = shape_for_params(DNA, 9)
     _, layout, mem = _prepared(DNA, shape)
-    rtl = VerilatedEngine(Engine.for_params(DNA, lanes=lanes, buffers=9))     # one build, three runs
+    rtl = VerilatedEngine(Engine.for_params(DNA, lanes=lanes, buffers=programs.client_buffers(3)))  # one build, three runs
     for name in ("encrypt_pk", "encrypt_sk", "decrypt"):
         prog = getattr(programs, name)(DNA, shape, layout=layout)
         model = EngineModel(shape, DNA.n)
