@@ -38,13 +38,16 @@ DEFAULT_SLOT_FORMAT = (38, 36)
 def client_engine(params, lanes: int = 2, *, buffers: int | None = None, window: int = 16, ooo: bool = True,
                   fmt=DEFAULT_SLOT_FORMAT, reducer: str = "barrett", twiddles: str = "otf",
                   target: str = "ecp5"):
-    """The engine of a CKKS client accelerator for ``params``: enough buffers for every client
-    program at the top level (:func:`hhe_gen.engine.programs.client_buffers`), the parameter set's
-    primes and scale built in, twiddles on the fly."""
+    """The engine of a CKKS client accelerator for ``params``: the parameter set's primes and scale
+    built in, twiddles on the fly, and by default the buffers every client program needs at the top
+    level (:func:`hhe_gen.engine.programs.client_buffers`): at 1 or 2 lanes the fewest (the NTT
+    unit bounds the time, so more buffers buy little: they are what fits a small FPGA), from 4
+    lanes on one working set per prime and the samples drawn once (the sampler and the memory
+    port bound the time there)."""
     from hhe_gen.cores.engine.engine import Engine
     from hhe_gen.engine.programs import client_buffers
     from hhe_gen.models.fft import FixedPointFormat
-    buffers = client_buffers(len(params.moduli)) if buffers is None else buffers
+    buffers = client_buffers(len(params.moduli), parallel=lanes > 2) if buffers is None else buffers
     return Engine.for_params(params, lanes=lanes, buffers=buffers, window=window, ooo=ooo, target=target,
                              ntt=dict(kind=reducer, twiddles=twiddles), pointwise=dict(kind=reducer),
                              codec={"fmt": FixedPointFormat(*fmt)})

@@ -149,15 +149,23 @@ class ProgramInfo:
     working : tuple[str]    names of a working set's buffers
     units : frozenset       units the program needs
     summary : str
+    samples : tuple[str]    samples every prime reads: given buffers for them beside one working
+                            set per row (:meth:`sampled_once_buffers`) they are sampled once into
+                            shared buffers; with fewer, again for every prime into the working set
     """
     notify: int
     shared: Callable
     working: tuple
     units: frozenset
     summary: str
+    samples: tuple = ()
 
     def min_buffers(self, rows: int) -> int:
         return sum(c for _, c in self.shared(rows)) + len(self.working)
+
+    def sampled_once_buffers(self, rows: int) -> int:
+        """The fewest buffers with which the samples are drawn once (0: the program has none)."""
+        return self.min_buffers(rows) + len(self.samples) + (rows - 1) * len(self.working) if self.samples else 0
 
 
 _BASIC = frozenset({Unit.MEMORY, Unit.NTT, Unit.POINTWISE})
@@ -167,10 +175,11 @@ PROGRAMS: dict[str, ProgramInfo] = {
                              "not counted"),
     "encrypt_pk": ProgramInfo(2, lambda rows: (("m", 1),),
                               ("c0", "c1", "v_hat", "pk"), _BASIC | {Unit.SAMPLER, Unit.CODEC},
-                              "slots_in, seed, pk0_ntt, pk1_ntt -> c0, c1 (public-key encryption)"),
+                              "slots_in, seed, pk0_ntt, pk1_ntt -> c0, c1 (public-key encryption)",
+                              ("v", "e0", "e1")),
     "encrypt_sk": ProgramInfo(3, lambda rows: (("m", 1),), ("t", "a", "s_hat"),
                               _BASIC | {Unit.SAMPLER, Unit.CODEC},
-                              "slots_in, seed, sk_ntt -> c0, c1 (secret-key encryption)"),
+                              "slots_in, seed, sk_ntt -> c0, c1 (secret-key encryption)", ("e",)),
     "decrypt": ProgramInfo(4, lambda rows: (("d", rows - 1),), ("c1", "c0", "s_hat"), _BASIC | {Unit.CODEC},
                            "c0, c1, sk_ntt -> slots_out"),
 }
@@ -179,10 +188,14 @@ PROGRAMS: dict[str, ProgramInfo] = {
 CLIENT_PROGRAMS = ("encrypt_pk", "encrypt_sk", "decrypt")
 
 
-def client_buffers(rows: int) -> int:
+def client_buffers(rows: int, parallel: bool = False) -> int:
     """Buffers an engine needs to run every client program (:data:`CLIENT_PROGRAMS`; key_setup
-    needs fewer) at ``rows`` primes with one working set."""
-    return max(min_buffers(p, rows) for p in CLIENT_PROGRAMS)
+    needs fewer) at ``rows`` primes: the fewest (one working set, samples drawn per prime), or with
+    ``parallel`` one working set per prime and the samples drawn once."""
+    if not parallel:
+        return max(min_buffers(p, rows) for p in CLIENT_PROGRAMS)
+    info = [PROGRAMS[p] for p in CLIENT_PROGRAMS]
+    return max(i.sampled_once_buffers(rows) or i.min_buffers(rows) + (rows - 1) * len(i.working) for i in info)
 
 
 def min_buffers(program: str, rows: int) -> int:
@@ -215,7 +228,10 @@ def _setup(name: str, params: CKKSParams, shape: EngineShape, level, layout, sca
     layout = layout or MemoryMap.for_params(params)
     if layout.n != params.n or layout.primes != len(params.moduli):
         raise ParameterError("layout", layout, f"a MemoryMap for N = {params.n} and {len(params.moduli)} primes")
-    alloc = allocate(shape.buffers, name, rows, info.shared(rows), info.working)
+    shared = info.shared(rows)
+    if info.samples and shape.buffers >= info.sampled_once_buffers(rows):
+        shared = shared + tuple((name, 1) for name in info.samples)
+    alloc = allocate(shape.buffers, name, rows, shared, info.working)
     w = _Writer(f"{name}: N = {params.n}, {rows} rows, {shape.buffers} buffers "
                 f"({len(alloc.sets)} working set{'s' if len(alloc.sets) > 1 else ''})")
     for i in range(rows):
@@ -261,41 +277,68 @@ def _encode_signed(w, layout, m):
     w(f"encode b{m}, b{m}, s0, rows=1, signed", "m = round(Delta * IFFT(slots)), signed, in place")
 
 
+class _Samples:
+    """Where a program's samples come from: shared buffers sampled once (when the allocation has
+    them) or the working buffer, sampled again for every prime just before it is read."""
+
+    def __init__(self, w, alloc, kinds: dict):
+        self.w, self.alloc, self.kinds = w, alloc, kinds
+        self.once = all(name in alloc.shared for name in kinds)
+
+    def draw_shared(self, *names):
+        """The shared samples ``names`` (nothing when they are drawn per prime)."""
+        if self.once:
+            for name in names:
+                self.w(_sample(self.alloc.shared[name], *self.kinds[name]), f"{name}, sampled once for every prime")
+
+    def source(self, name: str, dst: int) -> int:
+        """The buffer holding sample ``name`` for the next instruction: the shared one, or ``dst``
+        after sampling into it."""
+        if self.once:
+            return self.alloc.shared[name]
+        self.w(_sample(dst, *self.kinds[name]), f"{name} (the same for every prime)")
+        return dst
+
+
 def encrypt_pk(params: CKKSParams, shape: EngineShape, *, level: int | None = None,
                layout: MemoryMap | None = None) -> Program:
     """Encode and public-key encrypt ``slots_in`` with ``seed`` at ``level`` (default top).
 
-    Buffers: the message m is encoded once as signed integers (lifted to each prime on read), and
-    v, e0, e1 are sampled again for every prime, straight into the buffer that transforms them (the
-    same seed, domain and nonce give the same samples), so a row needs only its c0, c1 and NTT(v)
-    buffers besides m and pk.  Order: the NTT unit is the bottleneck (3 transforms per row), so
-    NTT(v) of row 0 starts while the slots load and encode, and every later row starts with
-    NTT(m + e0), whose buffer is free once the previous c0 is stored, while the previous row's
-    products still read NTT(v)."""
+    Buffers: the message m is encoded once as signed integers (lifted to each prime on read).  v,
+    e0 and e1 are sampled once into buffers of their own when the engine has them beside one
+    working set per row (:meth:`ProgramInfo.sampled_once_buffers`), else again for every prime,
+    straight into the buffer that transforms them (the same seed, domain and nonce give the same
+    samples), so a row needs only its c0, c1, NTT(v) and key buffers besides m.  Order: the NTT unit
+    is the bottleneck at 2 lanes (3 transforms per row), so NTT(v) of row 0 starts while the slots
+    load and encode, and every later row starts with NTT(m + e0), whose buffer is free once the
+    previous c0 is stored, while the previous row's products still read NTT(v)."""
     rows, layout, alloc, w = _setup("encrypt_pk", params, shape, level, layout, scale=True)
     m = alloc.shared["m"]
+    samples = _Samples(w, alloc, {"v": (SampleKind.TERNARY, Domain.EPHEMERAL),
+                                  "e0": (SampleKind.GAUSSIAN, Domain.ERROR0),
+                                  "e1": (SampleKind.GAUSSIAN, Domain.ERROR1)})
     w(f"ldseed {layout.address('seed'):#x}", "seed")
 
     def ntt_v(b, i):
-        w(_sample(b["v_hat"], SampleKind.TERNARY, Domain.EPHEMERAL), "v (ternary), the same for every prime")
-        w(f"ntt b{b['v_hat']}, b{b['v_hat']}, s{i}, lift=a", "NTT(v)")
+        v = samples.source("v", b["v_hat"])
+        w(f"ntt b{b['v_hat']}, b{v}, s{i}, lift=a", "NTT(v)")
 
+    samples.draw_shared("v")
     ntt_v(alloc.work(0), 0)
     _encode_signed(w, layout, m)
+    samples.draw_shared("e0", "e1")
     for i in range(rows):
         b = alloc.work(i)
         c0, c1, v_hat, pk = b["c0"], b["c1"], b["v_hat"], b["pk"]
         w.note(f"row {i}")
-        w(_sample(c0, SampleKind.GAUSSIAN, Domain.ERROR0), "e0")
-        w(f"add b{c0}, b{m}, b{c0}, s{i}, lift=ab", "m + e0")
+        w(f"add b{c0}, b{m}, b{samples.source('e0', c0)}, s{i}, lift=ab", "m + e0")
         w(f"ntt b{c0}, b{c0}, s{i}", "NTT(m + e0)")
         if i:
             ntt_v(b, i)
         w(f"load b{pk}, s{i}, {layout.address('pk0_ntt', i):#x}, check", f"pk0_ntt[{i}]")
         w(f"mac b{c0}, b{v_hat}, b{pk}, b{c0}, s{i}", "c0 = NTT(v)*pk0 + NTT(m + e0)")
         w(f"store b{c0}, {layout.address('c0', i):#x}", f"c0[{i}]")
-        w(_sample(c1, SampleKind.GAUSSIAN, Domain.ERROR1), "e1")
-        w(f"ntt b{c1}, b{c1}, s{i}, lift=a", "NTT(e1)")
+        w(f"ntt b{c1}, b{samples.source('e1', c1)}, s{i}, lift=a", "NTT(e1)")
         w(f"load b{pk}, s{i}, {layout.address('pk1_ntt', i):#x}, check", f"pk1_ntt[{i}]")
         w(f"mac b{c1}, b{v_hat}, b{pk}, b{c1}, s{i}", "c1 = NTT(v)*pk1 + NTT(e1)")
         w(f"store b{c1}, {layout.address('c1', i):#x}", f"c1[{i}]")
@@ -306,20 +349,22 @@ def encrypt_sk(params: CKKSParams, shape: EngineShape, *, level: int | None = No
                layout: MemoryMap | None = None) -> Program:
     """Encode and secret-key encrypt ``slots_in`` with ``seed`` at ``level`` (default top).
 
-    Buffers: m encoded once as signed integers; e sampled again for every prime into the row's
-    working buffer t (t = NTT(m + e), then c0), beside its a and s.  Order: with k
-    working sets the first k rows' NTT(m + e) run back to back on the NTT unit; each a_i is stored
-    as soon as it is sampled, and a row's t is refilled as soon as its c0 is stored."""
+    Buffers: m encoded once as signed integers; e sampled once into a buffer of its own when the
+    engine has it beside one working set per row, else again for every prime into the row's
+    working buffer t (t = NTT(m + e), then c0), beside its a and s.  Order: with k working sets
+    the first k rows' NTT(m + e) run back to back on the NTT unit; each a_i is stored as soon as it
+    is sampled, and a row's t is refilled as soon as its c0 is stored."""
     rows, layout, alloc, w = _setup("encrypt_sk", params, shape, level, layout, scale=True)
     m = alloc.shared["m"]
+    samples = _Samples(w, alloc, {"e": (SampleKind.GAUSSIAN, Domain.ERROR0)})
     w(f"ldseed {layout.address('seed'):#x}", "seed")
+    samples.draw_shared("e")
     _encode_signed(w, layout, m)
 
     def prepare(i):
         t = alloc.work(i)["t"]
         w.note(f"row {i}: NTT(m + e)")
-        w(_sample(t, SampleKind.GAUSSIAN, Domain.ERROR0), "e, the same for every prime")
-        w(f"add b{t}, b{m}, b{t}, s{i}, lift=ab", f"m + e mod q_{i}")
+        w(f"add b{t}, b{m}, b{samples.source('e', t)}, s{i}, lift=ab", f"m + e mod q_{i}")
         w(f"ntt b{t}, b{t}, s{i}", "NTT(m + e)")
 
     k = len(alloc.sets)

@@ -446,3 +446,14 @@ def test_plan_json_lists_every_buffer_and_adds_up(tmp_path, capsys):
 
 def test_plan_refuses_an_unknown_device(capsys):
     _fails(capsys, ["accel", "plan", "--params", "toy", "--device", "ice40"], "'--device'")
+
+
+def test_plan_defaults_to_the_generated_accelerator(tmp_path, capsys):
+    """Without --buffers: the generated accelerator's engine (client_engine: 5 buffers at 2 lanes,
+    one FFT in the codec), as ``generate accel`` builds it; it fits the 85F."""
+    out = tmp_path / "plan.json"
+    text = _ok(capsys, ["accel", "plan", "--params", "dna-hhe", "--lanes", "2", "--json", out])
+    plan = json.loads(out.read_text())
+    assert plan["buffers"] == 5 and plan["by_owner"]["buffers"]["dp16kd"] == 5 * 24
+    assert plan["by_owner"]["codec_unit"]["dp16kd"] == 38
+    assert plan["fits"] and plan["left"] == 208 - plan["dp16kd"] and "(fits)" in text

@@ -233,3 +233,19 @@ def test_allocation_full_and_partial_working_sets():
     assert len({b for s in full.sets for b in s.values()}) == 9
     with pytest.raises(ParameterError, match="'buffers'"):
         programs.allocate(3, "encrypt_sk", 3, shared, working)
+
+
+@pytest.mark.parametrize("name, per_row", [("encrypt_pk", 3), ("encrypt_sk", 1)])
+def test_samples_drawn_once_given_their_buffers_else_per_prime(name, per_row):
+    """From sampled_once_buffers(rows) on, every sample every prime reads is drawn once (the
+    program's other samples: encrypt_sk's a per prime); below it, once per prime."""
+    rows = 3
+    info = programs.PROGRAMS[name]
+    once = info.sampled_once_buffers(rows)
+    assert once == info.min_buffers(rows) + per_row + (rows - 1) * len(info.working)
+    make = getattr(programs, name)
+    own = rows if name == "encrypt_sk" else 0                     # a_i, uniform per prime
+    for buffers, draws in ((once, per_row), (once - 1, per_row * rows), (info.min_buffers(rows), per_row * rows)):
+        words = make(N256, shape_for_params(N256, buffers)).words
+        samples = [isa.decode(w) for w in words if isa.decode(w).opcode == Opcode.SAMPLE]
+        assert len(samples) == draws + own, buffers

@@ -587,20 +587,20 @@ def cmd_run(args):
 
 def cmd_plan(args):
     """``accel plan``: the engine's block RAMs (buffers and every unit's memories) against a device."""
+    from hhe_gen.apps.generate_accel import client_engine
     from hhe_gen.apps.report import print_table
-    from hhe_gen.cores.engine.engine import Engine
     from hhe_gen.cores.engine.memory_plan import DEVICES
 
     if args.device not in DEVICES:
         raise ParameterError("--device", args.device, "one of " + ", ".join(DEVICES))
     params = _params(args.params)
     try:
-        engine = Engine.for_params(params, lanes=args.lanes, buffers=args.buffers,
-                                   ntt=dict(kind=args.reducer, twiddles=args.twiddles),
-                                   pointwise=dict(kind=args.reducer))
+        engine = client_engine(params, args.lanes, buffers=args.buffers, reducer=args.reducer,
+                               twiddles=args.twiddles)
     except ParameterError as exc:
         raise ParameterError(f"--{exc.name}" if exc.name in ("lanes", "buffers", "kind") else exc.name,
                              exc.value, exc.allowed) from None
+    args.buffers = engine.shape.buffers
     plan = engine.memory_plan(device=args.device, reserve=args.reserve)
     rows = [(u["owner"], u["name"], f'{u["depth"]} x {u["width"]}', "rom" if u["rom"] else "ram", u["dp16kd"],
              u["bram36"]) for u in plan.rows()]
@@ -680,7 +680,10 @@ def register(sub) -> None:
     q.set_defaults(func=cmd_run)
 
     q = ops.add_parser("plan", help="the engine's block RAMs in DP16KD and BRAM36 against a device budget")
-    shape_options(q)
+    q.add_argument("--params", help="preset name or parameters JSON file: the engine's primes, N and scale "
+                   "(default: dna-hhe)")
+    q.add_argument("--buffers", type=int, help="the engine's polynomial buffers, 1 .. 32 (default: the generated "
+                   "accelerator's, what every client program needs: 5 at 2 lanes and DNA-HHE's set)")
     q.add_argument("--lanes", type=int, default=2, help="lanes P (default 2)")
     q.add_argument("--reducer", default="barrett", help="the NTT and pointwise reducer (barrett | special-barrett)")
     q.add_argument("--twiddles", default="otf", choices=["otf", "rom"], help="NTT twiddles (default otf)")
