@@ -53,6 +53,8 @@ dispatch).  ``completed`` gives every task's dispatch and completion cycle.
 
 from __future__ import annotations
 
+import dataclasses
+
 from amaranth.hdl import Array, Const, Module
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
@@ -106,6 +108,7 @@ class Engine(wiring.Component):
         if codec is not None:
             self.codec_unit = CodecUnit(**common, tag_width=tw, primes=self.primes, log_scale=log_scale,
                                         target=target, **codec)
+            self.shape = dataclasses.replace(self.shape, decode_rows=frozenset(self.codec_unit.decode_rows))
         codec_reads = 1 + self.codec_unit.row_ports if self.codec_unit else 0
         self.buffers_file = BufferFile(buffers, self.rows, lanes, self.word_bits, read_ports=5 + codec_reads,
                                        write_ports=4 + bool(self.codec_unit))

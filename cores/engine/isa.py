@@ -53,7 +53,7 @@ from dataclasses import dataclass
 from enum import IntEnum
 
 from hhe_gen.models.fft import FixedPointFormat
-from hhe_gen.params.checks import check_int
+from hhe_gen.params.checks import check_int, is_int
 from hhe_gen.params.errors import ParameterError
 
 __all__ = [
@@ -295,12 +295,15 @@ class EngineShape:
     primes : tuple      the built-in primes (``cfg.prime`` selects one by index, at most 32)
     log_scale : int     the codec's log2(Delta) (``cfg.scale`` must name it)
     units : frozenset   the units built (default: the CKKS units)
+    decode_rows : frozenset | None   the row counts the codec's ``decode`` was built for (over
+                        prefixes of the built-in primes; None: any); the programs decode within them
     """
     buffers: int
     slots: int
     primes: tuple[int, ...]
     log_scale: int = 0
     units: frozenset = CKKS_UNITS
+    decode_rows: frozenset | None = None
 
     def __post_init__(self):
         check_int("buffers", self.buffers, 1, MAX_BUFFERS)
@@ -311,6 +314,11 @@ class EngineShape:
         if not isinstance(self.units, frozenset) or not all(isinstance(u, Unit) and u != Unit.NONE
                                                             for u in self.units):
             raise ParameterError("units", self.units, "a frozenset of isa.Unit members other than NONE")
+        if self.decode_rows is not None and (
+                not isinstance(self.decode_rows, frozenset) or not self.decode_rows
+                or not all(is_int(r) and 1 <= r <= len(self.primes) for r in self.decode_rows)):
+            raise ParameterError("decode_rows", self.decode_rows,
+                                 f"None or a non-empty frozenset of row counts 1 .. {len(self.primes)}")
 
 
 def _operand_span(ins: Instruction, operand: str) -> tuple[str, int]:

@@ -28,29 +28,54 @@ from pathlib import Path
 
 from hhe_gen.params.errors import ParameterError
 
-__all__ = ["DEFAULT_SLOT_FORMAT", "client_engine", "generate_accel"]
+__all__ = ["DEFAULT_SLOT_FORMAT", "client_reducer", "client_decode_rows", "client_engine", "generate_accel"]
 
 DEFAULT_SLOT_FORMAT = (38, 36)
 """The slot format (W, F) of a generated accelerator: >= 30 mean bits of precision at N = 2^13
 (29 / 26 gives 20.6; ``hhe-gen bench fft``)."""
 
 
+def client_reducer(params) -> str:
+    """The modular reducer of a client accelerator for ``params``: ``special-barrett`` when every
+    prime has DNA-HHE's form q = 2^k - 2N*bnd + 1 (one k, 1 <= bnd < 2^10: the reduction is shifts
+    and adds, half the multipliers of Barrett's), else ``barrett``."""
+    k = max(q.bit_length() for q in params.moduli)
+    step = 2 * params.n
+    special = all((1 << k) + 1 - q > 0 and ((1 << k) + 1 - q) % step == 0 and ((1 << k) + 1 - q) // step < 1 << 10
+                  for q in params.moduli)
+    return "special-barrett" if special else "barrett"
+
+
+def client_decode_rows(params, fmt) -> frozenset | None:
+    """The row counts of a client accelerator's decoder: ``{1}`` (q_0's row alone, no CRT of the
+    other primes: its multipliers are most of the codec's) when every message the slot format can
+    hold decodes the same from q_0 alone: |coefficients| <= sqrt(2) * 2^(W-1-F) * Delta, below
+    q_0 / 2 when 2^(W-F+log_scale+1) <= q_0; else None (the codec's default: 1 and every prime)."""
+    w, f = fmt
+    return frozenset({1}) if 1 << (w - f + params.log_scale + 1) <= params.moduli[0] else None
+
+
 def client_engine(params, lanes: int = 2, *, buffers: int | None = None, window: int = 16, ooo: bool = True,
-                  fmt=DEFAULT_SLOT_FORMAT, reducer: str = "barrett", twiddles: str = "otf",
+                  fmt=DEFAULT_SLOT_FORMAT, reducer: str | None = None, twiddles: str = "otf",
                   target: str = "ecp5"):
     """The engine of a CKKS client accelerator for ``params``: the parameter set's primes and scale
-    built in, twiddles on the fly, and by default the buffers every client program needs at the top
-    level (:func:`hhe_gen.engine.programs.client_buffers`): at 1 or 2 lanes the fewest (the NTT
-    unit bounds the time, so more buffers buy little: they are what fits a small FPGA), from 4
-    lanes on one working set per prime and the samples drawn once (the sampler and the memory
-    port bound the time there)."""
+    built in, twiddles on the fly, the reducer :func:`client_reducer` (unless ``reducer``), the
+    decoder :func:`client_decode_rows`, and by default the buffers every client program needs at
+    the top level (:func:`hhe_gen.engine.programs.client_buffers`): at 1 or 2 lanes the fewest (the
+    NTT unit bounds the time, so more buffers buy little: they are what fits a small FPGA), from 4
+    lanes on one working set per prime and the samples drawn once (the sampler and the memory port
+    bound the time there)."""
     from hhe_gen.cores.engine.engine import Engine
     from hhe_gen.engine.programs import client_buffers
     from hhe_gen.models.fft import FixedPointFormat
     buffers = client_buffers(len(params.moduli), parallel=lanes > 2) if buffers is None else buffers
+    reducer = client_reducer(params) if reducer is None else reducer
+    codec = {"fmt": FixedPointFormat(*fmt)}
+    rows = client_decode_rows(params, fmt)
+    if rows is not None:
+        codec["decode_rows"] = rows
     return Engine.for_params(params, lanes=lanes, buffers=buffers, window=window, ooo=ooo, target=target,
-                             ntt=dict(kind=reducer, twiddles=twiddles), pointwise=dict(kind=reducer),
-                             codec={"fmt": FixedPointFormat(*fmt)})
+                             ntt=dict(kind=reducer, twiddles=twiddles), pointwise=dict(kind=reducer), codec=codec)
 
 
 def _isa_section(engine) -> dict:
@@ -90,7 +115,7 @@ def _testbench_vectors(params, shape, layout, fmt, seed: int):
 
 
 def generate_accel(params, lanes: int, out_dir, *, buffers: int | None = None, window: int = 16,
-                   ooo: bool = True, fmt=DEFAULT_SLOT_FORMAT, reducer: str = "barrett", twiddles: str = "otf",
+                   ooo: bool = True, fmt=DEFAULT_SLOT_FORMAT, reducer: str | None = None, twiddles: str = "otf",
                    target: str = "ecp5", device: str = "LFE5UM5G-85F", name: str | None = None,
                    keep_src: bool = False, testbench: bool = True, seed: int = 1) -> dict:
     """Generate the accelerator for ``params`` (a :class:`~hhe_gen.params.ckks.CKKSParams`); returns
@@ -110,6 +135,7 @@ def generate_accel(params, lanes: int, out_dir, *, buffers: int | None = None, w
     engine = client_engine(params, lanes, buffers=buffers, window=window, ooo=ooo, fmt=fmt, reducer=reducer,
                            twiddles=twiddles, target=target)
     shape, layout = engine.shape, MemoryMap.for_params(params)
+    reducer = engine.ntt_unit.ntt.kind
     out = Path(out_dir)
     plan = engine.memory_plan(device=device)
     made, listing = {}, {}
@@ -125,6 +151,7 @@ def generate_accel(params, lanes: int, out_dir, *, buffers: int | None = None, w
                        "buffers": shape.buffers, "slots": shape.slots, "window": window,
                        "dispatch": "out-of-order" if ooo else "in-order", "word_bits": engine.word_bits,
                        "slot_format": {"width": fmt[0], "frac_bits": fmt[1]}, "reducer": reducer,
+                       "decode_rows": sorted(shape.decode_rows or []),
                        "twiddles": twiddles, "target": target},
         "primes": [{"index": i, "q": q, "bits": q.bit_length()} for i, q in enumerate(params.moduli)],
         "interface": {

@@ -128,6 +128,8 @@ class EngineModel:
     hamming_weight : int    h of the Hamming sampler (default N/2)
     word_bits : int         buffer word width (default: the widest built-in prime, at least
                             fmt.width)
+    decode_rows : set       the row counts ``decode`` accepts (default ``shape.decode_rows``; None:
+                            any)
 
     Members
     -------
@@ -165,6 +167,8 @@ class EngineModel:
                                    f"{low} .. 64 (the widest prime and the slot format must fit)")
         if Unit.CODEC in shape.units:
             ckks_fixed.check_codec_params(n, fmt, self.log_scale, shape.primes)
+        if decode_rows is None:
+            decode_rows = shape.decode_rows
         if decode_rows is not None:
             decode_rows = frozenset(decode_rows)
             if not decode_rows or not all(isinstance(r, int) and 1 <= r <= len(shape.primes) for r in decode_rows):

@@ -48,7 +48,7 @@ from . import asm
 from .memory_map import MemoryMap
 
 __all__ = ["Allocation", "allocate", "Program", "ProgramInfo", "PROGRAMS", "CLIENT_PROGRAMS", "client_buffers",
-           "min_buffers",
+           "min_buffers", "decode_rows",
            "key_setup", "encrypt_pk", "encrypt_sk", "decrypt", "markdown_table"]
 
 
@@ -383,15 +383,31 @@ def encrypt_sk(params: CKKSParams, shape: EngineShape, *, level: int | None = No
     return _finish("encrypt_sk", w, shape, layout, rows, alloc)
 
 
+def decode_rows(params: CKKSParams, shape: EngineShape, rows: int) -> int:
+    """The rows ``decrypt`` decodes at ``rows`` primes on an engine of ``shape``: all of them if its
+    decoder takes that count, else one (prime q_0 alone: the same slots whenever the message's
+    coefficients lie within +-q_0/2, which :func:`hhe_gen.apps.generate_accel.client_engine`
+    checks before it builds a one-row decoder)."""
+    if shape.decode_rows is None or rows in shape.decode_rows:
+        return rows
+    if 1 in shape.decode_rows:
+        return 1
+    raise ParameterError("decode_rows", sorted(shape.decode_rows), f"a decoder for {rows} rows or for 1")
+
+
 def decrypt(params: CKKSParams, shape: EngineShape, *, level: int | None = None,
             layout: MemoryMap | None = None) -> Program:
     """Decrypt the ciphertext in ``c0`` / ``c1`` at ``level`` (default top) and decode it into
-    ``slots_out``."""
+    ``slots_out``; on an engine whose decoder takes one row only (:func:`decode_rows`), only the
+    row of q_0 is decrypted and decoded."""
     rows, layout, alloc, w = _setup("decrypt", params, shape, level, layout, scale=True)
+    used = decode_rows(params, shape, rows)
     d = alloc.shared["d"]
     sets = len(alloc.sets)
-    for i in range(rows):
-        b = alloc.sets[(rows - 1 - i) % sets]       # the last row works in set 0, right after d
+    if used < rows:
+        w.note(f"the decoder takes {used} row: q_0's row alone (|m| < q_0 / 2)")
+    for i in range(used):
+        b = alloc.sets[(used - 1 - i) % sets]       # the last row works in set 0, right after d
         c0, c1, s_hat = b["c0"], b["c1"], b["s_hat"]
         w.note(f"row {i}")
         w(f"load b{c0}, s{i}, {layout.address('c0', i):#x}, check", f"c0[{i}]")
@@ -400,9 +416,10 @@ def decrypt(params: CKKSParams, shape: EngineShape, *, level: int | None = None,
         w(f"mac b{c0}, b{c1}, b{s_hat}, b{c0}, s{i}", "c0 + c1*s")
         # rows 0 .. R-2 into d's block; the last into set 0's c1 (read by the mac before), which
         # follows d: the R rows decode reads are consecutive
-        w(f"intt b{d + i if i < rows - 1 else c1}, b{c0}, s{i}", f"m mod q_{i}")
+        w(f"intt b{d + i if i < used - 1 else c1}, b{c0}, s{i}", f"m mod q_{i}")
+    first = d if used > 1 else alloc.sets[0]["c1"]
     out = alloc.sets[0]["c0"]
-    w(f"decode b{out}, b{d}, s0, rows={rows}", "slots")
+    w(f"decode b{out}, b{first}, s0, rows={used}", "slots")
     w(f"store b{out}, {layout.address('slots_out'):#x}", "slots_out")
     return _finish("decrypt", w, shape, layout, rows, alloc)
 

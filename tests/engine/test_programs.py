@@ -249,3 +249,27 @@ def test_samples_drawn_once_given_their_buffers_else_per_prime(name, per_row):
         words = make(N256, shape_for_params(N256, buffers)).words
         samples = [isa.decode(w) for w in words if isa.decode(w).opcode == Opcode.SAMPLE]
         assert len(samples) == draws + own, buffers
+
+
+@pytest.mark.parametrize("name", sorted(PARAMS))
+def test_decrypt_on_a_one_row_decoder_decodes_q0_alone_with_the_same_slots(name):
+    """An engine whose decoder takes 1 row: decrypt at the top level makes and decodes q_0's row
+    only (one INTT, decode rows=1) and gets the slots of the full CRT decode."""
+    import dataclasses
+    params = PARAMS[name]
+    m, layout, keys = _engine(params)
+    m.shape = dataclasses.replace(m.shape, decode_rows=frozenset({1}))
+    m.decode_rows = m.shape.decode_rows
+    pt = ckks.encode(params, _slots(params, 9), fmt=FMT)
+    ct = ckks.encrypt_pk(params, keys, pt, 77)
+    mm.write_ciphertext(m.memory, layout, params, ct)
+    program = programs.decrypt(params, m.shape)
+    ops = [isa.decode(w) for w in program.words]
+    assert sum(i.opcode == Opcode.INTT for i in ops) == 1 and [i.rows for i in ops if i.opcode == Opcode.DECODE] == [1]
+    _run(m, program)
+    rows = ckks.decrypt(params, keys.sk, ct).rows
+    want = ckks_fixed.decode_fixed(rows, list(params.moduli[:len(rows)]), FMT, params.log_scale)
+    assert len(rows) > 1 and mm.read_fixed_slots(m.memory, layout, m.word_bits) == want
+    assert programs.decode_rows(params, m.shape, 3) == 1
+    with pytest.raises(ParameterError, match="'decode_rows'"):
+        programs.decode_rows(params, dataclasses.replace(m.shape, decode_rows=frozenset({2})), 3)

@@ -685,7 +685,8 @@ def register(sub) -> None:
     q.add_argument("--buffers", type=int, help="the engine's polynomial buffers, 1 .. 32 (default: the generated "
                    "accelerator's, what every client program needs: 5 at 2 lanes and DNA-HHE's set)")
     q.add_argument("--lanes", type=int, default=2, help="lanes P (default 2)")
-    q.add_argument("--reducer", default="barrett", help="the NTT and pointwise reducer (barrett | special-barrett)")
+    q.add_argument("--reducer", help="the NTT and pointwise reducer (barrett | special-barrett; default: "
+                   "special-barrett when every prime has DNA-HHE's form, else barrett)")
     q.add_argument("--twiddles", default="otf", choices=["otf", "rom"], help="NTT twiddles (default otf)")
     q.add_argument("--device", default="LFE5UM5G-85F", help="the device whose blocks are counted (default "
                    "LFE5UM5G-85F)")

@@ -17,7 +17,7 @@ def cmd_generate(args):
     check_ring_degree(args.n, "--n")   # the NTT core's N rule, before any prime search
     primes = int_list(args.primes, "--primes") if args.primes else None
     res = generate_ntt(args.n, args.lanes, args.output, bits=args.bits, count=args.count, primes=primes,
-                       reducer=args.reducer, banking=args.banking, twiddles=args.twiddles or "rom", arch=args.arch,
+                       reducer=args.reducer or "barrett", banking=args.banking, twiddles=args.twiddles or "rom", arch=args.arch,
                        direction=args.direction, latency=args.latency, target=args.target, vectors=args.vectors,
                        seed=args.seed, name=args.name, keep_src=args.keep_src)
     m = res["manifest"]
@@ -109,7 +109,8 @@ def register(sub) -> None:
     p.add_argument("--bits", type=int, help="prime width (search --count primes of the reducer's form)")
     p.add_argument("--count", type=int, default=1, help="number of primes to search")
     p.add_argument("--primes", help="explicit primes, comma-separated (instead of --bits/--count)")
-    p.add_argument("--reducer", default="barrett", help="barrett | montgomery | special-barrett | ntt-montgomery")
+    p.add_argument("--reducer", help="barrett | montgomery | special-barrett | ntt-montgomery (default barrett; "
+                   "accel: special-barrett when every prime has DNA-HHE's form, else barrett)")
     p.add_argument("--banking", default="dual", help="dual | single")
     p.add_argument("--twiddles", help="rom | otf (two small tables per prime and lane); default rom, "
                    "accel otf")

@@ -4,6 +4,8 @@ with hhe_gen.models.ckks: key_setup, encrypt_pk, encrypt_sk (slots in, ciphertex
 word is answered with the model's error cause and position and the engine goes idle; an abort
 mid-program leaves it idle."""
 
+import dataclasses
+
 import pytest
 
 from hhe_gen.cores.engine import isa
@@ -17,7 +19,8 @@ from hhe_gen.sim.memory import MemoryModel
 
 PARAMS = preset("toy")
 BUFFERS = 12
-SHAPE = shape_for_params(PARAMS, BUFFERS, units=ENGINE_UNITS | {isa.Unit.CODEC})
+SHAPE = dataclasses.replace(shape_for_params(PARAMS, BUFFERS, units=ENGINE_UNITS | {isa.Unit.CODEC}),
+                            decode_rows=frozenset({1, len(PARAMS.moduli)}))     # the codec's default
 
 
 def _engine(ooo=True, **kw):
