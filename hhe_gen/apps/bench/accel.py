@@ -104,8 +104,8 @@ def memory_plan(params: str = "dna-hhe", lanes: int = 2, device: str = "LFE5UM5G
 
 def area(params: str = "dna-hhe", lanes: int = 2) -> dict:
     """Yosys area of the client accelerator (the engine with every unit): ECP5 (``synth_ecp5``,
-    Yosys only: it does not place on an 85F while its block RAM does not fit) and Xilinx 7
-    (``synth_xilinx``)."""
+    Yosys only: placing and routing the whole engine belongs to the timing-closure work) and
+    Xilinx 7 (``synth_xilinx``)."""
     from hhe_gen.cores.unused import mark_unused
     from hhe_gen.flow.synth import synth_ecp5, synth_xilinx
     from hhe_gen.params import preset
