@@ -90,9 +90,9 @@ DNA = preset("dna-hhe")
 def test_dna_hhe_programs_bit_exact(lanes):
     """N = 2^13, 3 x 54: encrypt_pk, encrypt_sk and decrypt on the RTL equal the ISA model (build
     ~1 min, each program 30-90 s in Verilator on this machine)."""
-    shape = shape_for_params(DNA, 9)
-    _, layout, mem = _prepared(DNA, shape)
     rtl = VerilatedEngine(Engine.for_params(DNA, lanes=lanes, buffers=programs.client_buffers(3)))  # one build, three runs
+    shape = rtl.engine.shape            # 5 buffers: the samples drawn per prime; a decoder of 1 and 3 rows
+    _, layout, mem = _prepared(DNA, shape)
     for name in ("encrypt_pk", "encrypt_sk", "decrypt"):
         prog = getattr(programs, name)(DNA, shape, layout=layout)
         model = EngineModel(shape, DNA.n)
