@@ -23,9 +23,9 @@ encode dst, a, slot, rows=R
     p (a row no slot wants is dropped; a prime bound to two slots is written twice, one cycle per
     copy); so any binding of the slots to the built-in primes encodes as the ISA model does.
 encode dst, a, slot, rows=1, signed
-    The same transform; the residue stage passes the rounded integers themselves (prime 0's pass,
-    the other primes' passes are dropped), written to ``dst`` sign-extended to ``word_bits``.
-    The same cycles as an unsigned encode.
+    The same transform; the residue stage passes the rounded integers themselves (prime 0's
+    passes), written to ``dst`` sign-extended to ``word_bits``; the task ends with that row (the
+    FFT and the residue stage are reset then, instead of streaming the other primes' passes).
 decode dst, a, slot, rows=R
     Buffers ``a .. a+R-1`` are read together (R read ports) and combined by the CRT of the primes
     0 .. R-1, scaled down and transformed; each output beat of P slots is written as a real row and
@@ -57,7 +57,7 @@ Latency
 -------
 encode: N/P cycles to read the slots (two reads per beat) overlapping the FFT's input (IFFT mode),
 the IFFT, then the residue stage's L*N/P output beats (one per cycle, more for a prime bound to
-several slots): fft.timing(True) and one register, as the standalone
+several slots; N/P with ``signed``): fft.timing(True) and one register, as the standalone
 :class:`~hhe_gen.cores.ckks.Encoder`.
 decode: N/P input beats at one per cycle, the FFT (fft.timing(False)), then two cycles per output
 beat (N/(2P) beats).
@@ -130,8 +130,9 @@ class CodecUnit(wiring.Component):
         w = fmt.width
         half = rows // 2                     # buffer rows per half (real / imaginary parts)
         task, abort = self.port.task, self.port.abort
-        m.submodules.fft = ResetInserter(abort)(self.fft)
-        m.submodules.residues = ResetInserter(abort)(self.residues)
+        cut = Signal()                           # a signed encode has its row: the rest is dropped
+        m.submodules.fft = ResetInserter(abort | cut)(self.fft)
+        m.submodules.residues = ResetInserter(abort | cut)(self.residues)
         fft, res = self.fft, self.residues
         signed_enc = Signal()                    # the encode in progress is ``signed``
         m.d.comb += res.signed_out.eq(signed_enc)
@@ -239,6 +240,10 @@ class CodecUnit(wiring.Component):
             m.d.sync += used.eq(used | (1 << first))
         with m.If(out.valid & out.ready & (e_beat == n_primes * rows - 1)):
             m.d.comb += done.eq(1)
+        # signed: prime 0's passes are the row; the IFFT's other passes are not streamed out, the
+        # FFT and the residue stage restart empty with the task's end
+        with m.If(signed_enc & out.valid & out.ready & (e_beat == rows - 1)):
+            m.d.comb += [done.eq(1), cut.eq(~abort)]
 
         # -- decode: rows -> CRT -> scale -> FFT -> slots ---------------------------------------------
         d_issue = Signal(range(rows + 1))
