@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-__all__ = ["BlockRun", "simulate_blocks"]
+__all__ = ["BlockRun", "simulate_blocks", "write_key"]
 
 
 @dataclass
@@ -25,6 +25,17 @@ class BlockRun:
     cycles: int = 0
     states: list = field(default_factory=list)
     xof_words: int = 0
+
+
+async def write_key(ctx, dut, words) -> None:
+    """Write ``words`` into the key memory of ``dut`` (a RubatoCore or its round-key unit: the
+    ``key_we`` / ``key_addr`` / ``key_data`` port), one word per cycle from address 0."""
+    for i, k in enumerate(words):
+        ctx.set(dut.key_we, 1)
+        ctx.set(dut.key_addr, i)
+        ctx.set(dut.key_data, k)
+        await ctx.tick()
+    ctx.set(dut.key_we, 0)
 
 
 def simulate_blocks(core, key, blocks, *, seed: int | None = None, trace: bool = False,
@@ -51,14 +62,6 @@ def simulate_blocks(core, key, blocks, *, seed: int | None = None, trace: bool =
     blocks = [dict(b) if isinstance(b, dict) else
               dict(zip(("nonce", "counter", "noise"), tuple(b))) for b in blocks]
 
-    async def write_key(ctx, words):
-        for i, k in enumerate(words):
-            ctx.set(core.key_we, 1)
-            ctx.set(core.key_addr, i)
-            ctx.set(core.key_data, k)
-            await ctx.tick()
-        ctx.set(core.key_we, 0)
-
     async def write_seed(ctx, value):
         for i in range(2):
             ctx.set(core.seed_we, 1)
@@ -69,13 +72,13 @@ def simulate_blocks(core, key, blocks, *, seed: int | None = None, trace: bool =
 
     async def bench(ctx):
         if key is not None:
-            await write_key(ctx, key)
+            await write_key(ctx, core, key)
         if seed is not None:
             await write_seed(ctx, seed)
         ctx.set(core.o_stream.ready, 1)
         for blk in blocks:
             if blk.get("key") is not None:
-                await write_key(ctx, blk["key"])
+                await write_key(ctx, core, blk["key"])
             if blk.get("seed") is not None:
                 await write_seed(ctx, blk["seed"])
             payload = {"nonce": blk["nonce"], "counter": blk["counter"]}

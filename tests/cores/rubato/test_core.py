@@ -11,7 +11,7 @@ from hhe_gen.cores.rubato.schedule import phases
 from hhe_gen.cores.unused import mark_unused
 from hhe_gen.params import rubato_params
 from hhe_gen.params.errors import ParameterError
-from hhe_gen.sim.rubato import simulate_blocks
+from hhe_gen.sim.rubato import simulate_blocks, write_key
 
 from ._helpers import SETS, accepted_positions, check_states, expected
 
@@ -138,12 +138,7 @@ def test_back_pressure_does_not_change_values():
     got = []
 
     async def bench(ctx):
-        for i, k in enumerate(key):
-            ctx.set(core.key_we, 1)
-            ctx.set(core.key_addr, i)
-            ctx.set(core.key_data, k)
-            await ctx.tick()
-        ctx.set(core.key_we, 0)
+        await write_key(ctx, core, key)
         ctx.set(core.i_stream.payload, {"nonce": nonce, "counter": counter})
         ctx.set(core.i_stream.valid, 1)
         await ctx.tick().until(core.i_stream.ready)

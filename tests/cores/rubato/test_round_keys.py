@@ -14,6 +14,7 @@ from amaranth.sim import Simulator
 from hhe_gen.cores.rubato import RoundKeySchedule
 from hhe_gen.models import rubato as model
 from hhe_gen.params import rubato_params
+from hhe_gen.sim.rubato import write_key
 
 from ._helpers import KAT_DIR
 
@@ -21,15 +22,6 @@ from ._helpers import KAT_DIR
 def _words(nonce, counter, count):
     stream = hashlib.shake_256(nonce.to_bytes(8, "little") + counter.to_bytes(8, "little")).digest(4 * count)
     return list(struct.unpack(f"<{count}I", stream))
-
-
-async def _write_key(ctx, dut, key):
-    for i, k in enumerate(key):
-        ctx.set(dut.key_we, 1)
-        ctx.set(dut.key_addr, i)
-        ctx.set(dut.key_data, k)
-        await ctx.tick()
-    ctx.set(dut.key_we, 0)
 
 
 async def _read_round_keys(ctx, dut, lanes, got):
@@ -63,7 +55,7 @@ def test_round_keys(name, lanes, multiplier):
     got = {}
 
     async def bench(ctx):
-        await _write_key(ctx, dut, key)
+        await write_key(ctx, dut, key)
         for attempt in range(2):            # the second time after a clear in mid-block
             ctx.set(dut.abort, 1)
             await ctx.tick()
@@ -128,7 +120,7 @@ def test_xof_words_stop_at_the_last_constant(name, lanes, source):
     seen, got = [], {}
 
     async def bench(ctx):
-        await _write_key(ctx, dut, v["key"])
+        await write_key(ctx, dut, v["key"])
         ctx.set(dut.abort, 1)
         await ctx.tick()
         ctx.set(dut.abort, 0)
