@@ -39,11 +39,10 @@ def client_reducer(params) -> str:
     """The modular reducer of a client accelerator for ``params``: ``special-barrett`` when every
     prime has DNA-HHE's form q = 2^k - 2N*bnd + 1 (one k, 1 <= bnd < 2^10: the reduction is shifts
     and adds, half the multipliers of Barrett's), else ``barrett``."""
+    from hhe_gen.params.primes import dna_hhe_primes
     k = max(q.bit_length() for q in params.moduli)
-    step = 2 * params.n
-    special = all((1 << k) + 1 - q > 0 and ((1 << k) + 1 - q) % step == 0 and ((1 << k) + 1 - q) // step < 1 << 10
-                  for q in params.moduli)
-    return "special-barrett" if special else "barrett"
+    special = {p.q for p in dna_hhe_primes(k, params.n)}
+    return "special-barrett" if set(params.moduli) <= special else "barrett"
 
 
 def client_decode_rows(params, fmt) -> frozenset | None:

@@ -11,7 +11,7 @@ import json
 import pytest
 
 from hhe_gen.apps.cli import main
-from hhe_gen.apps.generate_accel import client_engine
+from hhe_gen.apps.generate_accel import client_decode_rows, client_engine, client_reducer
 from hhe_gen.cores.unused import mark_unused
 from hhe_gen.engine import asm, memory_map, programs
 from hhe_gen.engine.model import EngineModel
@@ -113,3 +113,13 @@ def test_testbench_in_icarus(generated, tmp_path):
     (folder / tb["expected"]).write_text("\n".join(expected) + "\n")
     text = _icarus(folder, name)
     assert f"mismatch at word {c0}" in text and f"FAIL: 1 mismatches in {tb['words']} words" in text
+
+
+def test_client_reducer_and_decoder_follow_the_parameters():
+    """special-Barrett for DNA-HHE's primes (2^k - 2N*bnd + 1), Barrett for ABC-FHE's sparse ones;
+    a one-row decoder when 2^(W-F+log_scale+1) <= q_0 (DNA-HHE at 38/36: 2^53 <= q_0 < 2^54), not
+    for flexible-218 (31-bit q_0, Delta = 2^30)."""
+    assert client_reducer(preset("dna-hhe")) == "special-barrett"
+    assert client_reducer(preset("abc-fhe")) == "barrett"
+    assert client_decode_rows(preset("dna-hhe"), (38, 36)) == frozenset({1})
+    assert client_decode_rows(preset("flexible-218"), (38, 36)) is None
