@@ -90,9 +90,26 @@ through ONE address per cycle (read or write, the 1RW banks of RACE, seeds/004 s
 P <= N/4; the plan is :mod:`.single_port` (bank bits B + 1, each stage's cycles reordered so that
 the reads of a cycle and the writes landing in it use disjoint halves of the banks - the role of
 RACE's NTT_swap4 output reordering, with no reorder buffer, the results stay in place).
+
+In place
+--------
+``memory="external"`` (dual banking only): the 2P banks live outside the core, behind the
+``bank_port`` (:mod:`.bank_port`: word i in bank bank(i) at address i >> B, the layout above), and
+the core transforms the polynomial where it lies: no load, no unload.  The holder serves the
+first stage's reads (``first``) from the source polynomial and every other read and every write
+from the destination, so a transform from one place into another costs nothing more.  The load's
+two jobs move: ``lift`` (command) turns each word w of bank_width bits read by the first stage
+into w + q when it is negative (a signed input), and the inverse's N^-1 is a pass of its own
+after the transform (SCALE: N/P beats read through the read crossbar, multiplied in the
+butterflies as a load beat is and written back through the load's write path).  Cycles: cycle 0
+takes the command, the first read is in cycle 1, and ``done`` comes in cycle T + 1 (forward; the
+last write lands in it) or T + N/P + ``load_wait`` + 2 (inverse): ``command_cycles`` = T + 2 or
+T + N/P + ``load_wait`` + 3, e.g. N = 2^13, P = 2: forward 26,6xx instead of 34,8xx.
 """
 
 from __future__ import annotations
+
+from types import SimpleNamespace
 
 from amaranth.hdl import Array, Const, Module, Mux, Signal, unsigned
 from amaranth.lib import data, memory, stream, wiring
@@ -101,12 +118,14 @@ from amaranth.lib.wiring import In, Out
 from hhe_gen.cores.arith import Butterfly
 from hhe_gen.cores.arith.butterfly import OP_CODES
 from hhe_gen.cores.unused import quiet_on_error
+from hhe_gen.params.checks import check_int
 from hhe_gen.params.errors import ParameterError
 
 from .address_decoder import NttAddressDecoder
 from .address_decoder import bank_of as _bank_of
 from .crossbar import delay, delay_chain, read_operand, write_slots, xor_network
-from .iterative_control import IDLE, UNLOAD, controller
+from .bank_port import bank_port_signature
+from .iterative_control import IDLE, RUN, SCALE, UNLOAD, controller
 from .plan import (butterfly_choice, lane_multiplier, check_lanes, check_moduli, check_n, k_plan, otf_tables,
                    schedule_starts, twiddle_rom)
 from .single_port import single_port_starts
@@ -120,6 +139,7 @@ TWIDDLES = ("rom", "otf")
 ROM_PIECE_WORDS = 1024
 ROM_PIECE_LATENCY = 2
 BANKING = ("dual", "single")
+MEMORY = ("own", "external")
 
 
 class IterativeNtt(wiring.Component):
@@ -138,13 +158,21 @@ class IterativeNtt(wiring.Component):
                       modular multiplier per lane)
     banking : str     "dual" (2P banks, one read + one write port each) or "single" (4P banks,
                       one read-or-write address per cycle each; P <= N/4)
+    memory : str      "own" (the core's banks, streams in and out) or "external" (dual banking:
+                      the 2P banks are outside, behind the ``banks`` port, and the transform runs
+                      in place there; see In place)
+    bank_width : int or None   external: bits of a bank word, qbits .. 64 (default qbits); a read
+                      word is cut to qbits bits (or lifted, see In place), a written one
+                      zero-extended
     **reducer : the reducer's own parameters (width, k, log_n, word_bits, karatsuba ...)
 
     Members
     -------
     cmd : In(stream.Signature(StructLayout({"inverse": 1, "sel": range(len(moduli))})))
-    i_stream : In(stream.Signature(ArrayLayout(qbits, P)))
-    o_stream : Out(stream.Signature(ArrayLayout(qbits, P)))
+                      (external: also ``lift``, 1 bit)
+    i_stream : In(stream.Signature(ArrayLayout(qbits, P)))    own memory only
+    o_stream : Out(stream.Signature(ArrayLayout(qbits, P)))   own memory only
+    bank_port : Out(:func:`.bank_port.bank_port_signature`)  external memory only
     busy : Out(1)     a command is in progress
     done : Out(1)     one-cycle pulse with the last output beat's handshake
     n, n_log, lanes, coset_bits (B = log2 2P), bank_bits (B or B+1), banks (2P or 4P), moduli, qbits,
@@ -159,7 +187,7 @@ class IterativeNtt(wiring.Component):
 
     @quiet_on_error
     def __init__(self, n, lanes, moduli, *, kind="barrett", latency=None, target="ecp5", twiddles="rom",
-                 banking="dual", **reducer):
+                 banking="dual", memory="own", bank_width=None, **reducer):
         self.n_log = check_n(n)
         self.n = n
         self.lanes_log = check_lanes(lanes, n)
@@ -169,7 +197,12 @@ class IterativeNtt(wiring.Component):
             raise ParameterError("twiddles", twiddles, "one of " + ", ".join(map(repr, TWIDDLES)))
         if banking not in BANKING:
             raise ParameterError("banking", banking, "one of " + ", ".join(map(repr, BANKING)))
-        self.twiddles, self.banking = twiddles, banking
+        if memory not in MEMORY:
+            raise ParameterError("memory", memory, "one of " + ", ".join(map(repr, MEMORY)))
+        if memory == "external" and banking != "dual":
+            raise ParameterError("banking", banking, "'dual' with memory='external'")
+        self.twiddles, self.banking, self.memory = twiddles, banking, memory
+        self.external = memory == "external"
         self.kind = kind
         bf = butterfly_choice(self.n_log, self.moduli, kind, target, latency, reducer)
         self._zq, self.target = bf.zq, target
@@ -207,14 +240,18 @@ class IterativeNtt(wiring.Component):
                 self.starts[inv], self._totals[inv] = schedule_starts(n, lanes, inv, self.depth)
         coef = unsigned(self.qbits)
         self.beat_layout = data.ArrayLayout(coef, lanes)
-        self.cmd_layout = data.StructLayout({"inverse": 1, "sel": range(len(self.moduli))})
-        super().__init__({
-            "cmd": In(stream.Signature(self.cmd_layout)),
-            "i_stream": In(stream.Signature(self.beat_layout)),
-            "o_stream": Out(stream.Signature(self.beat_layout)),
-            "busy": Out(1),
-            "done": Out(1),
-        })
+        fields = {"inverse": 1, "sel": range(len(self.moduli))}
+        members = {"busy": Out(1), "done": Out(1)}
+        if self.external:
+            self.bank_width = self.qbits if bank_width is None else bank_width
+            check_int("bank_width", self.bank_width, self.qbits, 64)
+            fields["lift"] = 1
+            members["bank_port"] = Out(bank_port_signature(self.banks, n >> self.bank_bits, self.bank_width))
+        else:
+            members["i_stream"] = In(stream.Signature(self.beat_layout))
+            members["o_stream"] = Out(stream.Signature(self.beat_layout))
+        self.cmd_layout = data.StructLayout(fields)
+        super().__init__({"cmd": In(stream.Signature(self.cmd_layout)), **members})
 
     def _twiddle_multiplier(self):
         """The raw modular multiplier of one lane's twiddle (the butterfly's reducer, its minimum
@@ -249,8 +286,17 @@ class IterativeNtt(wiring.Component):
         """N/P beats + 1 cycle of memory read (full rate)."""
         return self.beats + 1
 
+    @property
+    def scale_cycles(self) -> int:
+        """External memory, inverse: the N^-1 pass after the transform, N/P reads and
+        ``load_wait`` + 2 cycles until the last write."""
+        return self.beats + self.load_wait + 2
+
     def command_cycles(self, inverse: bool = False) -> int:
-        """Cycles from a command's acceptance to the next one's (full rate)."""
+        """Cycles from a command's acceptance to the next one's (full rate); ``done`` comes in the
+        last of them."""
+        if self.external:
+            return 1 + self.transform_cycles(inverse) + (self.scale_cycles if inverse else 1)
         return 1 + self.load_cycles + self.transform_cycles(inverse) + self.unload_cycles
 
     @property
@@ -269,7 +315,10 @@ class IterativeNtt(wiring.Component):
         s.plans = [k_plan(kk, self.n_log, self.lanes) for kk in range(self.n_log)]
         self._data_banks(m, s)
         self._twiddles(m, s)
-        self._unload(m, s)
+        if self.external:
+            self._scale_reads(m, s)
+        else:
+            self._unload(m, s)
         self._read_crossbar(m, s)
         self._butterflies(m, s)
         self._write_crossbar(m, s)
@@ -286,11 +335,33 @@ class IterativeNtt(wiring.Component):
         m.d.comb += [rd.stage.eq(s.stage), rd.cyc.eq(s.cyc), rd.inverse.eq(s.inverse)]
         s.rd = rd
         s.banks = []
+        if self.external:
+            self._external_banks(m, s)
+            return
         for b in range(self.banks):
             mem = memory.Memory(shape=self.qbits, depth=self.n >> self.bank_bits, init=[])
             m.submodules[f"bank{b}"] = mem
             wp = mem.write_port()
             rp = mem.read_port(transparent_for=() if self.banking == "single" else (wp,))
+            s.banks.append((rp, wp))
+
+    def _external_banks(self, m, s):
+        """External memory: ``s.banks`` are the bank port's signals (read data cut to qbits, or
+        lifted, signed w -> w + q if w < 0, when ``lift`` is set and the word was read by the first
+        stage), ``s.read_state`` the state whose reads are beats (SCALE)."""
+        port, qw, wb = self.bank_port, self.qbits, self.bank_width
+        prime_q = Array(Const(q, wb) for q in self.moduli)
+        lift_now = Signal(name="lift_now")
+        first = Signal(name="first_read")
+        m.d.comb += [first.eq((s.state == RUN) & (s.stage == 0)), port.first.eq(first),
+                     port.ren.eq((s.state == RUN) | (s.state == SCALE))]
+        m.d.sync += lift_now.eq(first & s.lift)
+        for b in range(self.banks):
+            word = port.rdata[b]
+            value = Signal(qw, name=f"bank_word{b}")
+            m.d.comb += value.eq(Mux(lift_now & word[wb - 1], (word + prime_q[s.sel])[:qw], word[:qw]))
+            rp = SimpleNamespace(addr=port.raddr[b], data=value, en=Signal(name=f"ren{b}"))
+            wp = SimpleNamespace(addr=port.waddr[b], data=port.wdata[b], en=port.wen[b])
             s.banks.append((rp, wp))
 
     def _twiddles(self, m, s):
@@ -319,6 +390,7 @@ class IterativeNtt(wiring.Component):
         u_last = Signal(name="u_last")
         s.u_en = u_en = Signal(name="u_en")
         s.u_idx = u_idx = Signal(n_log + 1, name="u_idx")
+        s.read_state = UNLOAD
         m.d.comb += [u_en.eq(~o_valid | self.o_stream.ready), u_idx.eq(beat << lp)]
         with m.If(state == UNLOAD):
             with m.If(u_en):
@@ -332,17 +404,30 @@ class IterativeNtt(wiring.Component):
                 m.d.sync += [state.eq(IDLE), o_valid.eq(0), u_last.eq(0)]
         m.d.comb += self.o_stream.valid.eq(o_valid)
 
+    def _scale_reads(self, m, s):
+        """External memory, the N^-1 pass: beat b (words bP .. bP+P-1) read in SCALE state, its
+        words on the read XOR network's outputs in the next cycle (``s.r_sel`` = the beat's bank,
+        ``s.u_idx``, ``s.u_en``); the load's path multiplies and writes them back."""
+        s.r_sel = r_sel = Signal(self.bank_bits, name="r_sel")
+        s.u_en = Signal(name="u_en")
+        s.u_idx = u_idx = Signal(self.n_log + 1, name="u_idx")
+        m.d.comb += [s.u_en.eq(1), u_idx.eq(s.beat << self.lanes_log)]
+        with m.If(s.state == SCALE):
+            m.d.sync += r_sel.eq(_bank_of(u_idx[:self.n_log], self.n_log, self.bank_bits))
+        s.read_state = SCALE
+
     def _read_crossbar(self, m, s):
         """Read crossbar, stage 1 (cycle x+1): the read data through the XOR network, z[j] = bank
         (bb ^ j)'s word (bb = bank(base) of the coset read in x; unload: the beat's bank, held while
         the consumer stalls, so the beat's word p is z[p]), registered (``s.zr``); the select is a
         register of its own (a multiplexed select made the mapper collapse the network towards a full
         multiplexer per word).  Then the stage-2 selects: ``s.k2``, ``s.twb2`` and ``s.rom_data``."""
-        with m.If(s.state != UNLOAD):
+        with m.If(s.state != s.read_state):
             m.d.sync += s.r_sel.eq(s.rd.bb)
-        z = xor_network(m, [rp.data for rp, _ in s.banks], s.r_sel, self.qbits, "rx")
-        for p in range(self.lanes):
-            m.d.comb += self.o_stream.payload[p].eq(z[p])
+        s.z = z = xor_network(m, [rp.data for rp, _ in s.banks], s.r_sel, self.qbits, "rx")
+        if not self.external:
+            for p in range(self.lanes):
+                m.d.comb += self.o_stream.payload[p].eq(z[p])
         s.zr = [Signal(self.qbits, name=f"rz{j}") for j in range(self.banks)]
         m.d.sync += [r.eq(v) for r, v in zip(s.zr, z)]
 
@@ -369,7 +454,8 @@ class IterativeNtt(wiring.Component):
         with m.If(s.load_take):
             m.d.sync += op2.eq(OP_CODES["mul"])
             for lane in range(P):
-                m.d.sync += [a2[lane].eq(self.i_stream.payload[lane]), b2[lane].eq(scale[sel * 2 + inverse]),
+                source = s.z[lane] if self.external else self.i_stream.payload[lane]
+                m.d.sync += [a2[lane].eq(source), b2[lane].eq(scale[sel * 2 + inverse]),
                              w2[lane].eq(0)]
         with m.Else():
             m.d.sync += op2.eq(Mux(inverse, OP_CODES["gs"], OP_CODES["ct"]))
@@ -407,7 +493,7 @@ class IterativeNtt(wiring.Component):
         s.cyc_d = delay(m, s.cyc, D, "cyc")
         lw = s.load_take if XW == 0 else delay(m, s.load_take, XW, "load_w")
         s.load_c = load_c = delay_chain(m, lw, latency, "load")     # load_d<L+1+X+E>: a load write in W
-        s.beat_c = delay_chain(m, s.beat, latency + XW, "lbeat")
+        s.beat_c = delay_chain(m, s.load_beat, latency + XW, "lbeat")
         kw = Signal(range(n_log), name="k_w")         # registered (in W-2), like the read side's k
         m.d.sync += kw.eq(Mux(load_c[-3], B - 1, Mux(s.inverse, stage_c[-3], n_log - 1 - stage_c[-3])))
         s.v = write_slots(m, kw, s.xs, s.ys, s.plans, B, self.bank_bits, self.qbits)
@@ -440,8 +526,8 @@ class IterativeNtt(wiring.Component):
                 m.d.comb += [waddr.eq(l_idx >> BB), wp.en.eq(((b ^ l_bank) >> lp) == 0)]
             with m.Else():
                 m.d.comb += [waddr.eq(wr.addr[b]), wp.en.eq(s.issue_d & wr.used[b])]
-            raddr = Mux(state == UNLOAD, s.u_idx >> BB, s.rd.addr[b])
-            ren = Mux(state == UNLOAD, s.u_en, 1)
+            raddr = Mux(state == s.read_state, s.u_idx >> BB, s.rd.addr[b])
+            ren = Mux(state == s.read_state, s.u_en, 1)
             if self.banking == "single":
                 m.d.comb += [wp.addr.eq(Mux(wp.en, waddr, raddr)), rp.addr.eq(Mux(wp.en, waddr, raddr)),
                              rp.en.eq(ren & ~wp.en)]
