@@ -13,6 +13,16 @@ tasks in flight share a buffer unless both only read it, and the engine then ser
 readers too: one read port per buffer), so the crossbar is plain multiplexing: the lowest-numbered
 enabled port that selects a buffer drives it.
 
+Banked buffers (``banked=True``): each buffer is instead the 2P banks of N/2P words of the NTT
+core's memory plan (:mod:`hhe_gen.cores.ntt.bank_port`: word i in bank bank(i) at address i >> B,
+B = log2 2P), so the NTT unit transforms a polynomial where it lies, through the ``bank`` port
+(per bank an address, the whole bank set of one buffer for its reads (``rsel``) and of one for its
+writes (``wsel``)).  A row port sees the same rows as before: row r's word j is in bank
+bank(rP) XOR j at address r >> 1; a read goes through a half select and an XOR network on the
+registered bank(rP), a write through an XOR network on the row's data.  The banks' reads are
+transparent for their writes (a read of a word in the cycle it is written returns the new word:
+the NTT's schedule needs it; no two units touch one buffer in a cycle).
+
 Parameters
 ----------
 buffers : int       B, 1 .. 32
@@ -20,6 +30,8 @@ rows : int          N/P (depth of each buffer)
 lanes : int         P words per row
 word_bits : int     bits of a word, 1 .. 64
 read_ports, write_ports : int   number of unit-side ports of each kind, 1 .. 16
+banked : bool       2P banks per buffer and the ``bank`` port (rows >= 2, N = rows * P a power of
+                    two)
 
 Members
 -------
@@ -27,6 +39,8 @@ read<k> : In(read_port_signature(...))    ``sel``, ``addr``, ``en`` in; ``data``
                                           after ``en`` (the buffer's row at ``addr`` then)
 write<k> : In(write_port_signature(...))  ``sel``, ``addr``, ``data``, ``lanes`` (write enable per
                                           lane); written at the clock edge
+bank : In(bank_access_signature(...))     banked only: ``rsel`` / ``wsel`` and the members of
+                                          :func:`hhe_gen.cores.ntt.bank_port.bank_port_signature`
 
 Latency
 -------
@@ -41,12 +55,14 @@ from amaranth.lib import data, wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
+from hhe_gen.cores.ntt.bank_port import bank_port_signature, row_bank
+from hhe_gen.cores.ntt.crossbar import xor_network
 from hhe_gen.cores.unused import quiet_on_error
-from hhe_gen.params.checks import check_int
+from hhe_gen.params.checks import check_int, check_power_of_two
 
 from .isa import MAX_BUFFERS
 
-__all__ = ["read_port_signature", "write_port_signature", "BufferFile"]
+__all__ = ["read_port_signature", "write_port_signature", "bank_access_signature", "BufferFile"]
 
 
 def read_port_signature(buffers: int, rows: int, lanes: int, word_bits: int) -> wiring.Signature:
@@ -65,13 +81,21 @@ def write_port_signature(buffers: int, rows: int, lanes: int, word_bits: int) ->
     })
 
 
+def bank_access_signature(buffers: int, lanes: int, rows: int, word_bits: int) -> wiring.Signature:
+    """The NTT unit's bank port onto banked buffers (as seen by the unit): the buffer it reads
+    (``rsel``), the buffer it writes (``wsel``) and the 2P banks' port."""
+    sel = range(max(buffers, 2))
+    banks = bank_port_signature(2 * lanes, rows // 2, word_bits)
+    return wiring.Signature({"rsel": Out(sel), "wsel": Out(sel), **dict(banks.members.items())})
+
+
 class BufferFile(wiring.Component):
     """B polynomial buffers behind a crossbar of unit read and write ports (see the module
     docstring)."""
 
     @quiet_on_error
     def __init__(self, buffers: int, rows: int, lanes: int, word_bits: int, *, read_ports: int = 1,
-                 write_ports: int = 1):
+                 write_ports: int = 1, banked: bool = False):
         self.buffers = check_int("buffers", buffers, 1, MAX_BUFFERS)
         self.rows = check_int("rows", rows, 1, 1 << 20)
         self.lanes = check_int("lanes", lanes, 1, 64)
@@ -83,6 +107,11 @@ class BufferFile(wiring.Component):
         wr = write_port_signature(buffers, rows, lanes, word_bits)
         members = {f"read{k}": In(rd) for k in range(read_ports)}
         members.update({f"write{k}": In(wr) for k in range(write_ports)})
+        self.banked = bool(banked)
+        if self.banked:
+            check_power_of_two("lanes", lanes, 1, 64)
+            check_power_of_two("rows", rows, 2, 1 << 20)
+            members["bank"] = In(bank_access_signature(buffers, lanes, rows, word_bits))
         super().__init__(members)
 
     def read(self, k: int):
@@ -92,6 +121,8 @@ class BufferFile(wiring.Component):
         return getattr(self, f"write{k}")
 
     def elaborate(self, platform):
+        if self.banked:
+            return self._banked()
         m = Module()
         outs = []
         for b in range(self.buffers):
@@ -127,4 +158,73 @@ class BufferFile(wiring.Component):
             for b in range(1, self.buffers):
                 value = Mux(sel_q == b, outs[b], value)
             m.d.comb += port.data.eq(value)
+        return m
+
+    def _banked(self):
+        """Banked buffers (see the module docstring)."""
+        m = Module()
+        P, wb = self.lanes, self.word_bits
+        lp = P.bit_length() - 1
+        n_log = (self.rows * P).bit_length() - 1
+        nb, depth, bank = 2 * P, self.rows // 2, self.bank
+        # each row write port's words and lane enables in bank order: bank t takes word (t ^ bb) of
+        # the row when t and bb = bank(rP) agree in bit lp
+        wr_banked = []
+        for k in range(self.write_ports):
+            port = self.write(k)
+            bb = row_bank(port.addr, lp, n_log)
+            words = xor_network(m, [port.data[j] for j in range(P)], bb[:lp], wb, f"w{k}x")
+            lanes = xor_network(m, [port.lanes[j] for j in range(P)], bb[:lp], 1, f"w{k}l")
+            en = [lanes[t % P] & (bb[lp] == t >> lp) for t in range(nb)]
+            wr_banked.append((port, [words[t % P] for t in range(nb)], en))
+        outs = []
+        for b in range(self.buffers):
+            read_hit = bank.ren & (bank.rsel == b)
+            row_addr, row_en = Signal(range(depth), name=f"b{b}_row_addr"), Signal(name=f"b{b}_row_en")
+            a, e = Signal(range(depth)), Signal()
+            for k in reversed(range(self.read_ports)):
+                port = self.read(k)
+                hit = port.en & (port.sel == b)
+                a, e = Mux(hit, port.addr >> 1, a), e | hit
+            m.d.comb += [row_addr.eq(a), row_en.eq(e)]
+            banks_out = []
+            for t in range(nb):
+                mem = Memory(shape=unsigned(wb), depth=depth, init=[])
+                m.submodules[f"buffer{b}_bank{t}"] = mem
+                wp = mem.write_port()
+                rp = mem.read_port(transparent_for=(wp,))
+                banks_out.append(rp.data)
+                m.d.comb += [rp.addr.eq(Mux(read_hit, bank.raddr[t], row_addr)), rp.en.eq(read_hit | row_en)]
+                w_hit = bank.wen[t] & (bank.wsel == b)
+                wa, wd, we = bank.waddr[t], bank.wdata[t], w_hit
+                for port, words, en in reversed(wr_banked):
+                    hit = ~w_hit & (port.sel == b) & en[t]
+                    wa, wd, we = Mux(hit, port.addr >> 1, wa), Mux(hit, words[t], wd), we | hit
+                m.d.comb += [wp.addr.eq(wa), wp.data.eq(wd), wp.en.eq(we)]
+            outs.append(banks_out)
+
+        def by_buffer(sel, t):
+            value = outs[0][t]
+            for b in range(1, self.buffers):
+                value = Mux(sel == b, outs[b][t], value)
+            return value
+
+        rsel_q = Signal.like(bank.rsel, name="bank_rsel_q")
+        m.d.sync += rsel_q.eq(bank.rsel)
+        for t in range(nb):
+            m.d.comb += bank.rdata[t].eq(by_buffer(rsel_q, t))
+        # row reads: the buffer's 2P banks, the half holding the row, then the XOR network
+        for k in range(self.read_ports):
+            port = self.read(k)
+            sel_q = Signal.like(port.sel, name=f"read{k}_sel_q")
+            bb_q = Signal(lp + 1, name=f"read{k}_bank_q")
+            m.d.sync += [sel_q.eq(port.sel), bb_q.eq(row_bank(port.addr, lp, n_log))]
+            half = []
+            for i in range(P):
+                h = Signal(wb, name=f"read{k}_half{i}")
+                m.d.comb += h.eq(Mux(bb_q[lp], by_buffer(sel_q, P + i), by_buffer(sel_q, i)))
+                half.append(h)
+            words = xor_network(m, half, bb_q[:lp], wb, f"r{k}x")
+            for j in range(P):
+                m.d.comb += port.data[j].eq(words[j])
         return m

@@ -11,7 +11,8 @@ to its memory port.
                                                              | read / write ports
                                                           BufferFile (B buffers of N/P rows x P words)
 
-Buffer ports: memory unit read 0 / write 0, NTT unit read 1 / write 1, pointwise unit reads 2, 3,
+Buffer ports: memory unit read 0 / write 0, NTT unit read 1 / write 1 (in place: the bank port, and
+read 1 / write 1 stay idle), pointwise unit reads 2, 3,
 4 / write 2, sampler unit write 3, codec unit read 5 (slots) and 6 .. (decode's rows) / write 4.  The scoreboard keeps every buffer to one unit at a time
 (readers too: a buffer has one read port; the manager is built with ``exclusive_reads``), so the
 crossbar needs no arbitration.
@@ -25,7 +26,9 @@ buffers : int         B polynomial buffers (N words each)
 slots : int           S prime slots (default: the number of primes, at most 8)
 window, queue, ooo    the task manager's (:class:`.task_manager.TaskManager`)
 word_bits : int       bits of a buffer word (default: the largest prime's bit length)
-ntt : dict            options of the NTT unit's core (kind, twiddles, banking, latency)
+ntt : dict            options of the NTT unit (kind, twiddles, banking, latency of its core;
+                      ``in_place``: the buffers banked as the NTT's memory plan and the transforms
+                      in them, :class:`.ntt_unit.NttUnit`)
 pointwise : dict      options of the pointwise unit (kind, latency)
 sampler : dict        options of the sampling unit (sigma, bound_sigmas, hamming_weight,
                       rounds_per_cycle)
@@ -110,8 +113,9 @@ class Engine(wiring.Component):
                                         target=target, **codec)
             self.shape = dataclasses.replace(self.shape, decode_rows=frozenset(self.codec_unit.decode_rows))
         codec_reads = 1 + self.codec_unit.row_ports if self.codec_unit else 0
+        self.ntt_in_place = bool((ntt or {}).get("in_place", False))
         self.buffers_file = BufferFile(buffers, self.rows, lanes, self.word_bits, read_ports=5 + codec_reads,
-                                       write_ports=4 + bool(self.codec_unit))
+                                       write_ports=4 + bool(self.codec_unit), banked=self.ntt_in_place)
         self.memory_unit = MemoryUnit(**common, tag_width=tw)
         self.sampler_unit = SamplerUnit(**common, tag_width=tw, primes=self.primes, **(sampler or {}))
         self.ntt_unit = NttUnit(**common, tag_width=tw, primes=self.primes, target=target, **(ntt or {}))
@@ -169,8 +173,11 @@ class Engine(wiring.Component):
         # buffer ports
         wiring.connect(m, mu.rd, bufs.read0)
         wiring.connect(m, mu.wr, bufs.write0)
-        wiring.connect(m, nu.rd, bufs.read1)
-        wiring.connect(m, nu.wr, bufs.write1)
+        if self.ntt_in_place:
+            wiring.connect(m, nu.bank, bufs.bank)
+        else:
+            wiring.connect(m, nu.rd, bufs.read1)
+            wiring.connect(m, nu.wr, bufs.write1)
         wiring.connect(m, pu.rd0, bufs.read2)
         wiring.connect(m, pu.rd1, bufs.read3)
         wiring.connect(m, pu.rd2, bufs.read4)

@@ -9,6 +9,13 @@ banks, and its N/P output beats are written to buffer ``dst`` row by row.  ``dst
 in / bit-reversed out for ``ntt`` (Lattigo's NTT order), the reverse for ``intt``
 (:func:`hhe_gen.models.ntt.ntt` / ``intt``).
 
+In place (``in_place=True``, the engine's buffers banked as the core's memory plan,
+:class:`~.buffers.BufferFile` ``banked``): the core (``memory="external"``) transforms in the
+buffers themselves through the buffer file's ``bank`` port: its first stage reads ``a`` and
+writes ``dst``, every later read and write is ``dst``; ``lift`` acts on the first stage's reads,
+the inverse's N^-1 is a pass of its own.  No load, no unload, no FIFO, and no banks of the core's
+own.
+
 Abort resets the core and the FIFO (``ResetInserter``): the unit is idle in the next cycle.
 
 Parameters
@@ -16,10 +23,12 @@ Parameters
 n, lanes, word_bits, buffers, slots, tag_width, primes : the engine's sizes (as
     :class:`.pointwise_unit.PointwiseUnit`)
 kind, latency, target, twiddles, banking, **reducer : passed to the NTT core
+in_place : bool   the transform in the banked buffers (see above; banking "dual")
 
 Members
 -------
-port : In(UnitPort(tag_width));  rd : Out(read port);  wr : Out(write port)
+port : In(UnitPort(tag_width));  rd : Out(read port);  wr : Out(write port)   (streaming)
+bank : Out(:func:`~.buffers.bank_access_signature`)                          (in place)
 slot_prime : In(ArrayLayout(5, S))
 ntt : the :class:`~hhe_gen.cores.ntt.IterativeNtt`
 
@@ -28,7 +37,8 @@ Latency
 :meth:`task_cycles` (inverse) = ``ntt.command_cycles(inverse) + 1`` cycles from the task transfer
 (cycle 0) to ``done``: the command is taken in cycle 1, the first input beat waits one cycle for
 the FIFO (the buffer's read latency), then the core runs at full rate; ``done`` comes with the
-last output beat's write.
+last output beat's write.  In place: ``ntt.command_cycles(inverse)`` (the command is taken in
+cycle 1, ``done`` with the last write), at N = 2^13, P = 2 about 8.2k cycles fewer per transform.
 """
 
 from __future__ import annotations
@@ -42,7 +52,7 @@ from hhe_gen.cores.ntt import IterativeNtt
 from hhe_gen.cores.unused import mark_unused, quiet_on_error
 
 from . import isa
-from .buffers import read_port_signature, write_port_signature
+from .buffers import bank_access_signature, read_port_signature, write_port_signature
 from .units import UnitPort, check_unit_sizes
 
 __all__ = ["NttUnit"]
@@ -54,24 +64,27 @@ class NttUnit(wiring.Component):
     @quiet_on_error
     def __init__(self, n: int, lanes: int, word_bits: int, buffers: int, slots: int, tag_width: int,
                  primes, *, kind: str = "barrett", latency=None, target: str = "ecp5", twiddles: str = "rom",
-                 banking: str = "dual", **reducer):
+                 banking: str = "dual", in_place: bool = False, **reducer):
         check_unit_sizes(self, n, lanes, word_bits, buffers, slots, primes, lanes_high=n // 2, fit_primes=True)
+        self.in_place = bool(in_place)
+        external = dict(memory="external", bank_width=word_bits) if self.in_place else {}
         self.ntt = IterativeNtt(n, lanes, list(self.primes), kind=kind, latency=latency, target=target,
-                                twiddles=twiddles, banking=banking, **reducer)
+                                twiddles=twiddles, banking=banking, **external, **reducer)
         mark_unused(self.ntt)
-        rd = read_port_signature(buffers, self.rows, lanes, word_bits)
-        super().__init__({
-            "port": In(UnitPort(tag_width)),
-            "rd": Out(rd),
-            "wr": Out(write_port_signature(buffers, self.rows, lanes, word_bits)),
-            "slot_prime": In(data.ArrayLayout(5, slots)),
-        })
+        if self.in_place:
+            ports = {"bank": Out(bank_access_signature(buffers, lanes, self.rows, word_bits))}
+        else:
+            ports = {"rd": Out(read_port_signature(buffers, self.rows, lanes, word_bits)),
+                     "wr": Out(write_port_signature(buffers, self.rows, lanes, word_bits))}
+        super().__init__({"port": In(UnitPort(tag_width)), **ports, "slot_prime": In(data.ArrayLayout(5, slots))})
 
     def task_cycles(self, inverse: bool = False) -> int:
         """Cycles from the task transfer to ``done``."""
-        return self.ntt.command_cycles(inverse) + 1
+        return self.ntt.command_cycles(inverse) + (not self.in_place)
 
     def elaborate(self, platform):
+        if self.in_place:
+            return self._in_place()
         m = Module()
         p, wb, rows = self.lanes, self.word_bits, self.rows
         qb = self.ntt.qbits
@@ -146,3 +159,40 @@ class NttUnit(wiring.Component):
             m.d.sync += busy.eq(0)
         return m
 
+
+    def _in_place(self):
+        """The task's registers and the core on the buffer file's bank port (see the module
+        docstring)."""
+        m = Module()
+        task, abort = self.port.task, self.port.abort
+        core = ResetInserter(abort)(self.ntt)
+        m.submodules.ntt = core
+        dst, src = Signal(isa.BUFFER_BITS), Signal(isa.BUFFER_BITS)
+        busy, command = Signal(), Signal()
+        cmd = self.ntt.cmd
+        m.d.comb += task.ready.eq(~busy & ~abort)
+        with m.If(abort):
+            m.d.sync += [busy.eq(0), command.eq(0)]
+        with m.Elif(task.valid & task.ready):
+            pl = task.payload
+            pid = self.slot_prime[pl.slot]
+            m.d.sync += [busy.eq(1), command.eq(1), dst.eq(pl.dst), src.eq(pl.a),
+                         cmd.payload.lift.eq((pl.opcode == isa.Opcode.NTT) & pl.flags[0]),
+                         cmd.payload.inverse.eq(pl.opcode == isa.Opcode.INTT)]
+            if len(self.primes) > 1:
+                m.d.sync += cmd.payload.sel.eq(pid)
+        m.d.comb += cmd.valid.eq(command & ~abort)
+        with m.If(cmd.valid & cmd.ready):
+            m.d.sync += command.eq(0)
+
+        inner, outer = self.ntt.bank_port, self.bank
+        m.d.comb += [outer.raddr.eq(inner.raddr), outer.ren.eq(inner.ren), outer.first.eq(inner.first),
+                     inner.rdata.eq(outer.rdata), outer.waddr.eq(inner.waddr), outer.wen.eq(inner.wen),
+                     outer.wdata.eq(inner.wdata),
+                     outer.rsel.eq(Mux(inner.first, src, dst)), outer.wsel.eq(dst)]
+        done = Signal()
+        m.d.comb += done.eq(busy & self.ntt.done & ~abort)
+        m.d.comb += [self.port.done.eq(done), self.port.error.eq(0)]
+        with m.If(done):
+            m.d.sync += busy.eq(0)
+        return m

@@ -1,6 +1,7 @@
-"""NttUnit: ntt / intt between buffers equal hhe_gen.models.ntt (random and boundary residues, lifted
-small signed inputs, in place, prime chosen by slot), exact cycles (the core's command cycles + 1),
-abort mid-transform leaves the unit idle and the next task right."""
+"""NttUnit, streaming and in place in banked buffers: ntt / intt between buffers equal
+hhe_gen.models.ntt (random and boundary residues, lifted small signed inputs, dst = a, prime chosen
+by slot), exact cycles (the core's command cycles, + 1 streaming), abort mid-transform leaves the
+unit idle and the next task right."""
 
 import random
 
@@ -17,22 +18,26 @@ from hhe_gen.params import ParameterError, ntt_primes
 from ._bench import dump, fill, payload, run_task, simulate
 
 
-def _rig(n, lanes, primes, **kw):
+def _rig(n, lanes, primes, in_place=False, **kw):
     bits = max(q.bit_length() for q in primes)
     m = Module()
-    unit = NttUnit(n, lanes, bits, 4, 2, 2, primes, **kw)
-    bufs = BufferFile(4, n // lanes, lanes, bits, read_ports=2, write_ports=2)
+    unit = NttUnit(n, lanes, bits, 4, 2, 2, primes, in_place=in_place, **kw)
+    bufs = BufferFile(4, n // lanes, lanes, bits, read_ports=2, write_ports=2, banked=in_place)
     m.submodules.unit, m.submodules.bufs = unit, bufs
-    wiring.connect(m, unit.rd, bufs.read0)
-    wiring.connect(m, unit.wr, bufs.write0)
+    if in_place:
+        wiring.connect(m, unit.bank, bufs.bank)
+    else:
+        wiring.connect(m, unit.rd, bufs.read0)
+        wiring.connect(m, unit.wr, bufs.write0)
     return m, unit, bufs, bits
 
 
 
+@pytest.mark.parametrize("in_place", [False, True])
 @pytest.mark.parametrize("n,lanes,bits,twiddles", [(16, 1, 30, "rom"), (32, 2, 54, "otf"), (64, 4, 40, "rom")])
-def test_ntt_intt_bit_exact(n, lanes, bits, twiddles):
+def test_ntt_intt_bit_exact(n, lanes, bits, twiddles, in_place):
     primes = tuple(ntt_primes(n, bits, 2))
-    m, unit, bufs, wb = _rig(n, lanes, primes, twiddles=twiddles)
+    m, unit, bufs, wb = _rig(n, lanes, primes, in_place, twiddles=twiddles)
     rng = random.Random(n + lanes)
     q0, q1 = primes
     x = [rng.choice([0, 1, q1 - 1]) if rng.random() < 0.3 else rng.randrange(q1) for _ in range(n)]
@@ -55,14 +60,18 @@ def test_ntt_intt_bit_exact(n, lanes, bits, twiddles):
     assert got["back"] == x
     assert got["lifted"] == ntt([v % q0 for v in small], q0)
     assert intt(got["ntt"], q1) == x
-    assert cycles == {"ntt": unit.ntt.command_cycles(False) + 1, "intt": unit.ntt.command_cycles(True) + 1}
+    extra = 0 if in_place else 1                    # streaming: the FIFO's cycle
+    assert cycles == {"ntt": unit.ntt.command_cycles(False) + extra, "intt": unit.ntt.command_cycles(True) + extra}
+    if in_place:                                    # no load, no unload, no banks of its own
+        assert unit.task_cycles(False) == unit.ntt.transform_cycles(False) + 2
 
 
-def test_abort_mid_transform():
+@pytest.mark.parametrize("in_place", [False, True])
+def test_abort_mid_transform(in_place):
     n, lanes = 32, 2
     primes = tuple(ntt_primes(n, 30, 1))
     q = primes[0]
-    m, unit, bufs, wb = _rig(n, lanes, primes)
+    m, unit, bufs, wb = _rig(n, lanes, primes, in_place)
     x = list(range(1, n + 1))
     got = {}
 
