@@ -2,6 +2,7 @@
 
     hhe-gen generate accel --params dna-hhe --lanes 2 [--buffers B] [--window W] [--in-order]
                            [--width W --frac-bits F] [--reducer KIND] [--twiddles otf|rom]
+                           [--ntt auto|in-place|stream]
                            [--target ecp5|xilinx|generic] [--device PART] [--name NAME] -o DIR
 
 Writes into DIR:
@@ -28,7 +29,8 @@ from pathlib import Path
 
 from hhe_gen.params.errors import ParameterError
 
-__all__ = ["DEFAULT_SLOT_FORMAT", "client_reducer", "client_decode_rows", "client_engine", "generate_accel"]
+__all__ = ["DEFAULT_SLOT_FORMAT", "client_reducer", "client_decode_rows", "client_ntt_in_place", "client_engine",
+           "generate_accel"]
 
 DEFAULT_SLOT_FORMAT = (38, 36)
 """The slot format (W, F) of a generated accelerator: >= 30 mean bits of precision at N = 2^13
@@ -54,16 +56,30 @@ def client_decode_rows(params, fmt) -> frozenset | None:
     return frozenset({1}) if 1 << (w - f + params.log_scale + 1) <= params.moduli[0] else None
 
 
+def client_ntt_in_place(n: int, lanes: int, buffers: int, word_bits: int, qbits: int) -> bool:
+    """Whether a client accelerator transforms in its buffers (banked as the NTT's 2P banks, no NTT
+    banks of its own, no load and no unload: always fewer cycles) rather than streaming through the
+    NTT core's banks: when that costs no more DP16KD (B * 2P banks of N/2P words against B buffers
+    of N/P rows of P words plus the core's 2P banks).  At N = 2^13, 54-bit words: 2 lanes 120
+    against 144 blocks (in place); 8 lanes, 16 buffers 512 against 416 (a 512-deep bank of 54 bits
+    takes two blocks: streaming)."""
+    from hhe_gen.cores.engine.memory_plan import dp16kd_blocks
+    p2 = 2 * lanes
+    banked = buffers * p2 * dp16kd_blocks(n // p2, word_bits)
+    streamed = buffers * dp16kd_blocks(n // lanes, lanes * word_bits) + p2 * dp16kd_blocks(n // p2, qbits)
+    return banked <= streamed
+
+
 def client_engine(params, lanes: int = 2, *, buffers: int | None = None, window: int = 16, ooo: bool = True,
                   fmt=DEFAULT_SLOT_FORMAT, reducer: str | None = None, twiddles: str = "otf",
-                  target: str = "ecp5"):
+                  ntt_in_place: bool | None = None, target: str = "ecp5"):
     """The engine of a CKKS client accelerator for ``params``: the parameter set's primes and scale
     built in, twiddles on the fly, the reducer :func:`client_reducer` (unless ``reducer``), the
     decoder :func:`client_decode_rows`, and by default the buffers every client program needs at
     the top level (:func:`hhe_gen.engine.programs.client_buffers`): at 1 or 2 lanes the fewest (the
     NTT unit bounds the time, so more buffers buy little: they are what fits a small FPGA), from 4
     lanes on one working set per prime and the samples drawn once (the sampler and the memory port
-    bound the time there)."""
+    bound the time there).  ``ntt_in_place`` None: :func:`client_ntt_in_place`."""
     from hhe_gen.cores.engine.engine import Engine
     from hhe_gen.engine.programs import client_buffers
     from hhe_gen.models.fft import FixedPointFormat
@@ -73,8 +89,12 @@ def client_engine(params, lanes: int = 2, *, buffers: int | None = None, window:
     rows = client_decode_rows(params, fmt)
     if rows is not None:
         codec["decode_rows"] = rows
+    if ntt_in_place is None:
+        qbits = max(q.bit_length() for q in params.moduli)
+        ntt_in_place = client_ntt_in_place(params.n, lanes, buffers, max(qbits, fmt[0]), qbits)
     return Engine.for_params(params, lanes=lanes, buffers=buffers, window=window, ooo=ooo, target=target,
-                             ntt=dict(kind=reducer, twiddles=twiddles), pointwise=dict(kind=reducer), codec=codec)
+                             ntt=dict(kind=reducer, twiddles=twiddles, in_place=ntt_in_place),
+                             pointwise=dict(kind=reducer), codec=codec)
 
 
 def _isa_section(engine) -> dict:
@@ -115,7 +135,8 @@ def _testbench_vectors(params, shape, layout, fmt, seed: int):
 
 def generate_accel(params, lanes: int, out_dir, *, buffers: int | None = None, window: int = 16,
                    ooo: bool = True, fmt=DEFAULT_SLOT_FORMAT, reducer: str | None = None, twiddles: str = "otf",
-                   target: str = "ecp5", device: str = "LFE5UM5G-85F", name: str | None = None,
+                   ntt_in_place: bool | None = None, target: str = "ecp5", device: str = "LFE5UM5G-85F",
+                   name: str | None = None,
                    keep_src: bool = False, testbench: bool = True, seed: int = 1) -> dict:
     """Generate the accelerator for ``params`` (a :class:`~hhe_gen.params.ckks.CKKSParams`); returns
     ``{"paths": {...}, "manifest": {...}}`` (module docstring).  ``testbench``: also the
@@ -132,7 +153,7 @@ def generate_accel(params, lanes: int, out_dir, *, buffers: int | None = None, w
     check_int("seed", seed, 0, (1 << 256) - 1)
     name = check_name(name or f"hhe_accel_n{params.n}_p{lanes}")
     engine = client_engine(params, lanes, buffers=buffers, window=window, ooo=ooo, fmt=fmt, reducer=reducer,
-                           twiddles=twiddles, target=target)
+                           twiddles=twiddles, ntt_in_place=ntt_in_place, target=target)
     shape, layout = engine.shape, MemoryMap.for_params(params)
     reducer = engine.ntt_unit.ntt.kind
     out = Path(out_dir)
@@ -151,7 +172,8 @@ def generate_accel(params, lanes: int, out_dir, *, buffers: int | None = None, w
                        "dispatch": "out-of-order" if ooo else "in-order", "word_bits": engine.word_bits,
                        "slot_format": {"width": fmt[0], "frac_bits": fmt[1]}, "reducer": reducer,
                        "decode_rows": sorted(shape.decode_rows or []),
-                       "twiddles": twiddles, "target": target},
+                       "twiddles": twiddles, "ntt": "in place" if engine.ntt_in_place else "streaming",
+                       "target": target},
         "primes": [{"index": i, "q": q, "bits": q.bit_length()} for i, q in enumerate(params.moduli)],
         "interface": {
             "i_instr": "stream of 64-bit instruction words (docs/isa.md)",

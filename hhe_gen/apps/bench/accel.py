@@ -10,7 +10,10 @@
   bit against the ISA model (``bit_exact``) and, for encryptions, decrypted by the model
   (``precision_bits``: mean bits of the slots).  ``target`` is the issue's goal (DNA-HHE x 0.8 at 2
   lanes, DNA-HHE's 1.79 ms at 60 MHz for 8 lanes), ``dna_hhe`` DNA-HHE's own cycles at 200 MHz.
-  ``ntt_busy`` is the share of the run the NTT unit was busy (the bottleneck of m-to-ct).
+  ``ntt_busy`` is the share of the run the NTT unit was busy (the bottleneck of m-to-ct), ``ntt``
+  whether it transforms in place in the banked buffers or streams through its own banks (the
+  client engine's choice, :func:`hhe_gen.apps.generate_accel.client_ntt_in_place`; the
+  ``-inplace`` / ``-stream`` cases take the other one).
 * ``plan-*`` (quick): the block-RAM plan (:meth:`hhe_gen.cores.engine.engine.Engine.memory_plan`).
 * ``area-*``: Yosys area, ECP5 and Xilinx 7 (:func:`area`).
 * after the cases, ``accel-cycles.png`` beside the JSON (:func:`plot_cycles`): the N = 2^13 cycles,
@@ -45,8 +48,10 @@ def _slots(n: int, seed: int) -> list[complex]:
 
 
 def program_cycles(params: str = "toy", lanes: int = 2, program: str = "encrypt_pk", ooo: bool = True,
-                   level=None, cycles_per_beat: int = 1, latency: int = 8, fmt=SLOT_FORMAT) -> dict:
-    """Run ``program`` on the RTL engine in Verilator (module docstring); its metrics."""
+                   level=None, cycles_per_beat: int = 1, latency: int = 8, fmt=SLOT_FORMAT,
+                   ntt_in_place=None) -> dict:
+    """Run ``program`` on the RTL engine in Verilator (module docstring); its metrics.
+    ``ntt_in_place``: the client engine's choice (None: :func:`client_ntt_in_place`)."""
     from hhe_gen.cores.engine import isa
     from hhe_gen.engine import memory_map, programs
     from hhe_gen.engine.client_memory import client_memory, run_model
@@ -57,7 +62,7 @@ def program_cycles(params: str = "toy", lanes: int = 2, program: str = "encrypt_
     from hhe_gen.sim.memory import MemoryModel
 
     p = preset(params)
-    engine = client_engine(p, lanes, ooo=ooo, fmt=fmt)
+    engine = client_engine(p, lanes, ooo=ooo, fmt=fmt, ntt_in_place=ntt_in_place)
     shape, fmt = engine.shape, FixedPointFormat(*fmt)
     layout = memory_map.MemoryMap.for_params(p)
     keys = ckks.keygen(p, seed=1)
@@ -84,7 +89,7 @@ def program_cycles(params: str = "toy", lanes: int = 2, program: str = "encrypt_
     target = TARGETS.get((program, lanes)) if comparable else None
     out = {"cycles": run.cycles, "bit_exact": exact, "precision_bits": round(ckks_fixed.precision_bits(z, got)[0], 1),
            "ntt_busy": round(busy.get(int(isa.Unit.NTT), 0) / max(run.cycles, 1), 3),
-           "tasks": len(run.tasks)}
+           "tasks": len(run.tasks), "ntt": "in place" if engine.ntt_in_place else "streaming"}
     if target:
         out.update(target=target, vs_target=round(run.cycles / target, 3))
     if comparable and DNA_HHE.get(program):
@@ -190,6 +195,10 @@ def _cases():
                            lanes=lanes, program=program, ooo=ooo, level=level)(program_cycles)
     bench_case("accel", "cycles-dna-hhe-pk-2lanes-ooo-wb", quick=False, params="dna-hhe", lanes=2,
                program="encrypt_pk", cycles_per_beat=4)(program_cycles)
+    for lanes, in_place in ((2, False), (8, True)):         # the other NTT memory than the default's
+        tag = "inplace" if in_place else "stream"
+        bench_case("accel", f"cycles-dna-hhe-pk-{lanes}lanes-ooo-{tag}", quick=False, params="dna-hhe", lanes=lanes,
+                   program="encrypt_pk", ntt_in_place=in_place)(program_cycles)
     for lanes in (2, 8):
         bench_case("accel", f"plan-dna-hhe-{lanes}lanes", quick=True, lanes=lanes)(memory_plan)
         bench_case("accel", f"area-dna-hhe-{lanes}lanes", quick=False, lanes=lanes)(area)

@@ -32,7 +32,7 @@ from pathlib import Path
 
 from hhe_gen.params import ParameterError
 
-from .common import SEED_RULE, seed_or_fresh, write_json_output
+from .common import NTT_MEMORY, SEED_RULE, seed_or_fresh, write_json_output
 
 __all__ = ["BACKENDS", "RunResult", "Outcome", "run_on", "register"]
 
@@ -596,7 +596,7 @@ def cmd_plan(args):
     params = _params(args.params)
     try:
         engine = client_engine(params, args.lanes, buffers=args.buffers, reducer=args.reducer,
-                               twiddles=args.twiddles)
+                               twiddles=args.twiddles, ntt_in_place=NTT_MEMORY[args.ntt])
     except ParameterError as exc:
         raise ParameterError(f"--{exc.name}" if exc.name in ("lanes", "buffers", "kind") else exc.name,
                              exc.value, exc.allowed) from None
@@ -688,6 +688,9 @@ def register(sub) -> None:
     q.add_argument("--reducer", help="the NTT and pointwise reducer (barrett | special-barrett; default: "
                    "special-barrett when every prime has DNA-HHE's form, else barrett)")
     q.add_argument("--twiddles", default="otf", choices=["otf", "rom"], help="NTT twiddles (default otf)")
+    q.add_argument("--ntt", default="auto", choices=list(NTT_MEMORY), help="the NTT in place in banked "
+                   "buffers or streaming through its own banks (default auto: in place when that needs no "
+                   "more block RAM)")
     q.add_argument("--device", default="LFE5UM5G-85F", help="the device whose blocks are counted (default "
                    "LFE5UM5G-85F)")
     q.add_argument("--reserve", type=int, default=0, help="blocks kept for the rest of the SoC (default 0)")

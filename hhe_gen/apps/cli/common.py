@@ -7,8 +7,10 @@ from pathlib import Path
 
 from hhe_gen.params import ParameterError
 
-__all__ = ["SEED_RULE", "check_on", "check_output", "int_list", "parse_seed", "seed_or_fresh", "write_json_output"]
+__all__ = ["NTT_MEMORY", "SEED_RULE", "check_on", "check_output", "int_list", "parse_seed", "seed_or_fresh", "write_json_output"]
 
+NTT_MEMORY = {"auto": None, "in-place": True, "stream": False}
+"""``--ntt`` of the accelerator commands: ``client_engine``'s ``ntt_in_place``."""
 SEED_RULE = "an integer 0 .. 2^256 - 1 (decimal or 0x hex)"
 
 

@@ -1,6 +1,6 @@
 """``hhe-gen generate``: a core's Verilog, manifest, test vectors and testbench."""
 
-from .common import SEED_RULE, int_list
+from .common import NTT_MEMORY, SEED_RULE, int_list
 
 
 def cmd_generate(args):
@@ -75,7 +75,8 @@ def _generate_accel(args):
            args.frac_bits if args.frac_bits is not None else DEFAULT_SLOT_FORMAT[1])
     res = generate_accel(params, args.lanes, args.output, buffers=args.buffers, window=args.window,
                          ooo=not args.in_order, fmt=fmt, reducer=args.reducer,
-                         twiddles=args.twiddles or "otf", target=args.target, device=args.device,
+                         twiddles=args.twiddles or "otf", ntt_in_place=NTT_MEMORY[args.ntt],
+                         target=args.target, device=args.device,
                          name=args.name, keep_src=args.keep_src, testbench=args.vectors > 0,
                          seed=args.seed)
     m = res["manifest"]
@@ -114,6 +115,9 @@ def register(sub) -> None:
     p.add_argument("--banking", default="dual", help="dual | single")
     p.add_argument("--twiddles", help="rom | otf (two small tables per prime and lane); default rom, "
                    "accel otf")
+    p.add_argument("--ntt", default="auto", choices=list(NTT_MEMORY), help="accel: the NTT in place in "
+                   "banked buffers or streaming through its own banks (default auto: in place when that "
+                   "needs no more block RAM)")
     p.add_argument("--arch", default="iterative", help="NTT: iterative | sdf | mdc (pipelined, N/P cycles "
                    "per polynomial)")
     p.add_argument("--direction", default="both", help="sdf/mdc: both | forward | inverse (a pipelined core "
