@@ -12,13 +12,15 @@ apply to that opcode, in ``check``'s order (the first rule that fires gives the 
 5. ``BUFFER_RANGE``    - an operand's base + span > B (span = rows for a ``+rows`` operand, else 1;
                          the seed is not a buffer);
 6. ``SLOT_RANGE``      - the opcode uses ``slot`` and slot + (rows if it uses the prime else 1) > S;
-7. ``SLOT_UNBOUND``    - the instruction uses the prime (``needs_slot``, or ``load`` with flags bit
-                         0, ``sample`` of kind UNIFORM, ``move`` with flags bit 0) and one of the
+7. ``SLOT_UNBOUND``    - the instruction uses the prime (``needs_slot`` but not ``add ..., integer``,
+                         or ``load`` with flags bit 0, ``sample`` of kind UNIFORM, ``move`` with
+                         flags bit 0) and one of the
                          slots slot .. slot+rows-1 is not set in ``bound``;
 8. ``cfg.prime``: prime id imm[31:27] >= len(primes) -> ``BAD_IMMEDIATE``; imm[26:0] differs
    from the low 27 bits of that built-in prime -> ``PRIME_MISMATCH``;
 9. the per-opcode flag / immediate rules -> ``BAD_IMMEDIATE`` (``load`` / ``move`` / ``ntt``
-   flags >= 2, ``add`` / ``sub`` / ``mul`` flags >= 4, ``sample`` flags >= the number of
+   flags >= 2, ``sub`` / ``mul`` flags >= 4, ``add`` flags >= 4 but not 4 (integer), ``sample``
+   flags >= the number of
    sample kinds (4), ``notify`` / ``cfg.net.segment``
    imm >= 2^16, ``cfg.scale`` imm != log_scale, ``cfg.rubato`` imm >= 16).
 
@@ -144,7 +146,7 @@ class InstructionDecoder(wiring.Component):
             rules.append((pid >= len(shape.primes), ErrorCause.BAD_IMMEDIATE))
             rules.append((lows[pid] != w.imm[:27], ErrorCause.PRIME_MISMATCH))
         bad = {Opcode.LOAD: w.flags[1:] != 0, Opcode.MOVE: w.flags[1:] != 0,
-               Opcode.NTT: w.flags[1:] != 0, Opcode.ADD: w.flags[2:] != 0,
+               Opcode.NTT: w.flags[1:] != 0, Opcode.ADD: w.flags[2] & (w.flags[:2] != 0),
                Opcode.ENCODE: (w.flags[1:] != 0) | (w.flags[0] & (rows != 1)),
                Opcode.SUB: w.flags[2:] != 0, Opcode.MUL: w.flags[2:] != 0,
                Opcode.SAMPLE: w.flags >= len(SampleKind),
@@ -157,6 +159,8 @@ class InstructionDecoder(wiring.Component):
     def _uses_slot(self, info):
         """1 when the instruction uses its slot's prime (``uses_slot`` of ``isa.check``)."""
         w = self.word
+        if info.code == Opcode.ADD:
+            return w.flags != isa.INTEGER_ADD
         if info.needs_slot:
             return Const(1)
         if info.code in (Opcode.LOAD, Opcode.MOVE):

@@ -111,7 +111,9 @@ class Engine(wiring.Component):
         if codec is not None:
             self.codec_unit = CodecUnit(**common, tag_width=tw, primes=self.primes, log_scale=log_scale,
                                         target=target, **codec)
-            self.shape = dataclasses.replace(self.shape, decode_rows=frozenset(self.codec_unit.decode_rows))
+            fmt = codec["fmt"]
+            self.shape = dataclasses.replace(self.shape, decode_rows=frozenset(self.codec_unit.decode_rows),
+                                             message_bound=1 << (fmt.width - 1 - fmt.frac_bits + log_scale))
         codec_reads = 1 + self.codec_unit.row_ports if self.codec_unit else 0
         self.ntt_in_place = bool((ntt or {}).get("in_place", False))
         self.buffers_file = BufferFile(buffers, self.rows, lanes, self.word_bits, read_ports=5 + codec_reads,

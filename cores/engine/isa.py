@@ -29,7 +29,10 @@ that later extensions cannot be misread by older engines).  ``flags`` are per-op
 holds small signed values: lift them modulo the slot's prime on read"; for ``sample`` the
 distribution (:class:`SampleKind`); for ``load`` bit 0 = "check every word < q_slot"; for ``encode``
 bit 0 = "signed": the rounded integer coefficients themselves, two's complement in ``word_bits``,
-into one buffer (rows = 1), for programs that lift them to each prime on read (``lift=``).
+into one buffer (rows = 1), for programs that lift them to each prime on read (``lift=``); for
+``add`` bit 2 (alone) = "integer": a + b of the words as word_bits two's complement integers,
+wrapping, with no prime (the slot is not used), so that small signed polynomials (a message and
+its noise) are added once for every prime that lifts the sum.
 
 Scheduling classes
 ------------------
@@ -60,7 +63,7 @@ __all__ = [
     "WORD_BITS", "DEFAULT_FORMAT", "OPCODE_BITS", "BUFFER_BITS", "SLOT_BITS", "FLAG_BITS", "IMM_BITS",
     "MAX_BUFFERS", "MAX_SLOTS", "CKKS_UNITS", "SEED", "SERIALISING", "Field", "FIELDS", "Unit", "Opcode", "OpcodeInfo", "OPCODES",
     "SampleKind", "ErrorCause", "Instruction", "EngineShape", "encode", "decode", "check",
-    "reads_writes", "by_mnemonic",
+    "reads_writes", "by_mnemonic", "INTEGER_ADD", "integer_add",
 ]
 
 WORD_BITS = 64
@@ -227,7 +230,8 @@ OPCODES: dict[int, OpcodeInfo] = {info.code: info for info in (
         "dst <- NTT_q(a): natural order in, bit-reversed out"),
     _op(Opcode.INTT, "intt", Unit.NTT, ("dst", "a", "slot"), ("a",), ("dst",), True,
         "dst <- INTT_q(a): bit-reversed in, natural out, N^-1 folded in"),
-    _op(Opcode.ADD, "add", Unit.POINTWISE, _PW, ("a", "b"), ("dst",), True, "dst <- a + b mod q"),
+    _op(Opcode.ADD, "add", Unit.POINTWISE, _PW, ("a", "b"), ("dst",), True,
+        "dst <- a + b mod q (flags bit 2, integer: a + b as word_bits two's complement, no prime)"),
     _op(Opcode.SUB, "sub", Unit.POINTWISE, _PW, ("a", "b"), ("dst",), True, "dst <- a - b mod q"),
     _op(Opcode.MUL, "mul", Unit.POINTWISE, _PW, ("a", "b"), ("dst",), True, "dst <- a * b mod q"),
     _op(Opcode.MAC, "mac", Unit.POINTWISE, _PW[:3] + ("c",) + _PW[3:], ("a", "b", "c"), ("dst",), True,
@@ -297,6 +301,10 @@ class EngineShape:
     units : frozenset   the units built (default: the CKKS units)
     decode_rows : frozenset | None   the row counts the codec's ``decode`` was built for (over
                         prefixes of the built-in primes; None: any); the programs decode within them
+    message_bound : int | None   the largest magnitude of a signed ``encode``'s integers,
+                        2^(W-1-F+log_scale) for the codec's slot format (None: unknown); the
+                        programs add the noise to the message once when the sum stays a signed
+                        word below every prime (:func:`hhe_gen.engine.programs.noise_added_once`)
     """
     buffers: int
     slots: int
@@ -304,6 +312,7 @@ class EngineShape:
     log_scale: int = 0
     units: frozenset = CKKS_UNITS
     decode_rows: frozenset | None = None
+    message_bound: int | None = None
 
     def __post_init__(self):
         check_int("buffers", self.buffers, 1, MAX_BUFFERS)
@@ -319,6 +328,8 @@ class EngineShape:
                 or not all(is_int(r) and 1 <= r <= len(self.primes) for r in self.decode_rows)):
             raise ParameterError("decode_rows", self.decode_rows,
                                  f"None or a non-empty frozenset of row counts 1 .. {len(self.primes)}")
+        if self.message_bound is not None:
+            check_int("message_bound", self.message_bound, 1, 1 << 64)
 
 
 def _operand_span(ins: Instruction, operand: str) -> tuple[str, int]:
@@ -365,7 +376,7 @@ def check(ins: Instruction, shape: EngineShape, bound: set[int] | frozenset[int]
         name, span = _operand_span(ins, operand)
         if getattr(ins, name) + span > shape.buffers:
             return ErrorCause.BUFFER_RANGE
-    uses_slot = info.needs_slot or (ins.opcode == Opcode.LOAD and ins.flags & 1) \
+    uses_slot = (info.needs_slot and not integer_add(ins)) or (ins.opcode == Opcode.LOAD and ins.flags & 1) \
         or (ins.opcode == Opcode.SAMPLE and ins.flags == SampleKind.UNIFORM) \
         or (ins.opcode == Opcode.MOVE and ins.flags & 1)
     if "slot" in info.uses and ins.slot + (rows if uses_slot else 1) > shape.slots:
@@ -386,7 +397,9 @@ def check(ins: Instruction, shape: EngineShape, bound: set[int] | frozenset[int]
         return ErrorCause.BAD_IMMEDIATE
     if ins.opcode == Opcode.ENCODE and (ins.flags >> 1 or (ins.flags and rows != 1)):
         return ErrorCause.BAD_IMMEDIATE
-    if ins.opcode in (Opcode.ADD, Opcode.SUB, Opcode.MUL) and ins.flags >> 2:
+    if ins.opcode in (Opcode.SUB, Opcode.MUL) and ins.flags >> 2:
+        return ErrorCause.BAD_IMMEDIATE
+    if ins.opcode == Opcode.ADD and ins.flags >> 2 and ins.flags != INTEGER_ADD:
         return ErrorCause.BAD_IMMEDIATE
     if ins.opcode == Opcode.SAMPLE and ins.flags >= len(SampleKind):
         return ErrorCause.BAD_IMMEDIATE
@@ -399,6 +412,15 @@ def check(ins: Instruction, shape: EngineShape, bound: set[int] | frozenset[int]
     if ins.opcode == Opcode.CFG_RUBATO and ins.imm >> 4:
         return ErrorCause.BAD_IMMEDIATE
     return ErrorCause.NONE
+
+
+INTEGER_ADD = 0b100
+"""``flags`` of ``add ..., integer`` (no lift bit may be set with it)."""
+
+
+def integer_add(ins: Instruction) -> bool:
+    """``add`` with the integer flag: no prime, words added as two's complement integers."""
+    return ins.opcode == Opcode.ADD and ins.flags == INTEGER_ADD
 
 
 def by_mnemonic(mnemonic: str) -> OpcodeInfo | None:

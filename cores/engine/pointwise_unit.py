@@ -5,12 +5,14 @@ Datapath per lane (one pipeline for every opcode, so no cycle count depends on d
 
     row r read (cycle t) -> words a, b, c (cycle t+1)
       -> operand stage (register):  lift each source whose flag is set (signed word s -> s + q if
-         s < 0 else s), msub: b -> (q - b) mod q
+         s < 0 else s), msub: b -> (q - b) mod q; integer add: a + b (word_bits, wrapping)
       -> Butterfly (op mul / add / sub / mac, Z_q, the slot's prime)     latency L
-      -> row r of dst written (cycle t + 2 + L); move writes the (lifted) a, delayed alongside
+      -> row r of dst written (cycle t + 2 + L); move writes the (lifted) a, integer add its sum,
+         delayed alongside
 
     add: a + b   sub: a - b   mul: a * b   mac: a * b + c   msub: c + a * (q - b) = c - a * b
-    (all mod q_slot);  move: a, or its lift with flags bit 0.
+    (all mod q_slot);  move: a, or its lift with flags bit 0;  add ..., integer (flags 4): a + b of
+    the words as two's complement integers, wrapping, no prime.
 
 Operands of the modular opcodes must be residues (< q after the lift; a lifted word's signed
 value in (-q, q)): the ISA leaves other inputs unspecified (docs/isa.md), and every word the engine
@@ -126,6 +128,7 @@ class PointwiseUnit(wiring.Component):
         op = held.opcode
         flags = held.flags
         is_msub = op == isa.Opcode.MSUB
+        is_integer = (op == isa.Opcode.ADD) & (flags == isa.INTEGER_ADD)
         bf_op = Signal(3)
         m.d.comb += bf_op.eq(Mux(op == isa.Opcode.ADD, OP_CODES["add"],
                              Mux(op == isa.Opcode.SUB, OP_CODES["sub"],
@@ -142,7 +145,8 @@ class PointwiseUnit(wiring.Component):
             a_l, b_l, c_l = lift(a_w, flags[0]), lift(b_w, flags[1]), lift(c_w, flags[2])
             neg_b = Mux(b_l == 0, 0, q - b_l)[:wb]
             a_r, b_r, c_r = Signal(wb, name=f"a{j}"), Signal(wb, name=f"b{j}"), Signal(wb, name=f"c{j}")
-            m.d.sync += [a_r.eq(a_l), b_r.eq(Mux(is_msub, neg_b, b_l)), c_r.eq(c_l)]
+            m.d.sync += [a_r.eq(Mux(is_integer, (a_w + b_w)[:wb], a_l)), b_r.eq(Mux(is_msub, neg_b, b_l)),
+                         c_r.eq(c_l)]
             m.d.comb += [bf.op.eq(bf_op), bf.a.eq(a_r), bf.b.eq(b_r), bf.c.eq(c_r), bf.w.eq(0), bf.en.eq(1)]
             if len(self.primes) > 1:
                 m.d.comb += bf.sel.eq(sel)
@@ -154,7 +158,7 @@ class PointwiseUnit(wiring.Component):
                 d = nxt
             raw_a.append(d)
 
-        is_move = op == isa.Opcode.MOVE
+        is_move = (op == isa.Opcode.MOVE) | is_integer
         out_valid = valid[depth]
         m.d.comb += [self.wr.sel.eq(held.dst), self.wr.addr.eq(row[depth]),
                      self.wr.lanes.eq(Mux(out_valid & ~abort, (1 << p) - 1, 0))]

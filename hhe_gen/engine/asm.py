@@ -14,8 +14,8 @@ Operand forms:
 - ``bN``: buffer N (0 .. B-1); ``sN``: prime slot N (0 .. S-1); ``pN``: built-in prime N;
 - a number: decimal, ``0x`` hexadecimal or ``0b`` binary (``_`` may separate digits);
 - ``name=value``: a keyword (``lift=``, ``domain=``, ``nonce=``, ``rows=``, ``low=``);
-- a bare word: ``check`` (``load``), ``signed`` (``encode``) or the sample kind (``uniform``, ``ternary``, ``hamming``,
-  ``gaussian``).
+- a bare word: ``check`` (``load``), ``signed`` (``encode``), ``integer`` (``add``) or the sample
+  kind (``uniform``, ``ternary``, ``hamming``, ``gaussian``).
 
 Keywords come after every positional operand, in any order, each at most once.  An operand in
 brackets in :func:`syntax` may be left out: an omitted slot is ``s0``, omitted flags are 0.
@@ -34,6 +34,7 @@ takes a dotted IPv4 address.  Examples::
     mac b2, b1, b3, b4, s0            ; b2 = b1 * b3 + b4 mod q_s0
     encode b4, b0, s0, rows=3         ; b4 .. b6 <- residues mod q_s0 .. q_s2
     encode b0, b0, s0, rows=1, signed ; b0 <- the signed integer coefficients (in place)
+    add b0, b0, b5, s0, integer       ; b0 <- b0 + b5, two's complement integers (no prime)
     store b2, 0x2000
     notify 1
 
@@ -135,6 +136,7 @@ _PARTS = {
     "domain": ("imm", 24, 8), "nonce": ("imm", 0, 24), "rows": ("imm", 0, 4),
     "src_port": ("imm", 16, 16), "dst_port": ("imm", 0, 16),
     "kind": ("flags", 0, 3), "check": ("flags", 0, 1), "lift": ("flags", 0, 3), "signed": ("flags", 0, 1),
+    "integer": ("flags", 2, 1),
 }
 
 
@@ -173,7 +175,8 @@ SYNTAX: dict[int, tuple[Operand, ...]] = {
                     Operand("keyword", "domain", "D"), Operand("keyword", "nonce", "NONCE")),
     Opcode.NTT: (_buf("dst"), _buf("a"), _SLOT, _lift("a")),
     Opcode.INTT: (_buf("dst"), _buf("a"), _SLOT),
-    Opcode.ADD: _PAIR, Opcode.SUB: _PAIR, Opcode.MUL: _PAIR,
+    Opcode.ADD: _PAIR + (Operand("flag", "integer", "integer", optional=True),), Opcode.SUB: _PAIR,
+    Opcode.MUL: _PAIR,
     Opcode.MAC: _TRIPLE, Opcode.MSUB: _TRIPLE,
     Opcode.MOVE: (_buf("dst"), _buf("a"), _OPT_SLOT, _lift("a")),
     Opcode.ENCODE: _CODEC + (Operand("flag", "signed", "signed", optional=True),), Opcode.DECODE: _CODEC,
@@ -474,6 +477,8 @@ def _disassemble(word: int, ctx: _Context) -> str:
     parts = []
     for op in SYNTAX[ins.opcode]:
         field, shift, width = _PARTS[op.part]
+        if op.part == "lift":               # only the sources this opcode has (add's bit 2: integer)
+            width = len(op.letters)
         value = (getattr(ins, field) >> shift) & ((1 << width) - 1)
         if _shown(op, ins, value, ctx):
             parts.append(_format(op, value))

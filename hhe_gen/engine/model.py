@@ -33,8 +33,8 @@ there is outside the contract: the model reduces it mod q, an engine may give an
   GAUSSIAN: gaussian_cdt(xof, N, sigma, bound_sigmas).  Signed values are stored in two's
   complement (word_bits).
 - ``add`` / ``sub`` / ``mul`` / ``mac`` (a*b + c) / ``msub`` (c - a*b): pointwise mod q, source k
-  lifted when flags bit k is set (bit 0 = a, bit 1 = b, bit 2 = c).  ``move``: dst = a, or
-  lift(a) with flags bit 0.
+  lifted when flags bit k is set (bit 0 = a, bit 1 = b, bit 2 = c).  ``add ..., integer`` (flags
+  = 4): dst = (a + b) mod 2^word_bits, no prime.  ``move``: dst = a, or lift(a) with flags bit 0.
 - ``ntt`` / ``intt``: :func:`hhe_gen.models.ntt.ntt` / :func:`~hhe_gen.models.ntt.intt` (natural
   order in, bit-reversed out, and back); ``ntt`` lifts a with flags bit 0.
 - ``encode dst, a, s, rows=R``: the slots in a (Re at words 0 .. N/2-1, Im at N/2 .. N-1, each the
@@ -89,12 +89,14 @@ def to_word(value: int, bits: int) -> int:
 
 
 def shape_for_params(params: CKKSParams, buffers: int = 16, slots: int | None = None,
-                     units=CKKS_UNITS) -> EngineShape:
+                     units=CKKS_UNITS, fmt: FixedPointFormat | None = None) -> EngineShape:
     """The shape of an engine generated for ``params``: its primes built in (in order), its
-    log_scale; ``slots`` defaults to min(len(Q), 8)."""
+    log_scale; ``slots`` defaults to min(len(Q), 8); with its codec's slot format ``fmt``, the
+    signed encode's ``message_bound``."""
     if slots is None:
         slots = min(len(params.moduli), isa.MAX_SLOTS)
-    return EngineShape(buffers, slots, tuple(params.moduli), params.log_scale, frozenset(units))
+    bound = None if fmt is None else 1 << (fmt.width - 1 - fmt.frac_bits + params.log_scale)
+    return EngineShape(buffers, slots, tuple(params.moduli), params.log_scale, frozenset(units), message_bound=bound)
 
 
 @dataclass(frozen=True)
@@ -196,7 +198,8 @@ class EngineModel:
             raise ParameterError("params", params, "a hhe_gen.params.CKKSParams")
         if hamming_weight is None and params.secret.kind == "hamming":
             hamming_weight = params.secret.hamming_weight
-        return cls(shape_for_params(params, buffers, slots, units), params.n, fmt=fmt,
+        codec_fmt = fmt if Unit.CODEC in units else None            # the signed encode's bound
+        return cls(shape_for_params(params, buffers, slots, units, fmt=codec_fmt), params.n, fmt=fmt,
                    log_scale=params.log_scale, sigma=params.error.sigma,
                    bound_sigmas=params.error.bound_sigmas, hamming_weight=hamming_weight)
 
@@ -232,6 +235,13 @@ class EngineModel:
         return cause
 
     # -- helpers ---------------------------------------------------------------------------------
+    def _add(self, ins: Instruction):
+        if isa.integer_add(ins):            # two's complement words, wrapping, no prime
+            mask = (1 << self.word_bits) - 1
+            self.buffers[ins.dst] = [(a + b) & mask for a, b in zip(self.buffers[ins.a], self.buffers[ins.b])]
+        else:
+            _pointwise(lambda a, b: a + b, "ab")(self, ins)
+
     def lift(self, x: int, q: int) -> int:
         """The word x as a word_bits-bit signed value, reduced mod q."""
         return signed(x, self.word_bits) % q
@@ -364,7 +374,7 @@ _EXECUTE = {
     Opcode.SAMPLE: EngineModel._sample,
     Opcode.NTT: EngineModel._ntt,
     Opcode.INTT: EngineModel._intt,
-    Opcode.ADD: _pointwise(lambda a, b: a + b, "ab"),
+    Opcode.ADD: EngineModel._add,
     Opcode.SUB: _pointwise(lambda a, b: a - b, "ab"),
     Opcode.MUL: _pointwise(lambda a, b: a * b, "ab"),
     Opcode.MAC: _pointwise(lambda a, b, c: a * b + c, "abc"),

@@ -11,14 +11,14 @@ bit for bit (the plaintext is the fixed-point encoding, ``ckks.encode(..., fmt=f
   interchange form (``sk`` signed coefficients, ``pk0`` / ``pk1`` rows in coefficient form) ->
   ``sk_ntt``, ``pk0_ntt``, ``pk1_ntt`` (NTT form per prime);
 - ``encrypt_pk``: slots -> ``encode ..., signed`` -> m (signed integers, lifted per prime on
-  read); v (ternary, domain EPHEMERAL), e0 (Gaussian, ERROR0), e1 (Gaussian, ERROR1), nonce 0,
-  sampled again for every prime (the same values) and lifted;
-  c0_i = NTT(v)*pk0_i + NTT(m_i + e0), c1_i = NTT(v)*pk1_i + NTT(e1), NTT form
-  (:func:`hhe_gen.models.ckks.encrypt_pk`);
-- ``encrypt_sk``: slots -> ``encode ..., signed`` -> m; e (Gaussian, ERROR0, nonce 0, sampled for
-  every prime); a_i uniform mod q_i sampled
-  in the NTT domain (domain UNIFORM_A, nonce i); c0_i = NTT(m_i + e) - a_i*s_i (``msub``),
-  c1_i = a_i (:func:`hhe_gen.models.ckks.encrypt_sk`);
+  read); e0 (Gaussian, ERROR0, nonce 0) added to m once as signed integers (``add ..., integer``,
+  :func:`noise_added_once`; else sampled and added mod q_i for every prime); v (ternary, domain
+  EPHEMERAL) and e1 (Gaussian, ERROR1), nonce 0, sampled once or again for every prime (the same
+  values) and lifted; c0_i = NTT(v)*pk0_i + NTT(m_i + e0), c1_i = NTT(v)*pk1_i + NTT(e1), NTT
+  form (:func:`hhe_gen.models.ckks.encrypt_pk`);
+- ``encrypt_sk``: slots -> ``encode ..., signed`` -> m; e (Gaussian, ERROR0, nonce 0) added to m
+  once as above; a_i uniform mod q_i sampled in the NTT domain (domain UNIFORM_A, nonce i);
+  c0_i = NTT(m_i + e) - a_i*s_i (``msub``), c1_i = a_i (:func:`hhe_gen.models.ckks.encrypt_sk`);
 - ``decrypt``: m_i = INTT(c0_i + c1_i*s_i) (``mac``), ``decode`` over the rows, slots stored
   (:func:`hhe_gen.models.ckks.decrypt` then :func:`hhe_gen.models.ckks_fixed.decode_fixed`).
 
@@ -48,7 +48,7 @@ from . import asm
 from .memory_map import MemoryMap
 
 __all__ = ["Allocation", "allocate", "Program", "ProgramInfo", "PROGRAMS", "CLIENT_PROGRAMS", "client_buffers",
-           "min_buffers", "decode_rows",
+           "min_buffers", "decode_rows", "noise_added_once",
            "key_setup", "encrypt_pk", "encrypt_sk", "decrypt", "markdown_table"]
 
 
@@ -176,10 +176,10 @@ PROGRAMS: dict[str, ProgramInfo] = {
     "encrypt_pk": ProgramInfo(2, lambda rows: (("m", 1),),
                               ("c0", "c1", "v_hat", "pk"), _BASIC | {Unit.SAMPLER, Unit.CODEC},
                               "slots_in, seed, pk0_ntt, pk1_ntt -> c0, c1 (public-key encryption)",
-                              ("v", "e0", "e1")),
+                              ("v", "e1")),
     "encrypt_sk": ProgramInfo(3, lambda rows: (("m", 1),), ("t", "a", "s_hat"),
                               _BASIC | {Unit.SAMPLER, Unit.CODEC},
-                              "slots_in, seed, sk_ntt -> c0, c1 (secret-key encryption)", ("e",)),
+                              "slots_in, seed, sk_ntt -> c0, c1 (secret-key encryption)"),
     "decrypt": ProgramInfo(4, lambda rows: (("d", rows - 1),), ("c1", "c0", "s_hat"), _BASIC | {Unit.CODEC},
                            "c0, c1, sk_ntt -> slots_out"),
 }
@@ -278,35 +278,57 @@ def _encode_signed(w, layout, m):
 
 
 class _Samples:
-    """Where a program's samples come from: shared buffers sampled once (when the allocation has
-    them) or the working buffer, sampled again for every prime just before it is read."""
+    """Where a program's samples come from: shared buffers sampled once (those the allocation has)
+    or the working buffer, sampled again for every prime just before it is read."""
 
     def __init__(self, w, alloc, kinds: dict):
         self.w, self.alloc, self.kinds = w, alloc, kinds
-        self.once = all(name in alloc.shared for name in kinds)
 
     def draw_shared(self, *names):
-        """The shared samples ``names`` (nothing when they are drawn per prime)."""
-        if self.once:
-            for name in names:
+        """The shared samples among ``names`` (nothing for those drawn per prime)."""
+        for name in names:
+            if name in self.alloc.shared:
                 self.w(_sample(self.alloc.shared[name], *self.kinds[name]), f"{name}, sampled once for every prime")
 
     def source(self, name: str, dst: int) -> int:
         """The buffer holding sample ``name`` for the next instruction: the shared one, or ``dst``
         after sampling into it."""
-        if self.once:
+        if name in self.alloc.shared:
             return self.alloc.shared[name]
         self.w(_sample(dst, *self.kinds[name]), f"{name} (the same for every prime)")
         return dst
+
+
+def noise_added_once(params: CKKSParams, shape: EngineShape, rows: int) -> bool:
+    """Whether the encryptions add their Gaussian noise e to the signed message m once (``add ...,
+    integer``, then every prime lifts m + e) instead of sampling e and adding it mod q_i for every
+    prime: when the engine tells the message's bound (``shape.message_bound``) and
+    |m + e| <= message_bound + the Gaussian's bound stays below 2^(b-1), b the bit length of the
+    smallest prime of the rows (a signed word below every prime, as the lift needs)."""
+    if shape.message_bound is None:
+        return False
+    smallest = min(params.moduli[:rows])
+    return shape.message_bound + params.error.bound < 1 << (smallest.bit_length() - 1)
+
+
+def _encode_with_noise(w, layout, m: int, once: bool, tmp: int, name: str, domain: Domain):
+    """m <- the signed message; with ``once`` its noise ``name`` (sampled into ``tmp`` while the
+    slots load and encode) added as signed integers."""
+    if once:
+        w(_sample(tmp, SampleKind.GAUSSIAN, domain), f"{name}, sampled once")
+    _encode_signed(w, layout, m)
+    if once:
+        w(f"add b{m}, b{m}, b{tmp}, s0, integer", f"m + {name}: signed integers, once for every prime")
 
 
 def encrypt_pk(params: CKKSParams, shape: EngineShape, *, level: int | None = None,
                layout: MemoryMap | None = None) -> Program:
     """Encode and public-key encrypt ``slots_in`` with ``seed`` at ``level`` (default top).
 
-    Buffers: the message m is encoded once as signed integers (lifted to each prime on read).  v,
-    e0 and e1 are sampled once into buffers of their own when the engine has them beside one
-    working set per row (:meth:`ProgramInfo.sampled_once_buffers`), else again for every prime,
+    Buffers: the message m is encoded once as signed integers (lifted to each prime on read), and
+    e0 is added to it once (:func:`noise_added_once`; else e0 is sampled and added again for every
+    prime).  v and e1 are sampled once into buffers of their own when the engine has them beside
+    one working set per row (:meth:`ProgramInfo.sampled_once_buffers`), else again for every prime,
     straight into the buffer that transforms them (the same seed, domain and nonce give the same
     samples), so a row needs only its c0, c1, NTT(v) and key buffers besides m.  Order: the NTT unit
     is the bottleneck at 2 lanes (3 transforms per row), so NTT(v) of row 0 starts while the slots
@@ -317,6 +339,7 @@ def encrypt_pk(params: CKKSParams, shape: EngineShape, *, level: int | None = No
     samples = _Samples(w, alloc, {"v": (SampleKind.TERNARY, Domain.EPHEMERAL),
                                   "e0": (SampleKind.GAUSSIAN, Domain.ERROR0),
                                   "e1": (SampleKind.GAUSSIAN, Domain.ERROR1)})
+    once = noise_added_once(params, shape, rows)
     w(f"ldseed {layout.address('seed'):#x}", "seed")
 
     def ntt_v(b, i):
@@ -325,14 +348,17 @@ def encrypt_pk(params: CKKSParams, shape: EngineShape, *, level: int | None = No
 
     samples.draw_shared("v")
     ntt_v(alloc.work(0), 0)
-    _encode_signed(w, layout, m)
-    samples.draw_shared("e0", "e1")
+    _encode_with_noise(w, layout, m, once, alloc.work(0)["c0"], "e0", Domain.ERROR0)
+    samples.draw_shared("e1")
     for i in range(rows):
         b = alloc.work(i)
         c0, c1, v_hat, pk = b["c0"], b["c1"], b["v_hat"], b["pk"]
         w.note(f"row {i}")
-        w(f"add b{c0}, b{m}, b{samples.source('e0', c0)}, s{i}, lift=ab", "m + e0")
-        w(f"ntt b{c0}, b{c0}, s{i}", "NTT(m + e0)")
+        if once:
+            w(f"ntt b{c0}, b{m}, s{i}, lift=a", "NTT(m + e0)")
+        else:
+            w(f"add b{c0}, b{m}, b{samples.source('e0', c0)}, s{i}, lift=ab", "m + e0")
+            w(f"ntt b{c0}, b{c0}, s{i}", "NTT(m + e0)")
         if i:
             ntt_v(b, i)
         w(f"load b{pk}, s{i}, {layout.address('pk0_ntt', i):#x}, check", f"pk0_ntt[{i}]")
@@ -349,23 +375,26 @@ def encrypt_sk(params: CKKSParams, shape: EngineShape, *, level: int | None = No
                layout: MemoryMap | None = None) -> Program:
     """Encode and secret-key encrypt ``slots_in`` with ``seed`` at ``level`` (default top).
 
-    Buffers: m encoded once as signed integers; e sampled once into a buffer of its own when the
-    engine has it beside one working set per row, else again for every prime into the row's
-    working buffer t (t = NTT(m + e), then c0), beside its a and s.  Order: with k working sets
-    the first k rows' NTT(m + e) run back to back on the NTT unit; each a_i is stored as soon as it
-    is sampled, and a row's t is refilled as soon as its c0 is stored."""
+    Buffers: m encoded once as signed integers and e added to it once (:func:`noise_added_once`;
+    else e is sampled again for every prime into the row's working buffer t and added mod q_i);
+    a row's t = NTT(m + e), then c0, beside its a and s.  Order: with k working sets the first k
+    rows' NTT(m + e) run back to back on the NTT unit; each a_i is stored as soon as it is sampled,
+    and a row's t is refilled as soon as its c0 is stored."""
     rows, layout, alloc, w = _setup("encrypt_sk", params, shape, level, layout, scale=True)
     m = alloc.shared["m"]
     samples = _Samples(w, alloc, {"e": (SampleKind.GAUSSIAN, Domain.ERROR0)})
+    once = noise_added_once(params, shape, rows)
     w(f"ldseed {layout.address('seed'):#x}", "seed")
-    samples.draw_shared("e")
-    _encode_signed(w, layout, m)
+    _encode_with_noise(w, layout, m, once, alloc.work(0)["t"], "e", Domain.ERROR0)
 
     def prepare(i):
         t = alloc.work(i)["t"]
         w.note(f"row {i}: NTT(m + e)")
-        w(f"add b{t}, b{m}, b{samples.source('e', t)}, s{i}, lift=ab", f"m + e mod q_{i}")
-        w(f"ntt b{t}, b{t}, s{i}", "NTT(m + e)")
+        if once:
+            w(f"ntt b{t}, b{m}, s{i}, lift=a", "NTT(m + e)")
+        else:
+            w(f"add b{t}, b{m}, b{samples.source('e', t)}, s{i}, lift=ab", f"m + e mod q_{i}")
+            w(f"ntt b{t}, b{t}, s{i}", "NTT(m + e)")
 
     k = len(alloc.sets)
     for i in range(min(k, rows)):

@@ -74,7 +74,10 @@ CASES = [
     (ErrorCause.BAD_IMMEDIATE, word(0x02, imm=1 << 16), {0}),                # notify code > 16 bits
     (ErrorCause.BAD_IMMEDIATE, word(0x10, 1, flags=2, imm=0), {0}),          # load flags bit 1
     (ErrorCause.BAD_IMMEDIATE, word(0x20, 1, 0, slot=0, flags=2), {0}),      # ntt lifts only a
-    (ErrorCause.BAD_IMMEDIATE, word(0x28, 1, 0, 2, slot=0, flags=4), {0}),   # add has no c
+    (ErrorCause.BAD_IMMEDIATE, word(0x28, 1, 0, 2, slot=0, flags=5), {0}),   # add integer with a lift
+    (ErrorCause.BAD_IMMEDIATE, word(0x2a, 1, 0, 2, slot=0, flags=4), {0}),   # mul has no c
+    (ErrorCause.NONE, word(0x28, 1, 0, 2, slot=1, flags=4), {0}),            # add integer: slot unbound is fine
+    (ErrorCause.SLOT_UNBOUND, word(0x28, 1, 0, 2, slot=1, flags=1), {0}),    # a modular add needs it
     (ErrorCause.BAD_IMMEDIATE, word(0x09, imm=19), {0}),                     # cfg.scale != 20
     (ErrorCause.PRIME_MISMATCH, word(0x08, slot=0, imm=0 << 27 | (Q0 + 2) & _LOW), set()),
     (ErrorCause.NOT_BUILT, word(0x0A, imm=1), {0}),                          # cfg.rubato

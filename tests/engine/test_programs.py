@@ -2,6 +2,7 @@
 same seed and keys; buffer allocation; the memory map helpers."""
 
 import cmath
+import dataclasses
 import math
 import random
 
@@ -58,12 +59,21 @@ def test_key_setup_writes_the_keys_in_ntt_form(name):
 CASES = [("toy", None), ("toy", 0), ("n256", None), ("n256", 1)]
 
 
+@pytest.mark.parametrize("noise", ["once", "per-prime"])
 @pytest.mark.parametrize("name,level", CASES)
 @pytest.mark.parametrize("mode", ["pk", "sk"])
-def test_encrypt_equals_the_ckks_model(name, level, mode):
+def test_encrypt_equals_the_ckks_model(name, level, mode, noise):
+    """With the noise added to the signed message once (add ..., integer) and, on a shape that
+    does not tell the message's bound, sampled and added mod q_i for every prime."""
     params = PARAMS[name]
     m, layout, keys = _engine(params)
+    if noise == "per-prime":
+        m.shape = dataclasses.replace(m.shape, message_bound=None)
+    rows = params.check_level(level) + 1
+    assert programs.noise_added_once(params, m.shape, rows) == (noise == "once")
     program = (programs.encrypt_pk if mode == "pk" else programs.encrypt_sk)(params, m.shape, level=level)
+    integer_adds = [i for i in map(isa.decode, program.words) if isa.integer_add(i)]
+    assert len(integer_adds) == (noise == "once")
     _run(m, program)
     got = mm.read_ciphertext(m.memory, layout, params, level)
     pt = ckks.encode(params, _slots(params), level=level, fmt=FMT)
@@ -235,20 +245,29 @@ def test_allocation_full_and_partial_working_sets():
         programs.allocate(3, "encrypt_sk", 3, shared, working)
 
 
-@pytest.mark.parametrize("name, per_row", [("encrypt_pk", 3), ("encrypt_sk", 1)])
-def test_samples_drawn_once_given_their_buffers_else_per_prime(name, per_row):
-    """From sampled_once_buffers(rows) on, every sample every prime reads is drawn once (the
-    program's other samples: encrypt_sk's a per prime); below it, once per prime."""
+@pytest.mark.parametrize("noise", ["once", "per-prime"])
+@pytest.mark.parametrize("name, per_row", [("encrypt_pk", 2), ("encrypt_sk", 0)])
+def test_samples_drawn_once_given_their_buffers_else_per_prime(name, per_row, noise):
+    """From sampled_once_buffers(rows) on, every sample every prime reads (encrypt_pk's v and e1)
+    is drawn once; below it, once per prime.  The noise added to the message (e0, e) is drawn once
+    when the shape tells the message's bound, else once per prime; encrypt_sk's a_i always per
+    prime."""
     rows = 3
     info = programs.PROGRAMS[name]
     once = info.sampled_once_buffers(rows)
-    assert once == info.min_buffers(rows) + per_row + (rows - 1) * len(info.working)
+    fmt = FMT if noise == "once" else None
+    if per_row:
+        assert once == info.min_buffers(rows) + per_row + (rows - 1) * len(info.working)
+    else:
+        assert once == 0
     make = getattr(programs, name)
     own = rows if name == "encrypt_sk" else 0                     # a_i, uniform per prime
-    for buffers, draws in ((once, per_row), (once - 1, per_row * rows), (info.min_buffers(rows), per_row * rows)):
-        words = make(N256, shape_for_params(N256, buffers)).words
+    message_noise = 1 if noise == "once" else rows
+    sizes = [(once, per_row), (once - 1, per_row * rows)] if per_row else []
+    for buffers, draws in sizes + [(info.min_buffers(rows), per_row * rows)]:
+        words = make(N256, shape_for_params(N256, buffers, fmt=fmt)).words
         samples = [isa.decode(w) for w in words if isa.decode(w).opcode == Opcode.SAMPLE]
-        assert len(samples) == draws + own, buffers
+        assert len(samples) == draws + own + message_noise, buffers
 
 
 @pytest.mark.parametrize("name", sorted(PARAMS))

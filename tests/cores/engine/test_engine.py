@@ -19,7 +19,8 @@ from hhe_gen.sim.memory import MemoryModel
 
 PARAMS = preset("toy")
 BUFFERS = 12
-SHAPE = dataclasses.replace(shape_for_params(PARAMS, BUFFERS, units=ENGINE_UNITS | {isa.Unit.CODEC}),
+SHAPE = dataclasses.replace(shape_for_params(PARAMS, BUFFERS, units=ENGINE_UNITS | {isa.Unit.CODEC},
+                                             fmt=isa.DEFAULT_FORMAT),
                             decode_rows=frozenset({1, len(PARAMS.moduli)}))     # the codec's default
 
 

@@ -1,5 +1,6 @@
 """PointwiseUnit: every opcode on random and boundary residues (0, 1, q-1, sums landing on q),
-lifted small signed sources, in place (dst = a), two primes by slot, exact cycles; bad parameters."""
+lifted small signed sources, the integer add (two's complement words, wrapping at 2^word_bits),
+in place (dst = a), two primes by slot, exact cycles; bad parameters."""
 
 import random
 
@@ -36,6 +37,8 @@ def _signed(x, bits):
 def _expected(op, a, b, c, q, flags, bits):
     def lift(x, k):
         return _signed(x, bits) % q if flags >> k & 1 else x
+    if op == isa.Opcode.ADD and flags == isa.INTEGER_ADD:
+        return (a + b) % (1 << bits)
     a, b, c = lift(a, 0), lift(b, 1), lift(c, 2)
     return {isa.Opcode.ADD: (a + b) % q, isa.Opcode.SUB: (a - b) % q, isa.Opcode.MUL: a * b % q,
             isa.Opcode.MAC: (a * b + c) % q, isa.Opcode.MSUB: (c - a * b) % q, isa.Opcode.MOVE: a}[op]
@@ -59,7 +62,8 @@ def test_every_opcode_bit_exact(lanes, kind, bits):
     rng = random.Random(lanes)
     cases = []
     for op in (isa.Opcode.ADD, isa.Opcode.SUB, isa.Opcode.MUL, isa.Opcode.MAC, isa.Opcode.MSUB, isa.Opcode.MOVE):
-        for flags in ((0, 0b101) if op not in (isa.Opcode.MOVE,) else (0, 1)):
+        flag_sets = {isa.Opcode.MOVE: (0, 1), isa.Opcode.ADD: (0, 0b101, isa.INTEGER_ADD)}.get(op, (0, 0b101))
+        for flags in flag_sets:
             slot = rng.randrange(2)
             cases.append((op, flags, slot))
     got, want, cycles = [], [], set()
@@ -69,6 +73,11 @@ def test_every_opcode_bit_exact(lanes, kind, bits):
         for op, flags, slot in cases:
             q = primes[1 - slot]
             srcs = [_operands(rng, q, wb, flags >> k & 1) for k in range(3)]
+            if flags == isa.INTEGER_ADD and op == isa.Opcode.ADD:   # signed small + any word, and the extremes
+                srcs[0] = _operands(rng, q, wb, True)
+                srcs[1] = [rng.randrange(1 << wb) for _ in range(N)]
+                srcs[0][:3] = [(1 << (wb - 1)) - 1, 1 << (wb - 1), (1 << wb) - 1]
+                srcs[1][:3] = [1, (1 << wb) - 1, 1]
             for b in range(3):
                 await fill(ctx, bufs, b, srcs[b], lanes)
             ins = isa.Instruction(op, dst=3, a=0, b=1, c=2, slot=slot, flags=flags)
