@@ -38,7 +38,8 @@ Latency
 (cycle 0) to ``done``: the command is taken in cycle 1, the first input beat waits one cycle for
 the FIFO (the buffer's read latency), then the core runs at full rate; ``done`` comes with the
 last output beat's write.  In place: ``ntt.command_cycles(inverse)`` (the command is taken in
-cycle 1, ``done`` with the last write), at N = 2^13, P = 2 about 8.2k cycles fewer per transform.
+cycle 1, ``done`` with the last write): 2 N/P + ``load_wait`` + 1 fewer for a forward transform,
+N/P fewer for an inverse (its N^-1 pass).
 """
 
 from __future__ import annotations

@@ -104,7 +104,7 @@ after the transform (SCALE: N/P beats read through the read crossbar, multiplied
 butterflies as a load beat is and written back through the load's write path).  Cycles: cycle 0
 takes the command, the first read is in cycle 1, and ``done`` comes in cycle T + 1 (forward; the
 last write lands in it) or T + N/P + ``load_wait`` + 2 (inverse): ``command_cycles`` = T + 2 or
-T + N/P + ``load_wait`` + 3, e.g. N = 2^13, P = 2: forward 26,6xx instead of 34,8xx.
+T + N/P + ``load_wait`` + 3, against T + 2 N/P + ``load_wait`` + 2 with the core's own banks.
 """
 
 from __future__ import annotations
@@ -159,7 +159,7 @@ class IterativeNtt(wiring.Component):
     banking : str     "dual" (2P banks, one read + one write port each) or "single" (4P banks,
                       one read-or-write address per cycle each; P <= N/4)
     memory : str      "own" (the core's banks, streams in and out) or "external" (dual banking:
-                      the 2P banks are outside, behind the ``banks`` port, and the transform runs
+                      the 2P banks are outside, behind the ``bank_port``, and the transform runs
                       in place there; see In place)
     bank_width : int or None   external: bits of a bank word, qbits .. 64 (default qbits); a read
                       word is cut to qbits bits (or lifted, see In place), a written one

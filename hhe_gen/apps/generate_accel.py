@@ -60,9 +60,9 @@ def client_ntt_in_place(n: int, lanes: int, buffers: int, word_bits: int, qbits:
     """Whether a client accelerator transforms in its buffers (banked as the NTT's 2P banks, no NTT
     banks of its own, no load and no unload: always fewer cycles) rather than streaming through the
     NTT core's banks: when that costs no more DP16KD (B * 2P banks of N/2P words against B buffers
-    of N/P rows of P words plus the core's 2P banks).  At N = 2^13, 54-bit words: 2 lanes 120
-    against 144 blocks (in place); 8 lanes, 16 buffers 512 against 416 (a 512-deep bank of 54 bits
-    takes two blocks: streaming)."""
+    of N/P rows of P words plus the core's 2P banks).  At N = 2^13, 54-bit words: 2 lanes, 5
+    buffers 120 against 144 blocks (in place); 8 lanes, 15 buffers 480 against 392 (a 512-deep bank
+    of 54 bits takes two blocks: streaming)."""
     from hhe_gen.cores.engine.memory_plan import dp16kd_blocks
     p2 = 2 * lanes
     banked = buffers * p2 * dp16kd_blocks(n // p2, word_bits)

@@ -128,10 +128,10 @@ def test_client_reducer_and_decoder_follow_the_parameters():
 def test_client_ntt_in_place_when_it_saves_block_ram():
     """In place where banked buffers cost no more DP16KD than row buffers plus the NTT's own banks:
     N = 2^13, 54-bit words, 5 buffers at 2 lanes (4 banks of 2048 x 54 = 6 blocks each: 120 against
-    5 * 24 + 24 = 144); not at 8 lanes with 16 buffers (16 banks of 512 x 54, two blocks each: 512
-    against 16 * 24 + 16 * 2 = 416).  The engine's plan shows the difference."""
+    5 * 24 + 24 = 144); not at 8 lanes with 15 buffers (16 banks of 512 x 54, two blocks each: 480
+    against 15 * 24 + 16 * 2 = 392).  The engine's plan shows the difference."""
     assert client_ntt_in_place(1 << 13, 2, 5, 54, 54)
-    assert not client_ntt_in_place(1 << 13, 8, 16, 54, 54)
+    assert not client_ntt_in_place(1 << 13, 8, 15, 54, 54)
     p = preset("dna-hhe")
     plans = {flag: client_engine(p, 2, ntt_in_place=flag).memory_plan() for flag in (False, True)}
     assert plans[False].dp16kd - plans[True].dp16kd == 144 - 120
