@@ -430,15 +430,20 @@ def test_key_setup_alone_and_the_accel_help(capsys):
     assert "accel" in capsys.readouterr().out
 
 
-def test_plan_json_lists_every_buffer_and_adds_up(tmp_path, capsys):
-    """``accel plan``: B buffers of N/P x P*w, totals equal the sum of the rows, the budget line."""
+@pytest.mark.parametrize("ntt", ["stream", "in-place"])
+def test_plan_json_lists_every_buffer_and_adds_up(tmp_path, capsys, ntt):
+    """``accel plan``: B buffers of N/P x P*w (in place: 2P banks of N/2P x w each), totals equal
+    the sum of the rows, the budget line; the NTT unit's own banks only when it streams."""
     out = tmp_path / "plan.json"
     text = _ok(capsys, ["accel", "plan", "--params", "dna-hhe", "--lanes", "2", "--buffers", "3", "--reserve", "40",
-                        "--json", out])
+                        "--ntt", ntt, "--json", out])
     plan = json.loads(out.read_text())
     buffers = [m for m in plan["memories"] if m["owner"] == "buffers"]
-    assert len(buffers) == 3 and all((m["depth"], m["width"]) == (4096, 108) for m in buffers)
-    assert all(m["dp16kd"] == 24 for m in buffers)           # 8192 x 54 bits = 24 x 18 Kbit exactly
+    shape, count = ((4096, 108), 3) if ntt == "stream" else ((2048, 54), 12)
+    assert len(buffers) == count and all((m["depth"], m["width"]) == shape for m in buffers)
+    assert sum(m["dp16kd"] for m in buffers) == 3 * 24      # 8192 x 54 bits = 24 x 18 Kbit exactly
+    ntt_banks = [m for m in plan["memories"] if m["owner"] == "ntt_unit" and (m["depth"], m["width"]) == (2048, 54)]
+    assert len(ntt_banks) == (4 if ntt == "stream" else 0)
     assert plan["dp16kd"] == sum(m["dp16kd"] for m in plan["memories"])
     assert plan["left"] == 208 - plan["dp16kd"] - 40
     assert f"the engine {plan['dp16kd']} + reserve 40" in text
