@@ -161,70 +161,74 @@ class BufferFile(wiring.Component):
         return m
 
     def _banked(self):
-        """Banked buffers (see the module docstring)."""
+        """Banked buffers (see the module docstring).  The row logic sits once per buffer, not
+        per port (one port reads and one writes a buffer in a cycle): a buffer turns the row its
+        reader names into the half of its banks holding it and the XOR network on the registered
+        bank(rP), and the row its writer names into bank-ordered words and enables."""
         m = Module()
         P, wb = self.lanes, self.word_bits
         lp = P.bit_length() - 1
         n_log = (self.rows * P).bit_length() - 1
         nb, depth, bank = 2 * P, self.rows // 2, self.bank
-        # each row write port's words and lane enables in bank order: bank t takes word (t ^ bb) of
-        # the row when t and bb = bank(rP) agree in bit lp
-        wr_banked = []
-        for k in range(self.write_ports):
-            port = self.write(k)
-            bb = row_bank(port.addr, lp, n_log)
-            words = xor_network(m, [port.data[j] for j in range(P)], bb[:lp], wb, f"w{k}x")
-            lanes = xor_network(m, [port.lanes[j] for j in range(P)], bb[:lp], 1, f"w{k}l")
-            en = [lanes[t % P] & (bb[lp] == t >> lp) for t in range(nb)]
-            wr_banked.append((port, [words[t % P] for t in range(nb)], en))
-        outs = []
+        rows_out, banks_out = [], []
         for b in range(self.buffers):
-            read_hit = bank.ren & (bank.rsel == b)
-            row_addr, row_en = Signal(range(depth), name=f"b{b}_row_addr"), Signal(name=f"b{b}_row_en")
-            a, e = Signal(range(depth)), Signal()
+            # the row read: the lowest-numbered enabled port selecting b
+            r_addr, r_en = Signal(range(self.rows), name=f"b{b}_raddr"), Signal(name=f"b{b}_ren")
+            a, e = Signal(range(self.rows)), Signal()
             for k in reversed(range(self.read_ports)):
                 port = self.read(k)
                 hit = port.en & (port.sel == b)
-                a, e = Mux(hit, port.addr >> 1, a), e | hit
-            m.d.comb += [row_addr.eq(a), row_en.eq(e)]
-            banks_out = []
+                a, e = Mux(hit, port.addr, a), e | hit
+            m.d.comb += [r_addr.eq(a), r_en.eq(e)]
+            r_bank = Signal(lp + 1, name=f"b{b}_rbank")
+            m.d.sync += r_bank.eq(row_bank(r_addr, lp, n_log))
+            # the row write: likewise, its words and lane enables in bank order
+            w_addr, w_lanes = Signal(range(self.rows), name=f"b{b}_waddr"), Signal(P, name=f"b{b}_wlanes")
+            w_data = Signal(self.row_layout, name=f"b{b}_wdata")
+            a, d, e = Signal(range(self.rows)), Signal(self.row_layout), Signal(P)
+            for k in reversed(range(self.write_ports)):
+                port = self.write(k)
+                hit = port.lanes.any() & (port.sel == b)
+                a, d, e = Mux(hit, port.addr, a), Mux(hit, port.data, d), Mux(hit, port.lanes, e)
+            m.d.comb += [w_addr.eq(a), w_data.eq(d), w_lanes.eq(e)]
+            w_bank = row_bank(w_addr, lp, n_log)
+            words = xor_network(m, [w_data[j] for j in range(P)], w_bank[:lp], wb, f"b{b}_wx")
+            lanes = xor_network(m, [w_lanes[j] for j in range(P)], w_bank[:lp], 1, f"b{b}_wl")
+            read_hit = bank.ren & (bank.rsel == b)
+            data_out = []
             for t in range(nb):
                 mem = Memory(shape=unsigned(wb), depth=depth, init=[])
                 m.submodules[f"buffer{b}_bank{t}"] = mem
                 wp = mem.write_port()
                 rp = mem.read_port(transparent_for=(wp,))
-                banks_out.append(rp.data)
-                m.d.comb += [rp.addr.eq(Mux(read_hit, bank.raddr[t], row_addr)), rp.en.eq(read_hit | row_en)]
+                data_out.append(rp.data)
+                m.d.comb += [rp.addr.eq(Mux(read_hit, bank.raddr[t], r_addr >> 1)), rp.en.eq(read_hit | r_en)]
                 w_hit = bank.wen[t] & (bank.wsel == b)
-                wa, wd, we = bank.waddr[t], bank.wdata[t], w_hit
-                for port, words, en in reversed(wr_banked):
-                    hit = ~w_hit & (port.sel == b) & en[t]
-                    wa, wd, we = Mux(hit, port.addr >> 1, wa), Mux(hit, words[t], wd), we | hit
-                m.d.comb += [wp.addr.eq(wa), wp.data.eq(wd), wp.en.eq(we)]
-            outs.append(banks_out)
+                row_we = lanes[t % P] & (w_bank[lp] == t >> lp)
+                m.d.comb += [wp.addr.eq(Mux(w_hit, bank.waddr[t], w_addr >> 1)),
+                             wp.data.eq(Mux(w_hit, bank.wdata[t], words[t % P])), wp.en.eq(w_hit | row_we)]
+            banks_out.append(data_out)
+            half = []
+            for i in range(P):
+                h = Signal(wb, name=f"b{b}_half{i}")
+                m.d.comb += h.eq(Mux(r_bank[lp], data_out[P + i], data_out[i]))
+                half.append(h)
+            rows_out.append(xor_network(m, half, r_bank[:lp], wb, f"b{b}_rx"))
 
-        def by_buffer(sel, t):
-            value = outs[0][t]
+        def by_buffer(sel, words):
+            value = words[0]
             for b in range(1, self.buffers):
-                value = Mux(sel == b, outs[b][t], value)
+                value = Mux(sel == b, words[b], value)
             return value
 
         rsel_q = Signal.like(bank.rsel, name="bank_rsel_q")
         m.d.sync += rsel_q.eq(bank.rsel)
         for t in range(nb):
-            m.d.comb += bank.rdata[t].eq(by_buffer(rsel_q, t))
-        # row reads: the buffer's 2P banks, the half holding the row, then the XOR network
+            m.d.comb += bank.rdata[t].eq(by_buffer(rsel_q, [out[t] for out in banks_out]))
         for k in range(self.read_ports):
             port = self.read(k)
             sel_q = Signal.like(port.sel, name=f"read{k}_sel_q")
-            bb_q = Signal(lp + 1, name=f"read{k}_bank_q")
-            m.d.sync += [sel_q.eq(port.sel), bb_q.eq(row_bank(port.addr, lp, n_log))]
-            half = []
-            for i in range(P):
-                h = Signal(wb, name=f"read{k}_half{i}")
-                m.d.comb += h.eq(Mux(bb_q[lp], by_buffer(sel_q, P + i), by_buffer(sel_q, i)))
-                half.append(h)
-            words = xor_network(m, half, bb_q[:lp], wb, f"r{k}x")
+            m.d.sync += sel_q.eq(port.sel)
             for j in range(P):
-                m.d.comb += port.data[j].eq(words[j])
+                m.d.comb += port.data[j].eq(by_buffer(sel_q, [out[j] for out in rows_out]))
         return m
