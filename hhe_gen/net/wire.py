@@ -178,7 +178,7 @@ class Message:
     def ciphertext(self):
         """The CKKS ciphertext of a complete message (scale 2^log_scale)."""
         from hhe_gen.models.ckks import Ciphertext
-        return Ciphertext(self.polys[Kind.CKKS_C0], self.polys[Kind.CKKS_C1], float(2 ** self.log_scale),
+        return Ciphertext(self.polys[Kind.CKKS_C0], self.polys[Kind.CKKS_C1], 2 ** self.log_scale,
                           "ntt" if self.ntt else "coeff")
 
 

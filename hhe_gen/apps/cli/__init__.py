@@ -15,6 +15,8 @@
                       [-o OUT.json] [--json REPORT]
     hhe-gen accel plan [--params P] [--lanes L] [--buffers B] [--reducer K] [--twiddles otf|rom]
                        [--device D] [--reserve R] [--json FILE]
+    hhe-gen net receive --port P [--host H] [--timeout S] [--rows R] -o ct.json
+    hhe-gen net send --in ct.json --to HOST:PORT [--message ID] [--segment K]
     hhe-gen generate ntt --n N --lanes P [--bits W --count C | --primes q,...] [--reducer KIND]
                          [--banking dual|single] [--twiddles rom|otf] [--arch iterative|sdf|mdc [--direction D]] -o DIR
     hhe-gen generate ifft|fft|encoder|decoder --n N --lanes P [--width W --frac-bits F]
@@ -51,13 +53,13 @@ import sys
 
 from hhe_gen.params import ParameterError
 
-from . import accel, ckks, generate, kat, presets, runs
+from . import accel, ckks, generate, kat, net, presets, runs
 from .common import parse_seed
 
 __all__ = ["main", "build_parser", "parse_seed"]
 
 #: the modules that add sub-commands, in the order ``hhe-gen --help`` lists them
-COMMANDS = (presets, kat, ckks, accel, generate, runs)
+COMMANDS = (presets, kat, ckks, accel, net, generate, runs)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,80 @@
+"""``hhe-gen net``: the accelerator's packets on a real UDP socket (docs/wire.md).
+
+    hhe-gen net receive --port P [--host H] [--timeout S] [--rows R] -o ct.json
+    hhe-gen net send --in ct.json --to HOST:PORT [--message ID] [--segment K] [--params P]
+
+``receive`` reassembles one CKKS ciphertext (c0 and c1) from the packets arriving on the port and
+writes it in the interchange format; the packets it dropped are counted by reason.  ``send`` cuts
+a ciphertext file into packets and sends them (the way back: a ciphertext for the accelerator to
+decrypt).
+"""
+
+from __future__ import annotations
+
+from hhe_gen.params import ParameterError
+
+from .common import write_json_output
+
+__all__ = ["register"]
+
+
+def _receive(args) -> int:
+    from hhe_gen.apps.report import console, print_table
+    from hhe_gen.net.udp import receive
+    from hhe_gen.net.wire import Reassembler
+
+    rx = Reassembler(rows=args.rows)
+    msgs = receive(args.port, host=args.host, timeout=args.timeout, reassembler=rx,
+                   ready=lambda p: console.print(f"listening on udp {args.host}:{p}"))
+    rows = [("accepted", rx.accepted)] + [(f"dropped: {k}", v) for k, v in rx.dropped.items() if v]
+    print_table("packets", ["what", "count"], rows)
+    if not msgs:
+        console.print(f"no complete ciphertext within {args.timeout} s of silence")
+        return 1
+    ct = msgs[0].ciphertext()
+    write_json_output(ct.to_json(), args.output)
+    console.print(f"message {msgs[0].id}: {len(ct.c0)} rows of {len(ct.c0[0])} coefficients -> {args.output}")
+    return 0
+
+
+def _send(args) -> int:
+    from hhe_gen.apps.report import console
+    from hhe_gen.host.interchange import check_ciphertext_json, load_json
+    from hhe_gen.models.ckks import Ciphertext
+    from hhe_gen.net.udp import send
+    from hhe_gen.net.wire import ciphertext_packets
+
+    host, _, port = args.to.rpartition(":")
+    if not host or not port.isdigit():
+        raise ParameterError("--to", args.to, "HOST:PORT")
+    d = load_json(args.input, "--in")
+    check_ciphertext_json(d, args.input)
+    scale = d.get("scale")
+    if not isinstance(scale, (int, float)) or scale < 1 or float(scale) != 2.0 ** (round(scale).bit_length() - 1):
+        raise ParameterError("scale", scale, f"a power of two (in {args.input})")
+    log_scale = round(scale).bit_length() - 1
+    ct = Ciphertext(d["c0"], d["c1"], round(scale), d.get("form", "coeff"))
+    payloads = ciphertext_packets(ct, args.message, log_scale, segment=args.segment)
+    n = send(payloads, host, int(port))
+    console.print(f"sent {n} packets of message {args.message} to udp {host}:{port}")
+    return 0
+
+
+def register(sub) -> None:
+    """Add ``net receive`` and ``net send``."""
+    from hhe_gen.net.wire import MAX_COUNT
+    p = sub.add_parser("net", help="the accelerator's packets on a UDP socket (docs/wire.md)")
+    ops = p.add_subparsers(dest="op", required=True)
+    q = ops.add_parser("receive", help="reassemble a ciphertext from UDP packets and write its JSON")
+    q.add_argument("--port", type=int, required=True, help="UDP port to listen on")
+    q.add_argument("--host", default="0.0.0.0", help="address to listen on (default all)")
+    q.add_argument("--timeout", type=float, default=10.0, help="seconds of silence before giving up (default 10)")
+    q.add_argument("--rows", type=int, help="rows the ciphertext must have (default: what the packets say)")
+    q.add_argument("-o", "--output", required=True, help="ciphertext JSON to write")
+    q.set_defaults(func=_receive)
+    q = ops.add_parser("send", help="send a ciphertext JSON as UDP packets")
+    q.add_argument("--in", dest="input", required=True, help="ciphertext JSON (interchange format)")
+    q.add_argument("--to", required=True, help="HOST:PORT")
+    q.add_argument("--message", type=int, default=1, help="message id (default 1)")
+    q.add_argument("--segment", type=int, default=MAX_COUNT, help=f"coefficients per packet (default {MAX_COUNT})")
+    q.set_defaults(func=_send)

@@ -1,0 +1,67 @@
+"""Packets on a real UDP socket: :func:`receive` reassembles messages from a port, :func:`send`
+sends payloads (the way back: a ciphertext to the accelerator)."""
+
+from __future__ import annotations
+
+import socket
+import time
+
+from hhe_gen.params.checks import check_int
+from hhe_gen.params.errors import ParameterError
+
+from .wire import MAX_PAYLOAD, Reassembler
+
+__all__ = ["receive", "send"]
+
+
+def _endpoint(host: str, port: int, what: str) -> tuple[str, int]:
+    check_int(f"{what} port", port, 0, 65535)
+    if not isinstance(host, str) or not host:
+        raise ParameterError(f"{what} host", host, "an IPv4 address or host name")
+    return host, port
+
+
+def receive(port: int, *, host: str = "0.0.0.0", messages: int = 1, timeout: float = 10.0,
+            reassembler: Reassembler | None = None, ready=None, progress=None) -> list:
+    """Listen on ``host``:``port`` until ``messages`` messages are complete (or ``timeout`` seconds
+    pass without a packet: then what is complete so far); returns the complete
+    :class:`~.wire.Message` objects in completion order.  ``ready(port)`` is called once the socket
+    is bound (the port actually bound when ``port`` is 0); ``progress(accepted, dropped)`` after
+    every packet."""
+    rx = reassembler or Reassembler()
+    check_int("messages", messages, 1)
+    addr = _endpoint(host, port, "listen")
+    done = []
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+        try:
+            sock.bind(addr)
+        except OSError as exc:
+            raise ParameterError("--port", port, f"a UDP port this machine can listen on ({exc.strerror})") from None
+        sock.settimeout(timeout)
+        if ready is not None:
+            ready(sock.getsockname()[1])
+        while len(done) < messages:
+            try:
+                payload = sock.recv(MAX_PAYLOAD + 1)       # one byte more: an oversized payload shows
+            except socket.timeout:
+                break
+            msg = rx.feed(payload)
+            if msg is not None:
+                done.append(msg)
+            if progress is not None:
+                progress(rx.accepted, sum(rx.dropped.values()))
+    return done
+
+
+def send(payloads, host: str, port: int, *, gap: float = 0.0) -> int:
+    """Send every payload as one UDP datagram to ``host``:``port`` (``gap`` seconds between
+    them); the number sent."""
+    addr = _endpoint(host, port, "destination")
+    sent = 0
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+        for payload in payloads:
+            sock.sendto(payload, addr)
+            sent += 1
+            if gap:
+                time.sleep(gap)
+    return sent
