@@ -19,7 +19,9 @@ the payload in ``data[0:8]``) on ``o_stream``:
 
 ``done`` pulses with the row's final word; the next packet's sequence number is ``next_sequence``
 (a polynomial's rows are numbered on, row after row, by the caller).  ``abort`` drops the row in
-progress: both buffers empty, idle in the next cycle.
+progress: the coefficients taken and the packet waiting are dropped, but a packet already on the
+wire is sent to its end (LiteEth must see whole packets), then the packetizer is idle (``busy``
+low; no ``done`` for the aborted row).
 
 Parameters
 ----------
@@ -99,6 +101,7 @@ class Packetizer(wiring.Component):
         size = Signal(range(S + 1))              # its size: min(segment, remaining at its start)
         fill = Signal()
         send = Signal()                          # the buffer sent next / being sent
+        sending = Signal()                       # its packet is on the wire
         sequence = Signal(16)
         # per buffer: full (waiting or being sent), its count, offset, sequence, last of the row
         full = Signal(2)
@@ -119,12 +122,14 @@ class Packetizer(wiring.Component):
 
         next_full = Signal(2)
         m.d.comb += next_full.eq(full & ~release)
-        with m.If(abort):
-            m.d.sync += [active.eq(0), full.eq(0), fill.eq(0)]
+        aborted = Signal()                       # the row was aborted: no done for it
+        with m.If(abort):                        # keep only the packet on the wire
+            m.d.sync += [active.eq(0), full.eq(next_full & Mux(sending, Mux(send, 0b10, 0b01), 0)), aborted.eq(1)]
         with m.Elif(cmd.valid & cmd.ready):
             first = Mux(cmd.payload.total < seg, cmd.payload.total, seg)
             m.d.sync += [row.eq(cmd.payload), active.eq(cmd.payload.total != 0), remaining.eq(cmd.payload.total),
-                         offset.eq(0), index.eq(0), size.eq(first), fill.eq(send), sequence.eq(cmd.payload.sequence)]
+                         offset.eq(0), index.eq(0), size.eq(first), fill.eq(send), sequence.eq(cmd.payload.sequence),
+                         aborted.eq(0)]
             with m.If(cmd.payload.total == 0):                   # nothing to send
                 m.d.comb += self.done.eq(1)
         with m.Else():
@@ -144,7 +149,6 @@ class Packetizer(wiring.Component):
                         m.d.sync += active.eq(0)
 
         # ---- send side: buffer `send`'s packet, header words then two words per coefficient -----
-        sending = Signal()
         word = Signal(range(HEADER_WORDS + 2 * S + 1))     # index of the word in o_stream now
         o_valid = Signal()
         count = Mux(send, count_of[1], count_of[0])
@@ -164,16 +168,14 @@ class Packetizer(wiring.Component):
         m.d.comb += nxt.eq(Mux(o_valid, word + 1, 0))
         coef = nxt - HEADER_WORDS
         m.d.comb += rp.addr.eq(Mux(send, S, 0) + (coef >> 1)[:len(rp.addr)])
-        with m.If(abort):
-            m.d.sync += [sending.eq(0), o_valid.eq(0), send.eq(0)]
-        with m.Elif(~sending):
-            with m.If(Mux(send, full[1], full[0])):
+        with m.If(~sending):
+            with m.If(Mux(send, full[1], full[0]) & ~abort):
                 m.d.sync += sending.eq(1)
         with m.Elif(advance):
             with m.If(o_valid & (word == words - 1)):             # the packet's last word went out
                 m.d.sync += [o_valid.eq(0), sending.eq(0), send.eq(~send)]
                 m.d.comb += release.eq(Mux(send, 0b10, 0b01))
-                m.d.comb += self.done.eq(Mux(send, last_of[1], last_of[0]))
+                m.d.comb += self.done.eq(Mux(send, last_of[1], last_of[0]) & ~aborted & ~abort)
             with m.Else():
                 m.d.sync += [o_valid.eq(1), word.eq(nxt), is_header_q.eq(nxt < HEADER_WORDS), half_q.eq(coef[0])]
                 with m.Switch(nxt):
@@ -181,7 +183,7 @@ class Packetizer(wiring.Component):
                         with m.Case(k):
                             m.d.sync += hdr_q.eq(value)
         coefficient = rp.data
-        m.d.comb += [out.valid.eq(o_valid & ~abort),
+        m.d.comb += [out.valid.eq(o_valid),
                      out.payload.data.eq(Mux(is_header_q, hdr_q, Mux(half_q, coefficient[32:], coefficient[:32]))),
                      out.payload.last.eq(word == words - 1),
                      out.payload.last_be.eq(Mux(word == words - 1, 0b1111, 0)),
