@@ -1,0 +1,1 @@
+"""Formal harnesses of the network cores (``hhe-gen prove net``)."""
