@@ -7,7 +7,6 @@ import pytest
 from hhe_gen.apps import prove
 
 _ALL = prove.proofs(["net"])
-_PARAMS = [pytest.param(p.name, id=p.name, marks=() if p.quick else pytest.mark.slow) for p in _ALL]
 
 
 def test_registry():
@@ -17,8 +16,8 @@ def test_registry():
 
 
 @pytest.mark.toolchain
-@pytest.mark.parametrize("name", _PARAMS)
-def test_proof(tmp_path, name):
-    p = next(p for p in _ALL if p.name == name)
-    record = prove.run_proof(p, tmp_path, quick=p.quick, timeout=1800 if p.quick else 7200)
-    assert record["ok"], f"{name}: {record['status']} (expected {p.expect})\n{record['detail']}"
+@pytest.mark.parametrize("proof", [pytest.param(p, id=p.name, marks=() if p.quick else pytest.mark.slow)
+                                   for p in _ALL])
+def test_proof(tmp_path, proof):
+    record = prove.run_proof(proof, tmp_path, quick=proof.quick, timeout=1800 if proof.quick else 7200)
+    assert record["ok"], f"{proof.name}: {record['status']} (expected {proof.expect})\n{record['detail']}"
