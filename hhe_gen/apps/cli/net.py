@@ -64,7 +64,8 @@ def register(sub) -> None:
     """Add ``net receive`` and ``net send``."""
     from hhe_gen.net.wire import MAX_COUNT
     p = sub.add_parser("net", help="the accelerator's packets on a UDP socket (docs/wire.md)")
-    ops = p.add_subparsers(dest="op", required=True)
+    ops = p.add_subparsers(dest="net_op", required=True, metavar="receive|send",
+                           help="receive a ciphertext from packets, or send one as packets")
     q = ops.add_parser("receive", help="reassemble a ciphertext from UDP packets and write its JSON")
     q.add_argument("--port", type=int, required=True, help="UDP port to listen on")
     q.add_argument("--host", default="0.0.0.0", help="address to listen on (default all)")
