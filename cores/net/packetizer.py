@@ -11,8 +11,8 @@ the payload in ``data[0:8]``) on ``o_stream``:
 
 * ``ip_address``, ``src_port``, ``dst_port`` (from ``cfg``) and ``length`` (24 + 8 x count) hold
   their values for the whole packet, so they are valid on its first beat;
-* ``last`` on the packet's final word, ``last_be`` = 0b1111 there (every packet is a whole number
-  of words), 0 elsewhere;
+* ``last`` on the packet's final word, ``last_be`` = 0b1000 there (LiteEth's one-hot mark of the
+  last valid byte: every packet is a whole number of words), 0 elsewhere;
 * no gap in ``valid`` inside a packet: LiteEth (2024.12) has no transmit store-and-forward, so a
   packet is sent only once all its coefficients sit in the packet buffer.  Two packet buffers of
   ``max_segment`` coefficients take turns, so the next packet fills while one is sent.
@@ -186,7 +186,7 @@ class Packetizer(wiring.Component):
         m.d.comb += [out.valid.eq(o_valid),
                      out.payload.data.eq(Mux(is_header_q, hdr_q, Mux(half_q, coefficient[32:], coefficient[:32]))),
                      out.payload.last.eq(word == words - 1),
-                     out.payload.last_be.eq(Mux(word == words - 1, 0b1111, 0)),
+                     out.payload.last_be.eq(Mux(word == words - 1, 0b1000, 0)),
                      out.payload.ip_address.eq(self.cfg.ip_address), out.payload.src_port.eq(self.cfg.src_port),
                      out.payload.dst_port.eq(self.cfg.dst_port),
                      out.payload.length.eq(HEADER_WORDS * 4 + 8 * count)]

@@ -12,7 +12,8 @@ input streams under the handshake rules.  Asserted in every cycle:
   packet's ``last`` transfer (abort included: a packet on the wire is finished);
 * ``length`` is the same on every beat of a packet, a multiple of 4 between 24 + 8 and
   24 + 8 x max_segment (so never above 1472 bytes), and ``last`` comes exactly on word
-  ``length / 4`` of the packet, with ``last_be`` = 0b1111 there and 0 elsewhere;
+  ``length / 4`` of the packet, with ``last_be`` = 0b1000 there (LiteEth's one-hot last byte) and
+  0 elsewhere;
 * the first two words of every packet are the magic / version / kind word and the message id of
   the row being sent.
 
@@ -80,7 +81,7 @@ class PacketizerHarness:
             m.d.comb += [Assert(p.length[:2] == 0), Assert(p.length >= HEADER_WORDS * 4 + 8),
                          Assert(p.length <= HEADER_WORDS * 4 + 8 * self.max_segment),
                          Assert(p.last == (p.length == 4 * (words + 1)), "last not on word length / 4"),
-                         Assert(p.last_be == (p.last * 0b1111))]
+                         Assert(p.last_be == (p.last << 3))]
             with m.If(words == 0):
                 m.d.comb += Assert(p.data == (MAGIC | VERSION << 16 | kind << 24), "first word")
             with m.If(words == 1):

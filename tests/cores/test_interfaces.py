@@ -10,7 +10,7 @@ from amaranth.lib.wiring import In, Out
 from hhe_gen.cores import interfaces
 from hhe_gen.cores.ckks import Decoder, Encoder
 from hhe_gen.cores.keccak.xof import ShakeXof
-from hhe_gen.cores.net import Packetizer
+from hhe_gen.cores.net import Depacketizer, Packetizer
 from hhe_gen.cores.ntt.iterative import IterativeNtt
 from hhe_gen.cores.rubato.core import RubatoCore
 from hhe_gen.cores.rubato.round_keys import RoundKeySchedule
@@ -40,6 +40,7 @@ def _cores():
         "RubatoCore": RubatoCore(rubato),
         "PolyFramer": interfaces.PolyFramer(30, 2, 2, 8),
         "Packetizer": Packetizer(8),
+        "Depacketizer": Depacketizer(8),
         "IterativeNtt in place": IterativeNtt(16, 2, qs, memory="external"),
     }
     for core in cores.values():

@@ -119,7 +119,7 @@ def test_packets_equal_the_model(max_segment, segment, n, rows, gaps, stall):
         assert all(b[0] == 1 for b in record), "valid dropped inside a packet"
         assert {b[5:] for b in record} == {(CFG["ip_address"], CFG["src_port"], CFG["dst_port"], len(payload))}
         lasts = [(b[3], b[4]) for b in record if b[1]]                   # on accepted beats
-        assert lasts[-1] == (1, 0b1111) and all(x == (0, 0) for x in lasts[:-1])
+        assert lasts[-1] == (1, 0b1000) and all(x == (0, 0) for x in lasts[:-1])   # one-hot: byte 3 last
 
 
 def test_cycles_without_stalls():

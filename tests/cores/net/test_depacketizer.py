@@ -1,0 +1,152 @@
+"""Depacketizer: the writes and counts of hhe_gen.net.in_order.InOrderReceiver (its model) for
+good ciphertext packets with input gaps and back-pressure, for packets out of order, duplicated,
+of other rows or row lengths, and for a fuzz of malformed payloads between good ones: every
+coefficient of the good message is written once at its place, nothing of a malformed packet is,
+and nothing hangs; abort; bad parameters."""
+
+import random
+import struct
+
+import pytest
+from amaranth.sim import Simulator
+
+from hhe_gen.cores.net import Depacketizer
+from hhe_gen.net.in_order import InOrderReceiver
+from hhe_gen.net.wire import HEADER_BYTES, Kind, parse, polynomial_packets
+from hhe_gen.params import ParameterError
+
+
+def _words(payload):
+    """The payload as LiteEth's 32-bit beats: (data, last_be of the last beat: one-hot last byte)."""
+    last_be = 1 << ((len(payload) - 1) % 4) if payload else 1
+    if len(payload) % 4 or not payload:
+        payload = payload + bytes(4 - len(payload) % 4)
+    return list(struct.unpack(f"<{len(payload) // 4}I", payload)), last_be
+
+
+def _run(dut, payloads, *, rows, total, seed=0, gaps=0.0, stall=0.0):
+    rng = random.Random(seed)
+    writes = []
+    state = {}
+
+    async def bench(ctx):
+        ctx.set(dut.cfg, {"rows": rows, "total": total})
+        stream = [(w, i == len(ws) - 1, be if i == len(ws) - 1 else 0) for p in payloads
+                  for ws, be in [_words(p)] for i, w in enumerate(ws)]
+        k = 0
+        idle = 0
+        while k < len(stream) or idle < 400:
+            offer = k < len(stream) and rng.random() >= gaps
+            ctx.set(dut.i_stream.valid, offer)
+            if offer:
+                ctx.set(dut.i_stream.payload, {"data": stream[k][0], "last": stream[k][1], "last_be": stream[k][2]})
+            ready = rng.random() >= stall
+            ctx.set(dut.o_write.ready, ready)
+            *_, took, valid, wr = await ctx.tick().sample(dut.i_stream.ready, dut.o_write.valid, dut.o_write.payload)
+            if offer and took:
+                k += 1
+            if valid and ready:
+                writes.append((wr.kind, wr.row, wr.index, wr.data))
+                idle = 0
+            elif k >= len(stream):
+                idle += 1
+        state.update(accepted=ctx.get(dut.accepted), dropped=ctx.get(dut.dropped), messages=ctx.get(dut.messages))
+
+    sim = Simulator(dut)
+    sim.add_clock(1e-6)
+    sim.add_testbench(bench)
+    sim.run()
+    return writes, state
+
+
+def _model(payloads, rows, total):
+    rx = InOrderReceiver(rows, total)
+    writes = [w for p in payloads for w in rx.feed(p)]
+    return writes, {"accepted": rx.accepted, "dropped": sum(rx.dropped.values()), "messages": rx.messages}
+
+
+def _message(rng, rows, total, segment, message=5):
+    c0 = [[rng.randrange(1 << 64) for _ in range(total)] for _ in range(rows)]
+    c1 = [[rng.randrange(1 << 64) for _ in range(total)] for _ in range(rows)]
+    p0 = polynomial_packets(Kind.CKKS_C0, message, c0, segment=segment)
+    return p0 + polynomial_packets(Kind.CKKS_C1, message, c1, segment=segment, first_sequence=len(p0)), c0, c1
+
+
+@pytest.mark.parametrize("rows,total,segment,max_count,gaps,stall", [
+    (1, 8, 4, 4, 0.0, 0.0), (2, 10, 3, 4, 0.3, 0.3), (3, 5, 5, 8, 0.1, 0.5)])
+def test_good_messages_equal_the_model(rows, total, segment, max_count, gaps, stall):
+    rng = random.Random(rows * total)
+    payloads, c0, c1 = _message(rng, rows, total, segment)
+    dut = Depacketizer(max_count)
+    writes, state = _run(dut, payloads, rows=rows, total=total, seed=segment, gaps=gaps, stall=stall)
+    want, counts = _model(payloads, rows, total)
+    assert writes == want and state == counts and counts["messages"] == 1
+    got = {(k, r, i): v for k, r, i, v in writes}
+    assert all(got[(0, r, i)] == c0[r][i] and got[(1, r, i)] == c1[r][i] for r in range(rows) for i in range(total))
+
+
+def test_order_duplicates_and_mismatches_are_dropped():
+    rng = random.Random(2)
+    payloads, _, _ = _message(rng, 1, 8, 4)
+    other, _, _ = _message(rng, 2, 8, 4, message=6)            # another row count
+    stream = [payloads[1], payloads[0], payloads[0], other[0], payloads[1], payloads[3], payloads[2],
+              payloads[3]]
+    dut = Depacketizer(4)
+    writes, state = _run(dut, stream, rows=1, total=8)
+    want, counts = _model(stream, 1, 8)
+    assert writes == want and state == counts
+    # p1 early: order; p0: a start; p0 again: a start again (the message restarts); other rows:
+    # mismatch; p1; p3 early: order; p2; p3: complete
+    assert counts == {"accepted": 5, "dropped": 3, "messages": 1}
+
+
+def _mutation(good, rng):
+    b = bytearray(good)
+    choice = rng.randrange(4)
+    if choice == 0:
+        b[rng.randrange(HEADER_BYTES)] ^= 1 << rng.randrange(8)
+    elif choice == 1:
+        del b[rng.randrange(1, len(b)):]
+    elif choice == 2:
+        b += bytes(rng.randrange(1, 40))
+    else:
+        struct.pack_into("<I", b, 16, rng.randrange(16))
+    return bytes(b)
+
+
+def test_fuzz_malformed_between_good_packets():
+    """1500 malformed payloads (mutations the wire parser refuses) and replays of good packets already
+    taken (not the message's first: that one restarts a message) between the packets of a good
+    message: the message arrives whole, the writes and counts equal the model's."""
+    rng = random.Random(9)
+    payloads, c0, c1 = _message(rng, 2, 8, 4)
+    stream = []
+    for k, p in enumerate(payloads):
+        for _ in range(1500 // len(payloads)):
+            if k > 1 and rng.random() < 0.2:
+                stream.append(payloads[rng.randrange(1, k)])          # a replay: out of order
+                continue
+            while True:
+                bad = _mutation(rng.choice(payloads), rng)
+                try:
+                    parse(bad)
+                except ValueError:
+                    break
+            stream.append(bad)
+        stream.append(p)
+    dut = Depacketizer(4)
+    writes, state = _run(dut, stream, rows=2, total=8, seed=1, gaps=0.1, stall=0.1)
+    want, counts = _model(stream, 2, 8)
+    assert writes == want and state == counts and counts["messages"] == 1
+    assert counts["accepted"] == len(payloads) and counts["dropped"] == len(stream) - len(payloads)
+    final = {}
+    for k, r, i, v in writes:
+        final[(k, r, i)] = v
+    assert all(final[(0, r, i)] == c0[r][i] and final[(1, r, i)] == c1[r][i] for r in range(2) for i in range(8))
+
+
+@pytest.mark.parametrize("kw,name", [({"max_count": 0}, "max_count"), ({"kinds": (1, 1)}, "kinds"),
+                                     ({"kinds": (5,)}, "kinds")])
+def test_bad_parameters(kw, name):
+    with pytest.raises(ParameterError, match=f"'{name}'"):
+        Depacketizer(**kw)
