@@ -12,6 +12,7 @@ from hhe_gen.models import ckks
 from hhe_gen.net.wire import (DROP_REASONS, HEADER_BYTES, MAX_COUNT, MAX_PAYLOAD, Header, Kind, Reassembler,
                               ciphertext_packets, parse, polynomial_packets)
 from hhe_gen.params import ParameterError, preset
+from testsupport import mutate_payload
 
 TOY = preset("toy")
 
@@ -99,21 +100,6 @@ def test_duplicates_overlaps_and_mismatches_are_dropped():
     assert three.feed(_good()) is None and three.dropped["row"] == 1        # the receiver takes 3 rows
 
 
-def _mutations(good, rng):
-    """Malformed variants of a good payload: header bytes changed, cut, or grown."""
-    b = bytearray(good)
-    choice = rng.randrange(4)
-    if choice == 0:
-        b[rng.randrange(HEADER_BYTES)] ^= 1 << rng.randrange(8)
-    elif choice == 1:
-        del b[rng.randrange(len(b)):]
-    elif choice == 2:
-        b += bytes(rng.randrange(1, 2000))
-    else:
-        struct.pack_into("<I", b, 16, rng.randrange(1 << 32))                # any offset
-    return bytes(b)
-
-
 def test_fuzz_malformed_between_good_packets():
     """3000 malformed payloads (every one that the reference parse accepts is left out: a
     well-formed packet of the same message with other coefficients is not malformed) between the
@@ -123,7 +109,7 @@ def test_fuzz_malformed_between_good_packets():
     rng = random.Random(5)
     bad = []
     while len(bad) < 3000:
-        m = _mutations(rng.choice(good), rng)
+        m = mutate_payload(rng.choice(good), rng)
         try:
             parse(m)
         except ValueError:

@@ -12,8 +12,9 @@ from amaranth.sim import Simulator
 
 from hhe_gen.cores.net import Depacketizer
 from hhe_gen.net.in_order import InOrderReceiver
-from hhe_gen.net.wire import HEADER_BYTES, Kind, parse, polynomial_packets
+from hhe_gen.net.wire import Kind, parse, polynomial_packets
 from hhe_gen.params import ParameterError
+from testsupport import mutate_payload
 
 
 def _words(payload):
@@ -100,20 +101,6 @@ def test_order_duplicates_and_mismatches_are_dropped():
     assert counts == {"accepted": 5, "dropped": 3, "messages": 1}
 
 
-def _mutation(good, rng):
-    b = bytearray(good)
-    choice = rng.randrange(4)
-    if choice == 0:
-        b[rng.randrange(HEADER_BYTES)] ^= 1 << rng.randrange(8)
-    elif choice == 1:
-        del b[rng.randrange(1, len(b)):]
-    elif choice == 2:
-        b += bytes(rng.randrange(1, 40))
-    else:
-        struct.pack_into("<I", b, 16, rng.randrange(16))
-    return bytes(b)
-
-
 def test_fuzz_malformed_between_good_packets():
     """1500 malformed payloads (mutations the wire parser refuses) and replays of good packets already
     taken (not the message's first: that one restarts a message) between the packets of a good
@@ -127,7 +114,7 @@ def test_fuzz_malformed_between_good_packets():
                 stream.append(payloads[rng.randrange(1, k)])          # a replay: out of order
                 continue
             while True:
-                bad = _mutation(rng.choice(payloads), rng)
+                bad = mutate_payload(rng.choice(payloads), rng, grow=40, min_keep=1)
                 try:
                     parse(bad)
                 except ValueError:
