@@ -1,5 +1,5 @@
 """The depacketizer: UDP packets of the wire format in (from LiteEth's UDP user port), coefficient
-writes out, in order, nothing of a malformed packet (:class:`hhe_gen.net.in_order.InOrderReceiver`
+writes out, in order, nothing of a malformed packet (:class:`hhe_gen.models.wire_in_order.InOrderReceiver`
 is its model).
 
 A packet's 32-bit words arrive on ``i_stream`` (``data``, ``last``, ``last_be``: LiteEth's one-hot
@@ -45,10 +45,11 @@ from amaranth.lib import data, memory, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from hhe_gen.cores.unused import quiet_on_error
+from hhe_gen.models.wire import MAGIC, MAX_COUNT, VERSION
 from hhe_gen.params.checks import check_int
 from hhe_gen.params.errors import ParameterError
 
-from .packetizer import HEADER_WORDS, MAGIC, MAX_COUNT, UDP_LAYOUT, VERSION
+from .packetizer import HEADER_WORDS, UDP_LAYOUT
 
 __all__ = ["Depacketizer", "DROP_CODES"]
 

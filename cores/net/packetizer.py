@@ -1,5 +1,5 @@
 """The packetizer: a polynomial's coefficients in, UDP packets of the wire format out (docs/wire.md,
-:func:`hhe_gen.net.wire.polynomial_packets` is its model), on a stream shaped like LiteEth's UDP
+:func:`hhe_gen.models.wire.polynomial_packets` is its model), on a stream shaped like LiteEth's UDP
 user port.
 
 A command names one row of a polynomial (kind, message id, row, rows, log_scale, NTT form, the
@@ -25,7 +25,7 @@ low; no ``done`` for the aborted row).
 
 Parameters
 ----------
-max_segment : int   coefficients a packet buffer holds, 1 .. 181 (:data:`hhe_gen.net.wire.MAX_COUNT`)
+max_segment : int   coefficients a packet buffer holds, 1 .. 181 (:data:`hhe_gen.models.wire.MAX_COUNT`)
 
 Members
 -------
@@ -55,14 +55,12 @@ from amaranth.lib.wiring import In, Out
 
 from hhe_gen.cores.interfaces import command_members
 from hhe_gen.cores.unused import quiet_on_error
+from hhe_gen.models.wire import HEADER_BYTES, MAGIC, MAX_COUNT, VERSION
 from hhe_gen.params.checks import check_int
 
-__all__ = ["Packetizer", "CFG_LAYOUT", "ROW_LAYOUT", "UDP_LAYOUT", "HEADER_WORDS", "MAGIC", "VERSION",
-           "MAX_COUNT"]
+__all__ = ["Packetizer", "CFG_LAYOUT", "ROW_LAYOUT", "UDP_LAYOUT", "HEADER_WORDS"]
 
-MAGIC, VERSION = 0x4848, 1          # docs/wire.md (hhe_gen.net.wire: the host's copy of the same numbers)
-HEADER_WORDS = 6
-MAX_COUNT = 181
+HEADER_WORDS = HEADER_BYTES // 4
 
 CFG_LAYOUT = data.StructLayout({"ip_address": 32, "src_port": 16, "dst_port": 16, "segment": 16})
 ROW_LAYOUT = data.StructLayout({"kind": 8, "message": 32, "row": 8, "rows": 8, "log_scale": 8, "ntt": 1,

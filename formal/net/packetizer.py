@@ -26,7 +26,8 @@ from __future__ import annotations
 from amaranth.asserts import AnyConst, AnySeq
 from amaranth.hdl import Assert, Assume, Cover, Signal
 
-from hhe_gen.cores.net.packetizer import HEADER_WORDS, MAGIC, VERSION, Packetizer
+from hhe_gen.cores.net.packetizer import HEADER_WORDS, Packetizer
+from hhe_gen.models.wire import MAGIC, VERSION
 
 from ..common.sby import formal_module
 from ..common.stream import stream_rules

@@ -9,7 +9,7 @@ import time
 from hhe_gen.params.checks import check_int
 from hhe_gen.params.errors import ParameterError
 
-from .wire import MAX_PAYLOAD, Reassembler
+from hhe_gen.models.wire import MAX_PAYLOAD, Reassembler
 
 __all__ = ["receive", "send"]
 

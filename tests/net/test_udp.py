@@ -11,7 +11,7 @@ import pytest
 from hhe_gen.apps.cli import main
 from hhe_gen.models import ckks
 from hhe_gen.net.udp import receive, send
-from hhe_gen.net.wire import Reassembler, ciphertext_packets
+from hhe_gen.models.wire import Reassembler, ciphertext_packets
 from hhe_gen.params import preset
 
 TOY = preset("toy")

@@ -1,4 +1,4 @@
-"""The wire format (hhe_gen.net.wire): the header's bytes against the layout written in
+"""The wire format (hhe_gen.models.wire): the header's bytes against the layout written in
 docs/wire.md (by hand here, not through the packer), ciphertexts through packets and back in any
 order, every drop reason, and a fuzz of malformed payloads between good ones: the good message
 still arrives intact and nothing raises."""
@@ -9,7 +9,7 @@ import struct
 import pytest
 
 from hhe_gen.models import ckks
-from hhe_gen.net.wire import (DROP_REASONS, HEADER_BYTES, MAX_COUNT, MAX_PAYLOAD, Header, Kind, Reassembler,
+from hhe_gen.models.wire import (DROP_REASONS, HEADER_BYTES, MAX_COUNT, MAX_PAYLOAD, Header, Kind, Reassembler,
                               ciphertext_packets, parse, polynomial_packets)
 from hhe_gen.params import ParameterError, preset
 from testsupport import mutate_payload

@@ -27,7 +27,7 @@ def packetizer_row(n: int, segment: int) -> dict:
     from amaranth.sim import Simulator
 
     from hhe_gen.cores.net import Packetizer
-    from hhe_gen.net.wire import Kind, polynomial_packets
+    from hhe_gen.models.wire import Kind, polynomial_packets
     dut = Packetizer(segment)
     row = _row(n)
     words, out = [], {}
@@ -78,7 +78,7 @@ def depacketizer_row(n: int, segment: int) -> dict:
     from amaranth.sim import Simulator
 
     from hhe_gen.cores.net import Depacketizer
-    from hhe_gen.net.wire import Kind, polynomial_packets
+    from hhe_gen.models.wire import Kind, polynomial_packets
     row = _row(n, 2)
     payloads = polynomial_packets(Kind.CKKS_C0, 1, [row], segment=segment)
     beats = [(w, k == len(p) // 4 - 1) for p in payloads

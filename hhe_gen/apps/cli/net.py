@@ -21,7 +21,7 @@ __all__ = ["register"]
 def _receive(args) -> int:
     from hhe_gen.apps.report import console, print_table
     from hhe_gen.net.udp import receive
-    from hhe_gen.net.wire import Reassembler
+    from hhe_gen.models.wire import Reassembler
 
     rx = Reassembler(rows=args.rows)
     msgs = receive(args.port, host=args.host, timeout=args.timeout, reassembler=rx,
@@ -42,7 +42,7 @@ def _send(args) -> int:
     from hhe_gen.host.interchange import check_ciphertext_json, load_json
     from hhe_gen.models.ckks import Ciphertext
     from hhe_gen.net.udp import send
-    from hhe_gen.net.wire import ciphertext_packets
+    from hhe_gen.models.wire import ciphertext_packets
 
     host, _, port = args.to.rpartition(":")
     if not host or not port.isdigit():
@@ -62,7 +62,7 @@ def _send(args) -> int:
 
 def register(sub) -> None:
     """Add ``net receive`` and ``net send``."""
-    from hhe_gen.net.wire import MAX_COUNT
+    from hhe_gen.models.wire import MAX_COUNT
     p = sub.add_parser("net", help="the accelerator's packets on a UDP socket (docs/wire.md)")
     ops = p.add_subparsers(dest="net_op", required=True, metavar="receive|send",
                            help="receive a ciphertext from packets, or send one as packets")

@@ -1,4 +1,4 @@
-"""Depacketizer: the writes and counts of hhe_gen.net.in_order.InOrderReceiver (its model) for
+"""Depacketizer: the writes and counts of hhe_gen.models.wire_in_order.InOrderReceiver (its model) for
 good ciphertext packets with input gaps and back-pressure, for packets out of order, duplicated,
 of other rows or row lengths, and for a fuzz of malformed payloads between good ones: every
 coefficient of the good message is written once at its place, nothing of a malformed packet is,
@@ -11,8 +11,8 @@ import pytest
 from amaranth.sim import Simulator
 
 from hhe_gen.cores.net import Depacketizer
-from hhe_gen.net.in_order import InOrderReceiver
-from hhe_gen.net.wire import Kind, parse, polynomial_packets
+from hhe_gen.models.wire_in_order import InOrderReceiver
+from hhe_gen.models.wire import Kind, parse, polynomial_packets
 from hhe_gen.params import ParameterError
 from testsupport import mutate_payload
 

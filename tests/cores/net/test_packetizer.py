@@ -1,5 +1,5 @@
 """Packetizer: the packets of every row equal the wire format's model
-(hhe_gen.net.wire.polynomial_packets) byte for byte, rows numbered on across a polynomial, under
+(hhe_gen.models.wire.polynomial_packets) byte for byte, rows numbered on across a polynomial, under
 random input gaps and random output back-pressure; LiteEth's stream rules on every packet (the
 UDP parameters and length held from the first beat, no gap in valid inside a packet, last and
 last_be on the final word, at most 1472 bytes); abort mid-row leaves it idle and the next row
@@ -11,7 +11,7 @@ import pytest
 from amaranth.sim import Simulator
 
 from hhe_gen.cores.net import Packetizer
-from hhe_gen.net.wire import MAX_PAYLOAD, Kind, parse, polynomial_packets
+from hhe_gen.models.wire import MAX_PAYLOAD, Kind, parse, polynomial_packets
 from hhe_gen.params import ParameterError
 
 CFG = {"ip_address": 0xC0A80102, "src_port": 5000, "dst_port": 6000}
