@@ -8,7 +8,9 @@ apply to that opcode, in ``check``'s order (the first rule that fires gives the 
 1. ``UNKNOWN_OPCODE``  - the opcode is not in the table (the ``Default`` case);
 2. ``NONZERO_UNUSED``  - a field the opcode does not use (``uses``) is not zero;
 3. ``NOT_BUILT``       - the opcode's ``requires`` unit is not in ``shape.units`` (static);
-4. ``BAD_IMMEDIATE``   - ``encode`` / ``decode``: imm >= 16 or rows = imm[3:0] = 0;
+4. ``BAD_IMMEDIATE``   - ``encode`` / ``decode``: imm >= 16 or rows = imm[3:0] = 0; ``send``: rows
+                         = 0, a kind imm[6:4] outside 1 .. 4, imm[15:8] not zero or words
+                         imm[31:16] > N;
 5. ``BUFFER_RANGE``    - an operand's base + span > B (span = rows for a ``+rows`` operand, else 1;
                          the seed is not a buffer);
 6. ``SLOT_RANGE``      - the opcode uses ``slot`` and slot + (rows if it uses the prime else 1) > S;
@@ -20,9 +22,8 @@ apply to that opcode, in ``check``'s order (the first rule that fires gives the 
    from the low 27 bits of that built-in prime -> ``PRIME_MISMATCH``;
 9. the per-opcode flag / immediate rules -> ``BAD_IMMEDIATE`` (``load`` / ``move`` / ``ntt``
    flags >= 2, ``sub`` / ``mul`` flags >= 4, ``add`` flags >= 4 but not 4 (integer), ``sample``
-   flags >= the number of
-   sample kinds (4), ``notify`` / ``cfg.net.segment``
-   imm >= 2^16, ``cfg.scale`` imm != log_scale, ``cfg.rubato`` imm >= 16).
+   flags >= the number of sample kinds (4), ``notify`` imm >= 2^16, ``cfg.net.segment`` imm > 181,
+   ``cfg.scale`` imm != log_scale, ``cfg.rubato`` imm >= 16).
 
 Resources: the read / write masks have B + 1 bits, bit i = buffer i (i < B) and bit B = the seed
 register (``isa.SEED`` in the Python sets).  They are ``isa.reads_writes`` restricted to the
@@ -118,9 +119,14 @@ class InstructionDecoder(wiring.Component):
         if info.requires != Unit.NONE and info.requires not in shape.units:
             rules.append((Const(1), ErrorCause.NOT_BUILT))
         codec = code in (Opcode.ENCODE, Opcode.DECODE)
-        rows = w.imm[:4] if codec else Const(1, 4)
+        rows = w.imm[:4] if code in isa.ROW_OPCODES else Const(1, 4)
         if codec:
             rules.append(((w.imm[4:] != 0) | (rows == 0), ErrorCause.BAD_IMMEDIATE))
+        if code == Opcode.SEND:
+            kind, words = w.imm[4:7], w.imm[16:]
+            bad_words = (words > shape.n) if shape.n is not None and shape.n < (1 << 16) else Const(0)
+            rules.append(((rows == 0) | (kind < isa.SEND_KINDS.start) | (kind >= isa.SEND_KINDS.stop)
+                          | (w.imm[8:16] != 0) | bad_words, ErrorCause.BAD_IMMEDIATE))
         spans = []
         for operand in info.reads + info.writes:
             if operand == "seed":
@@ -150,7 +156,7 @@ class InstructionDecoder(wiring.Component):
                Opcode.ENCODE: (w.flags[1:] != 0) | (w.flags[0] & (rows != 1)),
                Opcode.SUB: w.flags[2:] != 0, Opcode.MUL: w.flags[2:] != 0,
                Opcode.SAMPLE: w.flags >= len(SampleKind),
-               Opcode.NOTIFY: w.imm[16:] != 0, Opcode.CFG_NET_SEGMENT: w.imm[16:] != 0,
+               Opcode.NOTIFY: w.imm[16:] != 0, Opcode.CFG_NET_SEGMENT: w.imm > isa.MAX_SEGMENT,
                Opcode.CFG_SCALE: w.imm != shape.log_scale, Opcode.CFG_RUBATO: w.imm[4:] != 0}
         if code in bad:
             rules.append((bad[code], ErrorCause.BAD_IMMEDIATE))

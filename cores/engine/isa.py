@@ -63,7 +63,8 @@ __all__ = [
     "WORD_BITS", "DEFAULT_FORMAT", "OPCODE_BITS", "BUFFER_BITS", "SLOT_BITS", "FLAG_BITS", "IMM_BITS",
     "MAX_BUFFERS", "MAX_SLOTS", "CKKS_UNITS", "SEED", "SERIALISING", "Field", "FIELDS", "Unit", "Opcode", "OpcodeInfo", "OPCODES",
     "SampleKind", "ErrorCause", "Instruction", "EngineShape", "encode", "decode", "check",
-    "reads_writes", "by_mnemonic", "INTEGER_ADD", "integer_add",
+    "reads_writes", "by_mnemonic", "INTEGER_ADD", "integer_add", "ROW_OPCODES", "MAX_SEGMENT", "SEND_KINDS",
+    "send_fields",
 ]
 
 WORD_BITS = 64
@@ -178,6 +179,7 @@ class Opcode(IntEnum):
     CFG_NET_IP = 0x0B
     CFG_NET_PORTS = 0x0C
     CFG_NET_SEGMENT = 0x0D
+    CFG_NET_MESSAGE = 0x0E
     LOAD = 0x10
     STORE = 0x11
     LDSEED = 0x12
@@ -192,6 +194,7 @@ class Opcode(IntEnum):
     MOVE = 0x2D
     ENCODE = 0x30
     DECODE = 0x31
+    SEND = 0x38
 
 
 def _op(code, mnemonic, unit, uses, reads, writes, needs_slot, summary, requires=None):
@@ -217,7 +220,9 @@ OPCODES: dict[int, OpcodeInfo] = {info.code: info for info in (
     _op(Opcode.CFG_NET_PORTS, "cfg.net.ports", Unit.NONE, ("imm",), (), (), False,
         "UDP source port imm[31:16], destination port imm[15:0]", Unit.NETWORK),
     _op(Opcode.CFG_NET_SEGMENT, "cfg.net.segment", Unit.NONE, ("imm",), (), (), False,
-        "coefficients per packet segment imm[15:0]", Unit.NETWORK),
+        "coefficients per packet imm, 0 .. 181 (0: the network unit's largest)", Unit.NETWORK),
+    _op(Opcode.CFG_NET_MESSAGE, "cfg.net.message", Unit.NONE, ("imm",), (), (), False,
+        "message id imm of the packets sent next; their sequence numbers start again at 0", Unit.NETWORK),
     _op(Opcode.LOAD, "load", Unit.MEMORY, ("dst", "slot", "flags", "imm"), (), ("dst",), False,
         "dst <- N words from memory address imm (flags bit 0: check each word < q_slot)"),
     _op(Opcode.STORE, "store", Unit.MEMORY, ("a", "imm"), ("a",), (), False,
@@ -245,9 +250,23 @@ OPCODES: dict[int, OpcodeInfo] = {info.code: info for info in (
         "(flags bit 0, rows = 1: dst <- the signed integers themselves)"),
     _op(Opcode.DECODE, "decode", Unit.CODEC, ("dst", "a", "slot", "imm"), ("a+rows",), ("dst",), True,
         "dst <- slots of FFT(CRT-centred a .. a+rows-1 over q_slot .. q_slot+rows-1) / Delta"),
+    _op(Opcode.SEND, "send", Unit.NETWORK, ("a", "imm"), ("a+rows",), (), False,
+        "packets of a .. a+rows-1 (rows imm[3:0]) as rows 0 .. rows-1 of one polynomial of kind imm[6:4] "
+        "(imm[7]: NTT form), words 0 .. W-1 of each (W = imm[31:16], 0: N)"),
 )}
 _BY_MNEMONIC = {info.mnemonic: info for info in OPCODES.values()}
 SERIALISING = frozenset(c for c, info in OPCODES.items() if info.unit == Unit.NONE and c != Opcode.NOP)
+ROW_OPCODES = frozenset({Opcode.ENCODE, Opcode.DECODE, Opcode.SEND})
+"""The opcodes whose imm[3:0] is a row count (1 .. 15) spanning consecutive buffers."""
+MAX_SEGMENT = 181
+"""The most coefficients of one packet (``cfg.net.segment``): 1472 payload bytes, docs/wire.md."""
+SEND_KINDS = range(1, 5)
+"""``send``'s packet kinds, imm[6:4] (:class:`hhe_gen.models.wire.Kind`: c0, c1, Rubato, slots)."""
+
+
+def send_fields(imm: int) -> tuple[int, int, bool, int]:
+    """``send``'s immediate: (rows imm[3:0], kind imm[6:4], NTT form imm[7], words imm[31:16])."""
+    return imm & 0xF, (imm >> 4) & 0x7, bool(imm >> 7 & 1), imm >> 16
 
 
 @dataclass(frozen=True)
@@ -268,8 +287,8 @@ class Instruction:
 
     @property
     def rows(self) -> int:
-        """Rows of ``encode`` / ``decode`` (imm[3:0], 1 .. 15); 1 for every other opcode."""
-        return self.imm & 0xF if self.opcode in (Opcode.ENCODE, Opcode.DECODE) else 1
+        """Rows of ``encode`` / ``decode`` / ``send`` (imm[3:0], 1 .. 15); 1 for every other opcode."""
+        return self.imm & 0xF if self.opcode in ROW_OPCODES else 1
 
 
 def encode(ins: Instruction) -> int:
@@ -305,6 +324,8 @@ class EngineShape:
                         2^(W-1-F+log_scale) for the codec's slot format (None: unknown); the
                         programs add the noise to the message once when the sum stays a signed
                         word below every prime (:func:`hhe_gen.engine.programs.noise_added_once`)
+    n : int | None      N, words per buffer (None: unknown; ``send``'s word count is then not
+                        checked against it)
     """
     buffers: int
     slots: int
@@ -313,6 +334,7 @@ class EngineShape:
     units: frozenset = CKKS_UNITS
     decode_rows: frozenset | None = None
     message_bound: int | None = None
+    n: int | None = None
 
     def __post_init__(self):
         check_int("buffers", self.buffers, 1, MAX_BUFFERS)
@@ -330,6 +352,8 @@ class EngineShape:
                                  f"None or a non-empty frozenset of row counts 1 .. {len(self.primes)}")
         if self.message_bound is not None:
             check_int("message_bound", self.message_bound, 1, 1 << 64)
+        if self.n is not None:
+            check_int("n", self.n, 8, 1 << 16)
 
 
 def _operand_span(ins: Instruction, operand: str) -> tuple[str, int]:
@@ -370,6 +394,8 @@ def check(ins: Instruction, shape: EngineShape, bound: set[int] | frozenset[int]
     rows = ins.rows
     if ins.opcode in (Opcode.ENCODE, Opcode.DECODE) and (ins.imm >> 4 or rows == 0):
         return ErrorCause.BAD_IMMEDIATE
+    if ins.opcode == Opcode.SEND and _bad_send(ins.imm, shape.n):
+        return ErrorCause.BAD_IMMEDIATE
     for operand in info.reads + info.writes:
         if operand == "seed":
             continue
@@ -405,13 +431,18 @@ def check(ins: Instruction, shape: EngineShape, bound: set[int] | frozenset[int]
         return ErrorCause.BAD_IMMEDIATE
     if ins.opcode == Opcode.NOTIFY and ins.imm >> 16:
         return ErrorCause.BAD_IMMEDIATE
-    if ins.opcode == Opcode.CFG_NET_SEGMENT and ins.imm >> 16:
+    if ins.opcode == Opcode.CFG_NET_SEGMENT and ins.imm > MAX_SEGMENT:
         return ErrorCause.BAD_IMMEDIATE
     if ins.opcode == Opcode.CFG_SCALE and ins.imm != shape.log_scale:
         return ErrorCause.BAD_IMMEDIATE
     if ins.opcode == Opcode.CFG_RUBATO and ins.imm >> 4:
         return ErrorCause.BAD_IMMEDIATE
     return ErrorCause.NONE
+
+
+def _bad_send(imm: int, n: int | None) -> bool:
+    rows, kind, _, words = send_fields(imm)
+    return rows == 0 or kind not in SEND_KINDS or bool(imm >> 8 & 0xFF) or (n is not None and words > n)
 
 
 INTEGER_ADD = 0b100

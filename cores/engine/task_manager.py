@@ -93,14 +93,14 @@ def config_layout(shape: isa.EngineShape) -> data.StructLayout:
     bound : S bits              slot s has been bound (executed) since the last abort
     log_scale : 8               ``cfg.scale`` imm[7:0]
     rubato : 4                  ``cfg.rubato`` imm[3:0]          (only with Unit.RUBATO built)
-    net_ip : 32, net_src_port : 16, net_dst_port : 16, net_segment : 16
+    net_ip : 32, net_src_port : 16, net_dst_port : 16, net_segment : 8, net_message : 32
                                 ``cfg.net.*``                     (only with Unit.NETWORK built)
     """
     fields = {"prime": data.ArrayLayout(5, shape.slots), "bound": shape.slots, "log_scale": 8}
     if Unit.RUBATO in shape.units:
         fields["rubato"] = 4
     if Unit.NETWORK in shape.units:
-        fields.update(net_ip=32, net_src_port=16, net_dst_port=16, net_segment=16)
+        fields.update(net_ip=32, net_src_port=16, net_dst_port=16, net_segment=8, net_message=32)
     return data.StructLayout(fields)
 
 
@@ -145,6 +145,8 @@ class TaskManager(wiring.Component):
     notify : Out(1), notify_code : Out(16)  a ``notify`` executes (one-cycle pulse)
     cycle : Out(32)                         cycles since the first word accepted after abort
     cfg : Out(config_layout(shape))         configuration registers for the units
+    net_restart : Out(1)                    (Unit.NETWORK built) a ``cfg.net.message`` executes: the
+                                            network unit numbers its packets from 0 again
     completed : Out(ArrayLayout(completion_layout(), U))   one lane per unit port, port order
     unit_<name> : Out(UnitPort(tag_bits(W)))   one per unit in ``shape.units``, in ``isa.Unit``
                                             order (``unit_memory``, ``unit_sampler``, ...)
@@ -178,6 +180,7 @@ class TaskManager(wiring.Component):
             "abort": In(1),
             **status_members(),
             "cfg": Out(config_layout(shape)),
+            **({"net_restart": Out(1)} if Unit.NETWORK in shape.units else {}),
             "completed": Out(data.ArrayLayout(completion_layout(), len(self.units))),
         }
         for u in self.units:
@@ -333,7 +336,11 @@ class TaskManager(wiring.Component):
                         m.d.sync += [cfg.net_src_port.eq(hw.imm[16:]),
                                      cfg.net_dst_port.eq(hw.imm[:16])]
                     with m.Case(Opcode.CFG_NET_SEGMENT):
-                        m.d.sync += cfg.net_segment.eq(hw.imm[:16])
+                        m.d.sync += cfg.net_segment.eq(hw.imm[:8])
+                    with m.Case(Opcode.CFG_NET_MESSAGE):
+                        m.d.sync += cfg.net_message.eq(hw.imm)
+        if Unit.NETWORK in shape.units:
+            m.d.comb += self.net_restart.eq(sb.exec & (hw.opcode == Opcode.CFG_NET_MESSAGE))
 
         m.d.comb += self.busy.eq(queued | ~sb.empty)
         return m

@@ -13,9 +13,10 @@ Operand forms:
 
 - ``bN``: buffer N (0 .. B-1); ``sN``: prime slot N (0 .. S-1); ``pN``: built-in prime N;
 - a number: decimal, ``0x`` hexadecimal or ``0b`` binary (``_`` may separate digits);
-- ``name=value``: a keyword (``lift=``, ``domain=``, ``nonce=``, ``rows=``, ``low=``);
-- a bare word: ``check`` (``load``), ``signed`` (``encode``), ``integer`` (``add``) or the sample
-  kind (``uniform``, ``ternary``, ``hamming``, ``gaussian``).
+- ``name=value``: a keyword (``lift=``, ``domain=``, ``nonce=``, ``rows=``, ``low=``, ``words=``);
+- a bare word: ``check`` (``load``), ``signed`` (``encode``), ``integer`` (``add``), ``ntt``
+  (``send``), the sample kind (``uniform``, ``ternary``, ``hamming``, ``gaussian``) or the packet
+  kind of ``send`` (``c0``, ``c1``, ``rubato``, ``slots``).
 
 Keywords come after every positional operand, in any order, each at most once.  An operand in
 brackets in :func:`syntax` may be left out: an omitted slot is ``s0``, omitted flags are 0.
@@ -35,6 +36,8 @@ takes a dotted IPv4 address.  Examples::
     encode b4, b0, s0, rows=3         ; b4 .. b6 <- residues mod q_s0 .. q_s2
     encode b0, b0, s0, rows=1, signed ; b0 <- the signed integer coefficients (in place)
     add b0, b0, b5, s0, integer       ; b0 <- b0 + b5, two's complement integers (no prime)
+    cfg.net.message 7                 ; the packets that follow belong to message 7, numbered from 0
+    send b2, c0, rows=3, ntt          ; b2 .. b4 as rows 0 .. 2 of c0 (NTT form), N words each
     store b2, 0x2000
     notify 1
 
@@ -67,7 +70,7 @@ __all__ = [
     "AssemblyError", "Operand", "SYNTAX", "CAUSE_MEANING", "SAMPLE_MEANING", "syntax",
     "assemble", "assemble_line", "disassemble", "disassemble_word", "prime_immediate",
     "image_bytes", "words_from_bytes", "image_hex", "words_from_hex", "write_image", "read_image",
-    "markdown_tables",
+    "markdown_tables", "PACKET_KINDS",
 ]
 
 PRIME_CHECK_BITS = 27
@@ -102,7 +105,8 @@ class Operand:
     Members
     -------
     kind : str      "buffer" (``bN``), "slot" (``sN``), "prime" (``pN``), "number", "ipv4",
-                    "kind" (sample kind word), "flag" (bare keyword) or "keyword" (``name=value``)
+                    "kind" (sample kind word), "packet" (``send``'s packet kind word), "flag" (bare
+                    keyword) or "keyword" (``name=value``)
     part : str      the piece of the word it sets (a key of :data:`_PARTS`)
     label : str     placeholder in :func:`syntax`
     optional : bool may be left out
@@ -137,7 +141,10 @@ _PARTS = {
     "src_port": ("imm", 16, 16), "dst_port": ("imm", 0, 16),
     "kind": ("flags", 0, 3), "check": ("flags", 0, 1), "lift": ("flags", 0, 3), "signed": ("flags", 0, 1),
     "integer": ("flags", 2, 1),
+    "packet": ("imm", 4, 3), "ntt": ("imm", 7, 1), "words": ("imm", 16, 16),
 }
+PACKET_KINDS = {"c0": 1, "c1": 2, "rubato": 3, "slots": 4}
+"""``send``'s packet kinds by name (:class:`hhe_gen.models.wire.Kind`)."""
 
 
 def _buf(part):
@@ -168,6 +175,7 @@ SYNTAX: dict[int, tuple[Operand, ...]] = {
     Opcode.CFG_NET_IP: (Operand("ipv4", "imm", "A.B.C.D"),),
     Opcode.CFG_NET_PORTS: (Operand("number", "src_port", "SRC_PORT"), Operand("number", "dst_port", "DST_PORT")),
     Opcode.CFG_NET_SEGMENT: (Operand("number", "imm", "COEFFICIENTS"),),
+    Opcode.CFG_NET_MESSAGE: (Operand("number", "imm", "MESSAGE"),),
     Opcode.LOAD: (_buf("dst"), _OPT_SLOT, _ADDR, Operand("flag", "check", "check", optional=True)),
     Opcode.STORE: (_buf("a"), _ADDR),
     Opcode.LDSEED: (_ADDR,),
@@ -180,6 +188,8 @@ SYNTAX: dict[int, tuple[Operand, ...]] = {
     Opcode.MAC: _TRIPLE, Opcode.MSUB: _TRIPLE,
     Opcode.MOVE: (_buf("dst"), _buf("a"), _OPT_SLOT, _lift("a")),
     Opcode.ENCODE: _CODEC + (Operand("flag", "signed", "signed", optional=True),), Opcode.DECODE: _CODEC,
+    Opcode.SEND: (_buf("a"), Operand("packet", "packet", "KIND"), Operand("keyword", "rows", "R"),
+                  Operand("keyword", "words", "W", optional=True), Operand("flag", "ntt", "ntt", optional=True)),
 }
 assert set(SYNTAX) == set(isa.OPCODES)
 
@@ -302,6 +312,10 @@ class _Line:
                 self.fail(tok, f"{op.kind} {op.label[0]}0 .. {op.label[0]}{limit - 1} "
                                f"(the engine has {limit} {what}; {form})")
             return int(m.group(1))
+        if op.kind == "packet":
+            if low not in PACKET_KINDS:
+                self.fail(tok, f"a packet kind: {', '.join(PACKET_KINDS)} ({form})")
+            return PACKET_KINDS[low]
         if op.kind == "kind":
             names = [k.name.lower() for k in SampleKind]
             if low not in names:
@@ -443,6 +457,8 @@ def _format(op: Operand, value: int) -> str:
         return f"{op.label[0]}{value}"
     if op.kind == "kind":
         return SampleKind(value).name.lower()
+    if op.kind == "packet":
+        return next(name for name, code in PACKET_KINDS.items() if code == value)
     if op.kind == "ipv4":
         return ".".join(str(b) for b in value.to_bytes(4, "big"))
     if op.kind == "flag":

@@ -47,9 +47,15 @@ there is outside the contract: the model reduces it mod q, an engine may give an
   complement.  With ``decode_rows`` (an engine whose decoder was built for those row counts over
   prefixes of the built-in primes) a decode with another R, or with slots s .. s+R-1 not bound to
   the built-in primes 0 .. R-1 in order, records DATA_RANGE and writes nothing.
+- ``send a, KIND, rows=R, words=W[, ntt]``: buffers a .. a+R-1 as rows 0 .. R-1 of one polynomial
+  of kind KIND, words 0 .. W-1 of each (W = 0: N), cut into packets of ``net.segment``
+  coefficients (0: ``max_segment``) by :func:`hhe_gen.models.wire.polynomial_packets` with the
+  message id ``net.message``, log_scale the engine's for c0 / c1 (else 0), numbered on from the
+  previous ``send``; each packet is appended to ``packets`` with ``net.ip`` and ``net.ports``.
 - ``cfg.prime``: binds the slot; ``cfg.scale``: only checked (it stores ``config["scale"]``);
   ``cfg.rubato`` / ``cfg.net.*`` store their immediate in ``config`` ("rubato", "net.ip",
-  "net.ports", "net.segment") - isa.check refuses them (NOT_BUILT) without their unit;
+  "net.ports", "net.segment", "net.message"; ``cfg.net.message`` also numbers the next packets
+  from 0 again) - isa.check refuses them (NOT_BUILT) without their unit;
   ``fence`` / ``nop``: nothing; ``notify``: appends imm to ``events``.
 - :meth:`EngineModel.soft_reset` clears the error, the position counter and every slot binding;
   memory, buffers, seed, configuration and events stay.
@@ -57,18 +63,20 @@ there is outside the contract: the model reduces it mod q, an engine may give an
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from hhe_gen.cores.engine import isa
 from hhe_gen.cores.engine.isa import CKKS_UNITS, EngineShape, ErrorCause, Instruction, Opcode, SampleKind, Unit
-from hhe_gen.models import ckks_fixed, sampler
+from hhe_gen.models import ckks_fixed, sampler, wire
 from hhe_gen.models.fft import FixedPointFormat
 from hhe_gen.models.ntt import intt, ntt
 from hhe_gen.params.checks import check_int, check_power_of_two
 from hhe_gen.params.ckks import CKKSParams
 from hhe_gen.params.errors import ParameterError
 
-__all__ = ["DEFAULT_FORMAT", "ADDRESS_BITS", "Step", "EngineModel", "shape_for_params", "signed", "to_word"]
+__all__ = ["DEFAULT_FORMAT", "ADDRESS_BITS", "Step", "Packet", "EngineModel", "shape_for_params", "signed",
+           "to_word"]
 
 DEFAULT_FORMAT = isa.DEFAULT_FORMAT
 """The fixed-point slot format of the DNA-HHE codec (hhe_gen/apps/bench/fft.py)."""
@@ -96,7 +104,8 @@ def shape_for_params(params: CKKSParams, buffers: int = 16, slots: int | None = 
     if slots is None:
         slots = min(len(params.moduli), isa.MAX_SLOTS)
     bound = None if fmt is None else 1 << (fmt.width - 1 - fmt.frac_bits + params.log_scale)
-    return EngineShape(buffers, slots, tuple(params.moduli), params.log_scale, frozenset(units), message_bound=bound)
+    return EngineShape(buffers, slots, tuple(params.moduli), params.log_scale, frozenset(units), message_bound=bound,
+                       n=params.n)
 
 
 @dataclass(frozen=True)
@@ -117,6 +126,15 @@ class Step:
     writes: frozenset
 
 
+@dataclass(frozen=True)
+class Packet:
+    """One UDP packet a ``send`` put on the network: its addressing and its payload (docs/wire.md)."""
+    ip_address: int
+    src_port: int
+    dst_port: int
+    payload: bytes
+
+
 class EngineModel:
     """The engine's state and the reference execution of its instructions (module docstring).
 
@@ -132,6 +150,7 @@ class EngineModel:
                             fmt.width)
     decode_rows : set       the row counts ``decode`` accepts (default ``shape.decode_rows``; None:
                             any)
+    max_segment : int       the network unit's packet size when ``net.segment`` is 0 (1 .. 181)
 
     Members
     -------
@@ -146,15 +165,21 @@ class EngineModel:
     error_position : int | None       its instruction's position
     position : int                    instructions seen since the last soft reset
     trace : list[Step]                every instruction seen (kept across soft resets)
+    packets : list[Packet]            every packet sent, in order
     """
 
     def __init__(self, shape: EngineShape, n: int, *, fmt: FixedPointFormat = DEFAULT_FORMAT,
                  log_scale: int | None = None, sigma=3.2, bound_sigmas=6, hamming_weight: int | None = None,
-                 word_bits: int | None = None, decode_rows=None):
+                 word_bits: int | None = None, decode_rows=None, max_segment: int = isa.MAX_SEGMENT):
         if not isinstance(shape, EngineShape):
             raise ParameterError("shape", shape, "an hhe_gen.cores.engine.isa.EngineShape")
-        self.shape = shape
         self.n = check_power_of_two("N", n, 8, 1 << 16)
+        if shape.n is None:
+            shape = dataclasses.replace(shape, n=n)
+        elif shape.n != n:
+            raise ParameterError("n", n, f"the shape's N = {shape.n}")
+        self.shape = shape
+        self.max_segment = check_int("max_segment", max_segment, 1, isa.MAX_SEGMENT)
         if not isinstance(fmt, FixedPointFormat):
             raise ParameterError("fmt", fmt, "a hhe_gen.models.fft.FixedPointFormat")
         self.fmt = fmt
@@ -187,6 +212,8 @@ class EngineModel:
         self.error = ErrorCause.NONE
         self.error_position: int | None = None
         self.position = 0
+        self.packets: list[Packet] = []
+        self._sequence = 0
 
     @classmethod
     def for_params(cls, params: CKKSParams, *, buffers: int = 16, slots: int | None = None,
@@ -344,6 +371,25 @@ class EngineModel:
         self.buffers[ins.dst] = self._signed_words([p[0] for p in pairs] + [p[1] for p in pairs])
 
 
+    def _cfg_net_message(self, ins):
+        self.config["net.message"] = ins.imm
+        self._sequence = 0
+
+    def _send(self, ins):
+        rows, kind, ntt_form, words = isa.send_fields(ins.imm)
+        words = words or self.n
+        kind = wire.Kind(kind)
+        segment = self.config.get("net.segment", 0) or self.max_segment
+        ckks = kind in (wire.Kind.CKKS_C0, wire.Kind.CKKS_C1)
+        payloads = wire.polynomial_packets(
+            kind, self.config.get("net.message", 0), [self.buffers[ins.a + j][:words] for j in range(rows)],
+            segment=segment, log_scale=self.log_scale if ckks else 0, ntt=ntt_form,
+            first_sequence=self._sequence)
+        self._sequence += len(payloads)
+        ports = self.config.get("net.ports", 0)
+        self.packets += [Packet(self.config.get("net.ip", 0), ports >> 16, ports & 0xFFFF, p) for p in payloads]
+
+
 def _config_register(name):
     def store(model: EngineModel, ins: Instruction):
         model.config[name] = ins.imm
@@ -368,6 +414,7 @@ _EXECUTE = {
     Opcode.CFG_NET_IP: _config_register("net.ip"),
     Opcode.CFG_NET_PORTS: _config_register("net.ports"),
     Opcode.CFG_NET_SEGMENT: _config_register("net.segment"),
+    Opcode.CFG_NET_MESSAGE: EngineModel._cfg_net_message,
     Opcode.LOAD: EngineModel._load,
     Opcode.STORE: EngineModel._store,
     Opcode.LDSEED: EngineModel._ldseed,
@@ -382,5 +429,6 @@ _EXECUTE = {
     Opcode.MOVE: EngineModel._move,
     Opcode.ENCODE: EngineModel._encode,
     Opcode.DECODE: EngineModel._decode,
+    Opcode.SEND: EngineModel._send,
 }
 assert set(_EXECUTE) == set(isa.OPCODES)

@@ -1,6 +1,7 @@
 """The assembler and disassembler (hhe_gen.engine.asm): words of hand-written lines, round trips
 over random programs and random words, error messages, program images."""
 
+import dataclasses
 import random
 
 import pytest
@@ -60,9 +61,27 @@ def test_a_line_gives_the_expected_word(line, expected):
 
 
 def test_network_and_rubato_lines():
-    assert asm.assemble("cfg.net.ip 10.0.0.2\ncfg.net.ports 49152, 4791\ncfg.net.segment 256\ncfg.rubato 2",
-                        WIDE) == [word(0x0B, imm=0x0A000002), word(0x0C, imm=49152 << 16 | 4791),
-                                  word(0x0D, imm=256), word(0x0A, imm=2)]
+    assert asm.assemble("cfg.net.ip 10.0.0.2\ncfg.net.ports 49152, 4791\ncfg.net.segment 181\ncfg.rubato 2\n"
+                        "cfg.net.message 0xdeadbeef", WIDE) == [
+        word(0x0B, imm=0x0A000002), word(0x0C, imm=49152 << 16 | 4791), word(0x0D, imm=181), word(0x0A, imm=2),
+        word(0x0E, imm=0xDEADBEEF)]
+
+
+def test_send_lines_and_their_refusals():
+    # imm: rows [3:0], kind [6:4] (c0 1, c1 2, rubato 3, slots 4), ntt [7], words [31:16]
+    assert asm.assemble("send b2, c0, rows=3, ntt\nsend b0, rubato, rows=1, words=96\nsend b1, C1, rows=2",
+                        WIDE) == [word(0x38, a=2, imm=3 | 1 << 4 | 1 << 7), word(0x38, imm=1 | 3 << 4 | 96 << 16),
+                                  word(0x38, a=1, imm=2 | 2 << 4)]
+    assert asm.disassemble([word(0x38, a=2, imm=3 | 1 << 4 | 1 << 7)], WIDE) == "send b2, c0, rows=3, ntt\n"
+    n_shape = dataclasses.replace(WIDE, n=64)
+    for line, why in [("cfg.net.segment 182", "BAD_IMMEDIATE"), ("send b0, c2, rows=1", "packet kind"),
+                      ("send b0, c0, rows=0", "rows=R"), ("send b0, c0, rows=1, words=65", "BAD_IMMEDIATE"),
+                      ("send b30, c0, rows=3", "BUFFER_RANGE")]:
+        with pytest.raises(asm.AssemblyError, match=why):
+            asm.assemble(line, n_shape)
+    assert asm.assemble("send b0, c0, rows=1, words=64", n_shape) == [word(0x38, imm=1 | 1 << 4 | 64 << 16)]
+    for imm in (1 | 5 << 4, 1 | 1 << 4 | 1 << 8, 1 << 4, 1 | 1 << 4 | 65 << 16):      # kind 5, imm[15:8], rows 0, W > N
+        assert isa.check(isa.decode(word(0x38, imm=imm)), n_shape, frozenset()) == isa.ErrorCause.BAD_IMMEDIATE
 
 
 def test_comments_and_blank_lines_give_no_words():
@@ -89,6 +108,9 @@ def _random_instruction(rng, shape):
             f["imm"] = pid << 27 | shape.primes[pid] % (1 << 27)
         if opcode == isa.Opcode.CFG_SCALE:
             f["imm"] = shape.log_scale
+        if opcode == isa.Opcode.SEND:
+            f["imm"] = rng.randrange(1, 4) | rng.randrange(1, 5) << 4 | rng.randrange(2) << 7 | \
+                rng.randrange(1 << 16) << 16
         ins = Instruction(opcode, **f)
         if isa.check(ins, shape, frozenset(range(shape.slots))) == ErrorCause.NONE:
             return ins

@@ -25,7 +25,7 @@ def shapes():
     return {
         "b4s2": isa.EngineShape(4, 2, PRIMES[:2], log_scale=20),
         "b32s8": isa.EngineShape(32, 8, tuple(range(101, 101 + 64, 2))[:32], log_scale=255,
-                                 units=ALL_UNITS),
+                                 units=ALL_UNITS, n=64),
         "b1s1": isa.EngineShape(1, 1, PRIMES[:1], log_scale=0, units=frozenset({Unit.MEMORY})),
         "b7s3": isa.EngineShape(7, 3, PRIMES[:5], log_scale=40,
                                 units=isa.CKKS_UNITS | {Unit.RUBATO}),
@@ -63,6 +63,9 @@ def random_word(rng: random.Random, shape: isa.EngineShape) -> int:
                 rng, [0, 1, 15, 16, 0xFFFF, 0x10000, 0xFFFFFFFF, None], 0xFFFFFFFF)
     if code in (Opcode.ENCODE, Opcode.DECODE) and rng.random() < 0.85:
         f["imm"] = rng.randrange(16)
+    elif code == Opcode.SEND and rng.random() < 0.85:      # rows, kind 0 .. 5, ntt, imm[15:8], words
+        f["imm"] = rng.randrange(16) | rng.randrange(6) << 4 | rng.randrange(2) << 7 | \
+            _pick(rng, [0, 0, 0, 1], 0xFF) << 8 | _pick(rng, [0, 1, 64, 65, 0xFFFF, None], 0xFFFF) << 16
     elif code == Opcode.CFG_PRIME and rng.random() < 0.85:
         pid = _pick(rng, [0, len(shape.primes) - 1, len(shape.primes), 31, None], 31)
         low = shape.primes[pid] & ((1 << 27) - 1) if pid < len(shape.primes) and \
@@ -71,7 +74,7 @@ def random_word(rng: random.Random, shape: isa.EngineShape) -> int:
     elif code == Opcode.CFG_SCALE and rng.random() < 0.6:
         f["imm"] = shape.log_scale
     elif code in (Opcode.NOTIFY, Opcode.CFG_NET_SEGMENT, Opcode.CFG_RUBATO) and rng.random() < 0.6:
-        f["imm"] = rng.randrange(16 if code == Opcode.CFG_RUBATO else 1 << 16)
+        f["imm"] = rng.randrange({Opcode.CFG_RUBATO: 16, Opcode.CFG_NET_SEGMENT: 200}.get(code, 1 << 16))
     return isa.encode(Instruction(code, **f))
 
 

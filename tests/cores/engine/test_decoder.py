@@ -174,8 +174,19 @@ def test_hand_made_cases():
 def test_network_rubato_rules():
     shape = shapes()["b32s8"]
     cases = [(I(O.CFG_RUBATO, imm=15), E.NONE), (I(O.CFG_RUBATO, imm=16), E.BAD_IMMEDIATE),
-             (I(O.CFG_NET_SEGMENT, imm=0xFFFF), E.NONE),
+             (I(O.CFG_NET_SEGMENT, imm=181), E.NONE), (I(O.CFG_NET_SEGMENT, imm=0), E.NONE),
+             (I(O.CFG_NET_SEGMENT, imm=182), E.BAD_IMMEDIATE),
              (I(O.CFG_NET_SEGMENT, imm=0x10000), E.BAD_IMMEDIATE),
+             (I(O.CFG_NET_MESSAGE, imm=0xFFFFFFFF), E.NONE),
+             (I(O.SEND, a=29, imm=3 | 1 << 4 | 64 << 16), E.NONE),          # b29 .. b31, W = N = 64
+             (I(O.SEND, a=30, imm=3 | 1 << 4), E.BUFFER_RANGE),
+             (I(O.SEND, a=0, imm=1 | 4 << 4 | 1 << 7), E.NONE),
+             (I(O.SEND, a=0, imm=1 | 5 << 4), E.BAD_IMMEDIATE),             # kind 5
+             (I(O.SEND, a=0, imm=1 | 0 << 4), E.BAD_IMMEDIATE),             # kind 0
+             (I(O.SEND, a=0, imm=0 | 1 << 4), E.BAD_IMMEDIATE),             # rows 0
+             (I(O.SEND, a=0, imm=1 | 1 << 4 | 1 << 15), E.BAD_IMMEDIATE),   # imm[15:8]
+             (I(O.SEND, a=0, imm=1 | 1 << 4 | 65 << 16), E.BAD_IMMEDIATE),  # W > N
+             (I(O.SEND, a=0, slot=1, imm=1 | 1 << 4), E.NONZERO_UNUSED),
              (I(O.CFG_NET_PORTS, imm=0xFFFFFFFF), E.NONE),
              (I(O.ENCODE, dst=24, a=0, slot=0, imm=8), E.NONE),
              (I(O.ENCODE, dst=25, a=0, slot=0, imm=8), E.BUFFER_RANGE),
