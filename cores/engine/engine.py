@@ -12,8 +12,8 @@ to its memory port.
                                                           BufferFile (B buffers of N/P rows x P words)
 
 Buffer ports: memory unit read 0 / write 0, NTT unit read 1 / write 1 (in place: the bank port, and
-read 1 / write 1 stay idle), pointwise unit reads 2, 3,
-4 / write 2, sampler unit write 3, codec unit read 5 (slots) and 6 .. (decode's rows) / write 4.  The scoreboard keeps every buffer to one unit at a time
+read 1 / write 1 stay idle), pointwise unit reads 2, 3, 4 / write 2, sampler unit write 3, codec
+unit read 5 (slots) and 6 .. (decode's rows) / write 4, network unit the next read port.  The scoreboard keeps every buffer to one unit at a time
 (readers too: a buffer has one read port; the manager is built with ``exclusive_reads``), so the
 crossbar needs no arbitration.
 
@@ -34,6 +34,8 @@ sampler : dict        options of the sampling unit (sigma, bound_sigmas, hamming
                       rounds_per_cycle)
 codec : dict or False the codec unit's options (fmt, decode_rows); False: no codec unit (then
                       ``encode`` / ``decode`` are NOT_BUILT); default: built, slot format 29/26
+net : dict or None    the network unit's options (``max_segment``); None (default): not built
+                      (``send`` / ``cfg.net.*`` are NOT_BUILT, no ``o_udp``)
 target : str          "ecp5" | "xilinx" | "generic"
 
 Members
@@ -41,10 +43,14 @@ Members
 i_instr : In(stream.Signature(64))   instruction words
 abort : In(1)                        soft reset: clears the manager and every unit
 mem : Out(MemoryPort())              the memory-master port
+o_udp : Out(stream of UDP_LAYOUT)    (network unit built) packets, LiteEth's UDP user port shape
 busy, error, error_cause, error_position, notify, notify_code, cycle, completed : Out
-                                     the task manager's status (:class:`.task_manager.TaskManager`)
+                                     the task manager's status (:class:`.task_manager.TaskManager`);
+                                     ``busy`` also while the network unit finishes a packet after
+                                     an abort
 shape : the :class:`.isa.EngineShape` programs are assembled for
-manager, buffers_file, memory_unit, sampler_unit, ntt_unit, pointwise_unit, codec_unit : the parts
+manager, buffers_file, memory_unit, sampler_unit, ntt_unit, pointwise_unit, codec_unit,
+network_unit : the parts (codec_unit / network_unit None when not built)
 
 Latency
 -------
@@ -62,6 +68,7 @@ from amaranth.hdl import Array, Const, Module
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from hhe_gen.cores.net.packetizer import UDP_LAYOUT
 from hhe_gen.cores.unused import mark_unused, quiet_on_error
 from hhe_gen.params.checks import check_int, check_power_of_two
 from hhe_gen.params.errors import ParameterError
@@ -71,6 +78,7 @@ from .buffers import BufferFile
 from .codec_unit import CodecUnit
 from .memory_port import MemoryPort
 from .memory_unit import MemoryUnit
+from .network_unit import NetworkUnit
 from .ntt_unit import NttUnit
 from .pointwise_unit import PointwiseUnit
 from .sampler_unit import SamplerUnit
@@ -88,7 +96,7 @@ class Engine(wiring.Component):
     @quiet_on_error
     def __init__(self, n: int, primes, *, lanes: int = 2, buffers: int = 16, slots=None, window: int = 8,
                  queue: int = 4, ooo: bool = True, word_bits=None, ntt=None, pointwise=None, sampler=None,
-                 codec=None, log_scale: int = 0, target: str = "ecp5"):
+                 codec=None, net=None, log_scale: int = 0, target: str = "ecp5"):
         self.n = check_power_of_two("n", n, 8, 1 << 16)
         self.primes = tuple(primes)
         if not 1 <= len(self.primes) <= 32:
@@ -101,8 +109,9 @@ class Engine(wiring.Component):
         self.word_bits = word_bits if word_bits is not None else widest
         check_int("word_bits", self.word_bits, widest, 64)
         slots = min(len(self.primes), isa.MAX_SLOTS) if slots is None else slots
-        units = ENGINE_UNITS | ({isa.Unit.CODEC} if codec is not None else set())
-        self.shape = isa.EngineShape(buffers, slots, self.primes, log_scale, frozenset(units))
+        units = ENGINE_UNITS | ({isa.Unit.CODEC} if codec is not None else set()) \
+            | ({isa.Unit.NETWORK} if net is not None else set())
+        self.shape = isa.EngineShape(buffers, slots, self.primes, log_scale, frozenset(units), n=n)
         self.rows = n // lanes
         common = dict(n=n, lanes=lanes, word_bits=self.word_bits, buffers=buffers, slots=slots)
         self.manager = TaskManager(self.shape, window=window, ooo=ooo, queue=queue, exclusive_reads=True)
@@ -116,7 +125,12 @@ class Engine(wiring.Component):
                                              message_bound=1 << (fmt.width - 1 - fmt.frac_bits + log_scale))
         codec_reads = 1 + self.codec_unit.row_ports if self.codec_unit else 0
         self.ntt_in_place = bool((ntt or {}).get("in_place", False))
-        self.buffers_file = BufferFile(buffers, self.rows, lanes, self.word_bits, read_ports=5 + codec_reads,
+        self.network_unit = None
+        if net is not None:
+            self.network_unit = NetworkUnit(**common, tag_width=tw, log_scale=log_scale, **dict(net))
+        self.net_read_port = 5 + codec_reads
+        self.buffers_file = BufferFile(buffers, self.rows, lanes, self.word_bits,
+                                       read_ports=self.net_read_port + bool(self.network_unit),
                                        write_ports=4 + bool(self.codec_unit), banked=self.ntt_in_place)
         self.memory_unit = MemoryUnit(**common, tag_width=tw)
         self.sampler_unit = SamplerUnit(**common, tag_width=tw, primes=self.primes, **(sampler or {}))
@@ -124,11 +138,12 @@ class Engine(wiring.Component):
         self.pointwise_unit = PointwiseUnit(**common, tag_width=tw, primes=self.primes, target=target,
                                             **(pointwise or {}))
         mark_unused(self.manager, self.buffers_file, self.memory_unit, self.sampler_unit, self.ntt_unit,
-                    self.pointwise_unit, self.codec_unit)
+                    self.pointwise_unit, self.codec_unit, self.network_unit)
         super().__init__({
             "i_instr": In(stream.Signature(isa.WORD_BITS)),
             "abort": In(1),
             "mem": Out(MemoryPort()),
+            **({"o_udp": Out(stream.Signature(UDP_LAYOUT))} if self.network_unit else {}),
             **status_members(),
             "completed": Out(self.manager.completed.shape()),
         })
@@ -156,7 +171,10 @@ class Engine(wiring.Component):
         wiring.connect(m, wiring.flipped(self.i_instr), mgr.i_instr)
         m.d.comb += mgr.abort.eq(self.abort)
         for name in [*status_members(), "completed"]:
-            m.d.comb += getattr(self, name).eq(getattr(mgr, name))
+            if name != "busy":
+                m.d.comb += getattr(self, name).eq(getattr(mgr, name))
+        network_busy = self.network_unit.busy if self.network_unit is not None else 0
+        m.d.comb += self.busy.eq(mgr.busy | network_busy)
 
         wiring.connect(m, mgr.unit_memory, mu.port)
         wiring.connect(m, mgr.unit_sampler, su.port)
@@ -194,4 +212,13 @@ class Engine(wiring.Component):
             for r in range(cu.row_ports):
                 wiring.connect(m, cu.rd_row(r), bufs.read(6 + r))
             wiring.connect(m, cu.wr, bufs.write4)
+        if self.network_unit is not None:
+            nw = m.submodules.network_unit = self.network_unit
+            wiring.connect(m, mgr.unit_network, nw.port)
+            wiring.connect(m, nw.rd, bufs.read(self.net_read_port))
+            wiring.connect(m, nw.o_udp, wiring.flipped(self.o_udp))
+            cfg = mgr.cfg
+            m.d.comb += [nw.cfg.ip_address.eq(cfg.net_ip), nw.cfg.src_port.eq(cfg.net_src_port),
+                         nw.cfg.dst_port.eq(cfg.net_dst_port), nw.cfg.segment.eq(cfg.net_segment),
+                         nw.cfg.message.eq(cfg.net_message), nw.restart.eq(mgr.net_restart)]
         return m

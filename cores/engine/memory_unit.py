@@ -6,7 +6,8 @@ port (:mod:`.memory_port`).
   rate.  With ``check`` (flags bit 0) a beat >= q_slot (compared on all 64 bits) marks the task's
   ``error`` (DATA_RANGE); the words are still written and the load completes.
 - ``store a, addr``: one write command of N beats, word k of buffer ``a`` zero-extended to 64
-  bits.  Rows are read ahead into a three-row FIFO, so the beats leave at one per cycle.
+  bits, read through a :class:`.row_reader.RowReader` (rows read ahead into a three-row FIFO), so
+  the beats leave at one per cycle.
 - ``ldseed addr``: one read command of 4 beats into the 256-bit seed register (beat i = bytes
   8i .. 8i+7, little-endian).  The seed goes to the sampling unit only: no readable register holds
   it.
@@ -46,7 +47,6 @@ from __future__ import annotations
 
 from amaranth.hdl import Const, Module, Mux, Signal
 from amaranth.lib import data, wiring
-from amaranth.lib.fifo import SyncFIFO
 from amaranth.lib.wiring import In, Out
 
 from hhe_gen.cores.unused import quiet_on_error
@@ -54,6 +54,7 @@ from hhe_gen.cores.unused import quiet_on_error
 from . import isa
 from .buffers import read_port_signature, write_port_signature
 from .memory_port import MemoryPort
+from .row_reader import RowReader
 from .units import UnitPort, check_unit_sizes
 
 __all__ = ["MemoryUnit", "SEED_BEATS"]
@@ -78,7 +79,7 @@ class MemoryUnit(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        n, p, rows = self.n, self.lanes, self.rows
+        n, p = self.n, self.lanes
         task = self.port.task
         abort = self.port.abort
         op = Signal(isa.OPCODE_BITS)
@@ -92,15 +93,10 @@ class MemoryUnit(wiring.Component):
         is_seed = op == isa.Opcode.LDSEED
         beats = Mux(is_seed, SEED_BEATS, n)
 
-        # store read-ahead: rows into a FIFO, the FIFO's head row out lane by lane
-        fifo = m.submodules.store_rows = SyncFIFO(width=p * self.word_bits, depth=3)
-        row_issue = Signal(range(rows + 1))
-        inflight = Signal()
-        lane = Signal(range(max(p, 2)))
-        reading = Signal()
-        m.d.comb += [self.rd.sel.eq(src), self.rd.addr.eq(row_issue)]
-        m.d.sync += inflight.eq(self.rd.en)
-        m.d.comb += [fifo.w_data.eq(self.rd.data.as_value()), fifo.w_en.eq(inflight)]
+        # store: the buffer's words through the row reader
+        reader = m.submodules.store_reader = RowReader(n, p, self.word_bits, self.buffers)
+        wiring.connect(m, reader.rd, wiring.flipped(self.rd))
+        m.d.comb += [reader.sel.eq(src), reader.count.eq(n)]
 
         with m.FSM():
             with m.State("idle"):
@@ -109,7 +105,7 @@ class MemoryUnit(wiring.Component):
                     pl = task.payload
                     m.d.sync += [op.eq(pl.opcode), dst.eq(pl.dst), src.eq(pl.a), check.eq(pl.flags[0]),
                                  addr.eq(pl.imm), q.eq(self.slot_q[pl.slot]), error.eq(0), count.eq(0),
-                                 aborted.eq(0), row_issue.eq(0), lane.eq(0)]
+                                 aborted.eq(0)]
                     m.next = "command"
             with m.State("command"):
                 m.d.comb += [self.mem.cmd.valid.eq(~abort), self.mem.cmd.payload.addr.eq(addr),
@@ -117,27 +113,17 @@ class MemoryUnit(wiring.Component):
                 with m.If(abort):
                     m.next = "idle"
                 with m.Elif(self.mem.cmd.ready):
+                    m.d.comb += reader.start.eq(is_store)
                     m.next = "command_sent"
             with m.State("command_sent"):
                 with m.If(abort):
                     m.d.sync += aborted.eq(1)
                 with m.If(is_store):
-                    # read ahead while the FIFO (counting the row in flight) has room
-                    m.d.comb += reading.eq((row_issue < rows) & (fifo.level + inflight < 3))
-                    m.d.comb += self.rd.en.eq(reading)
-                    with m.If(reading):
-                        m.d.sync += row_issue.eq(row_issue + 1)
-                    head = fifo.r_data.word_select(lane, self.word_bits) if p > 1 else fifo.r_data
                     wd = self.mem.wdata
-                    m.d.comb += [wd.valid.eq(fifo.r_rdy), wd.payload.data.eq(head),
-                                 wd.payload.last.eq(count == n - 1)]
+                    m.d.comb += [wd.valid.eq(reader.o_stream.valid), wd.payload.data.eq(reader.o_stream.payload),
+                                 wd.payload.last.eq(count == n - 1), reader.o_stream.ready.eq(wd.ready)]
                     with m.If(wd.valid & wd.ready):
                         m.d.sync += count.eq(count + 1)
-                        if p > 1:
-                            m.d.sync += lane.eq(Mux(lane == p - 1, 0, lane + 1))
-                            m.d.comb += fifo.r_en.eq(lane == p - 1)
-                        else:
-                            m.d.comb += fifo.r_en.eq(1)
                         with m.If(count == n - 1):
                             m.next = "finish"
                 with m.Else():

@@ -4,7 +4,8 @@ memory port.
 
 The program's words are offered on ``i_instr`` one per cycle as fast as the engine takes them; the
 run ends when the engine is idle after the last word (``busy`` low).  Every completed task is
-recorded from the engine's ``completed`` lanes, every ``notify`` with its cycle.
+recorded from the engine's ``completed`` lanes, every ``notify`` with its cycle, and with a
+network unit every packet of ``o_udp`` (:class:`UdpPacket`).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from dataclasses import dataclass, field
 
 from hhe_gen.params.checks import check_int
 
-__all__ = ["TaskRecord", "EngineRun", "run_engine"]
+__all__ = ["TaskRecord", "UdpPacket", "EngineRun", "run_engine"]
 
 
 @dataclass(frozen=True)
@@ -24,6 +25,30 @@ class TaskRecord:
     unit: int
     dispatched: int
     finished: int
+
+
+@dataclass(frozen=True)
+class UdpPacket:
+    """One packet the engine put on ``o_udp`` (LiteEth's UDP user port).
+
+    Members
+    -------
+    first, last : int        cycles of its first and last beat
+    ip_address, src_port, dst_port, length : int   as on its first beat
+    payload : bytes          the beats' ``data``, little-endian, up to ``last_be``'s last byte
+    steady : bool            the addressing and length held on every beat, ``last_be`` was 0 before
+                             the last beat
+    gaps : int               cycles inside the packet with ``valid`` low (LiteEth needs none)
+    """
+    first: int
+    last: int
+    ip_address: int
+    src_port: int
+    dst_port: int
+    length: int
+    payload: bytes
+    steady: bool
+    gaps: int
 
 
 @dataclass
@@ -37,6 +62,7 @@ class EngineRun:
     error_cause, error_position : int   the engine's first error (cause 0: none)
     notifies : list             (cycle, code) of every ``notify``
     tasks : list[TaskRecord]    in completion order
+    packets : list[UdpPacket]   (network unit) the packets of ``o_udp``, in order
     """
     memory: object
     cycles: int = 0
@@ -44,6 +70,7 @@ class EngineRun:
     error_position: int = 0
     notifies: list = field(default_factory=list)
     tasks: list = field(default_factory=list)
+    packets: list = field(default_factory=list)
 
     def busy_cycles(self) -> dict:
         """Cycles each unit was busy with a task (sum of its tasks' latencies)."""
@@ -54,7 +81,7 @@ class EngineRun:
 
 
 def run_engine(engine, words, memory, *, max_cycles: int = 10_000_000, abort_after=None,
-               vcd: str | None = None) -> EngineRun:
+               udp_ready=None, vcd: str | None = None) -> EngineRun:
     """Simulate ``engine`` running ``words`` against ``memory`` (a :class:`MemoryModel`, changed in
     place).
 
@@ -66,6 +93,8 @@ def run_engine(engine, words, memory, *, max_cycles: int = 10_000_000, abort_aft
     max_cycles : int             give up (RuntimeError) after this many cycles
     abort_after : int or None    pulse ``abort`` this many cycles after the first word (tests of the
                                  soft reset); the run then ends when the engine is idle
+    udp_ready : callable or None (network unit) ``udp_ready(cycle)``: is the UDP port ready in that
+                                 cycle (default: always)
     """
     from amaranth.sim import Simulator
 
@@ -124,10 +153,32 @@ def run_engine(engine, words, memory, *, max_cycles: int = 10_000_000, abort_aft
         run.error_cause = int(ctx.get(engine.error_cause)) if ctx.get(engine.error) else 0
         run.error_position = int(ctx.get(engine.error_position))
 
+    async def udp_sink(ctx):
+        out = engine.o_udp
+        cycle, beats, gaps = 0, [], 0
+        while True:
+            ready = 1 if udp_ready is None else int(bool(udp_ready(cycle)))
+            ctx.set(out.ready, ready)
+            *_, valid, beat = await ctx.tick().sample(out.valid, out.payload)
+            cycle += 1
+            if not (valid and ready):
+                gaps += bool(beats and not valid)
+                continue
+            beats.append((cycle, int(beat.data), int(beat.last_be), (int(beat.ip_address), int(beat.src_port),
+                                                                     int(beat.dst_port), int(beat.length))))
+            if beat.last:
+                size = 4 * (len(beats) - 1) + int(beats[-1][2]).bit_length()
+                data = b"".join(b[1].to_bytes(4, "little") for b in beats)[:size]
+                steady = len({b[3] for b in beats}) == 1 and all(b[2] == 0 for b in beats[:-1])
+                run.packets.append(UdpPacket(beats[0][0], cycle, *beats[0][3], data, steady, gaps))
+                beats, gaps = [], 0
+
     sim = Simulator(engine)
     sim.add_clock(1e-8)
     sim.add_process(memory.process(engine.mem))
     sim.add_process(monitor)
+    if hasattr(engine, "o_udp"):
+        sim.add_process(udp_sink)
     sim.add_testbench(feeder)
     run_simulation(sim, vcd)
     return run

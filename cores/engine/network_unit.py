@@ -1,0 +1,148 @@
+"""The engine's network unit: ``send`` puts buffers on the network as UDP packets of the wire format
+(docs/wire.md) through a :class:`hhe_gen.cores.net.Packetizer`, with no CPU and no memory traffic.
+
+- ``send a, KIND, rows=R, words=W[, ntt]``: buffers a .. a+R-1 are rows 0 .. R-1 of one polynomial
+  of kind KIND (c0, c1, Rubato, slots); words 0 .. W-1 of each (W = 0: N) are read through a
+  :class:`.row_reader.RowReader` and cut into packets of ``cfg.net.segment`` coefficients (0 or
+  more than ``max_segment``: ``max_segment``).  The header carries the message id of
+  ``cfg.net.message``, the engine's log_scale for c0 / c1 (0 otherwise) and the sequence number,
+  which runs on across ``send`` instructions from 0 after each ``cfg.net.message`` (``restart``)
+  and after an abort.  Addressing (destination IP, ports) comes from ``cfg.net.ip`` /
+  ``cfg.net.ports``.
+- The unit's ``done`` comes with the last word of the last packet on ``o_udp``: a ``store`` or
+  ``send`` after it sees the packets out.
+- Abort: the packetizer finishes the packet already on the wire (LiteEth must see whole packets)
+  and drops the rest; ``task.ready`` stays low until then; no ``done``.
+
+``model``: :meth:`hhe_gen.engine.model.EngineModel._send` (packets by
+:func:`hhe_gen.models.wire.polynomial_packets`).
+
+Parameters
+----------
+n, lanes, word_bits, buffers, slots, tag_width : the engine's sizes (:func:`.units.check_unit_sizes`)
+log_scale : int       the engine's log2(Delta), 0 .. 255 (c0 / c1 headers)
+max_segment : int     coefficients a packet buffer holds, 1 .. 181
+
+Members
+-------
+port : In(UnitPort(tag_width))       the task manager's command / status port
+rd : Out(read_port_signature(...))   read port from the buffers
+cfg : In(:func:`net_config_layout`)  ip_address, src_port, dst_port, segment, message (the
+                                     manager's ``cfg.net_*``)
+restart : In(1)                      ``cfg.net.message`` executes: number the packets from 0 again
+o_udp : Out(stream of :data:`hhe_gen.cores.net.UDP_LAYOUT`)   LiteEth's UDP user port shape
+busy : Out(1)                        a task held, or (after an abort) a packet still going out
+
+Latency
+-------
+With the consumer always ready a row of W words in packets of c_0, c_1, .. c_{k-1} coefficients
+(c_i = c but the last) takes c_0 + 5 + sum(6 + 2 c_i) + 2(k - 1) cycles from the task to its
+last packet's last word: the first packet fills (c_0 words at one per cycle after the reader's
+two cycles), then every packet is 6 + 2c words on the wire with two idle cycles before the next
+(which filled meanwhile).  Rows follow one another (a row's command waits for the previous
+row's last packet), so a send of R rows takes R times that.  At N = 2^13 and c = 181 a row is
+46 packets, 16,660 words on the wire, in 16,936 cycles.  Nothing depends on the words' values.
+"""
+
+from __future__ import annotations
+
+from amaranth.hdl import Module, Mux, ResetInserter, Signal
+from amaranth.lib import data, stream, wiring
+from amaranth.lib.wiring import In, Out
+
+from hhe_gen.cores.net.packetizer import UDP_LAYOUT, Packetizer
+from hhe_gen.cores.unused import quiet_on_error
+from hhe_gen.params.checks import check_int
+
+from . import isa
+from .buffers import read_port_signature
+from .row_reader import RowReader
+from .units import UnitPort, check_unit_sizes
+
+__all__ = ["NetworkUnit", "net_config_layout"]
+
+_CKKS_KINDS = (1, 2)          # hhe_gen.models.wire.Kind.CKKS_C0, CKKS_C1: headers carry log_scale
+
+
+def net_config_layout() -> data.StructLayout:
+    """The network configuration the unit reads (written by ``cfg.net.*``)."""
+    return data.StructLayout({"ip_address": 32, "src_port": 16, "dst_port": 16, "segment": 8, "message": 32})
+
+
+class NetworkUnit(wiring.Component):
+    """``send``: buffers -> UDP packets (see the module docstring)."""
+
+    @quiet_on_error
+    def __init__(self, n: int, lanes: int, word_bits: int, buffers: int, slots: int, tag_width: int, *,
+                 log_scale: int = 0, max_segment: int = isa.MAX_SEGMENT):
+        check_unit_sizes(self, n, lanes, word_bits, buffers, slots)
+        self.log_scale = check_int("log_scale", log_scale, 0, 255)
+        self.max_segment = check_int("max_segment", max_segment, 1, isa.MAX_SEGMENT,
+                                     f"coefficients per packet buffer, 1 .. {isa.MAX_SEGMENT}")
+        super().__init__({
+            "port": In(UnitPort(tag_width)),
+            "rd": Out(read_port_signature(buffers, self.rows, lanes, word_bits)),
+            "cfg": In(net_config_layout()),
+            "restart": In(1),
+            "o_udp": Out(stream.Signature(UDP_LAYOUT)),
+            "busy": Out(1),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        task, abort = self.port.task, self.port.abort
+        m.submodules.packetizer = pk = Packetizer(self.max_segment)
+        reader = RowReader(self.n, self.lanes, self.word_bits, self.buffers)
+        m.submodules.reader = ResetInserter(abort)(reader)
+        wiring.connect(m, reader.rd, wiring.flipped(self.rd))
+        wiring.connect(m, pk.o_stream, wiring.flipped(self.o_udp))
+        m.d.comb += [pk.cfg.ip_address.eq(self.cfg.ip_address), pk.cfg.src_port.eq(self.cfg.src_port),
+                     pk.cfg.dst_port.eq(self.cfg.dst_port), pk.cfg.segment.eq(self.cfg.segment),
+                     pk.abort.eq(abort)]
+
+        base = Signal(isa.BUFFER_BITS)
+        rows = Signal(4)
+        row = Signal(4)
+        kind = Signal(3)
+        ntt = Signal()
+        words = Signal(range(self.n + 1))
+        sequence = Signal(16)
+
+        cmd = pk.cmd.payload
+        m.d.comb += [cmd.kind.eq(kind), cmd.message.eq(self.cfg.message), cmd.row.eq(row), cmd.rows.eq(rows),
+                     cmd.log_scale.eq(Mux((kind == _CKKS_KINDS[0]) | (kind == _CKKS_KINDS[1]), self.log_scale, 0)),
+                     cmd.ntt.eq(ntt), cmd.sequence.eq(sequence), cmd.total.eq(words),
+                     reader.sel.eq(base + row), reader.count.eq(words)]
+        m.d.comb += [pk.i_stream.valid.eq(reader.o_stream.valid), pk.i_stream.payload.eq(reader.o_stream.payload),
+                     reader.o_stream.ready.eq(pk.i_stream.ready)]
+        with m.If(abort | self.restart):
+            m.d.sync += sequence.eq(0)
+
+        with m.FSM() as fsm:
+            m.d.comb += self.busy.eq(~fsm.ongoing("idle") | pk.busy)
+            with m.State("idle"):
+                m.d.comb += task.ready.eq(~abort & ~pk.busy)
+                with m.If(task.valid & task.ready):
+                    rows_f, kind_f, ntt_f, words_f = task.payload.imm[:4], task.payload.imm[4:7], \
+                        task.payload.imm[7], task.payload.imm[16:]
+                    m.d.sync += [base.eq(task.payload.a), rows.eq(rows_f), row.eq(0), kind.eq(kind_f),
+                                 ntt.eq(ntt_f), words.eq(Mux(words_f == 0, self.n, words_f))]
+                    m.next = "command"
+            with m.State("command"):
+                m.d.comb += pk.cmd.valid.eq(~abort)
+                with m.If(abort):
+                    m.next = "idle"
+                with m.Elif(pk.cmd.ready):
+                    m.d.comb += reader.start.eq(1)
+                    m.next = "row"
+            with m.State("row"):
+                with m.If(abort):
+                    m.next = "idle"
+                with m.Elif(pk.done):
+                    m.d.sync += [sequence.eq(pk.next_sequence), row.eq(row + 1)]
+                    with m.If(row == rows - 1):
+                        m.d.comb += self.port.done.eq(1)
+                        m.next = "idle"
+                    with m.Else():
+                        m.next = "command"
+        return m
