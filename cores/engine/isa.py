@@ -250,9 +250,10 @@ OPCODES: dict[int, OpcodeInfo] = {info.code: info for info in (
         "(flags bit 0, rows = 1: dst <- the signed integers themselves)"),
     _op(Opcode.DECODE, "decode", Unit.CODEC, ("dst", "a", "slot", "imm"), ("a+rows",), ("dst",), True,
         "dst <- slots of FFT(CRT-centred a .. a+rows-1 over q_slot .. q_slot+rows-1) / Delta"),
-    _op(Opcode.SEND, "send", Unit.NETWORK, ("a", "imm"), ("a+rows",), (), False,
-        "packets of a .. a+rows-1 (rows imm[3:0]) as rows 0 .. rows-1 of one polynomial of kind imm[6:4] "
-        "(imm[7]: NTT form), words 0 .. W-1 of each (W = imm[31:16], 0: N)"),
+    _op(Opcode.SEND, "send", Unit.NETWORK, ("a", "slot", "imm"), ("a+rows",), (), False,
+        "packets of a .. a+rows-1 (rows imm[3:0]) as rows slot .. slot+rows-1 of a polynomial of T rows "
+        "(imm[11:8], 0: rows) and kind imm[6:4] (imm[7]: NTT form), words 0 .. W-1 of each "
+        "(W = imm[31:16], 0: N)"),
 )}
 _BY_MNEMONIC = {info.mnemonic: info for info in OPCODES.values()}
 SERIALISING = frozenset(c for c, info in OPCODES.items() if info.unit == Unit.NONE and c != Opcode.NOP)
@@ -264,9 +265,11 @@ SEND_KINDS = range(1, 5)
 """``send``'s packet kinds, imm[6:4] (:class:`hhe_gen.models.wire.Kind`: c0, c1, Rubato, slots)."""
 
 
-def send_fields(imm: int) -> tuple[int, int, bool, int]:
-    """``send``'s immediate: (rows imm[3:0], kind imm[6:4], NTT form imm[7], words imm[31:16])."""
-    return imm & 0xF, (imm >> 4) & 0x7, bool(imm >> 7 & 1), imm >> 16
+def send_fields(imm: int) -> tuple[int, int, bool, int, int]:
+    """``send``'s immediate: (rows imm[3:0], kind imm[6:4], NTT form imm[7], the polynomial's rows T
+    imm[11:8] (0 given as rows), words imm[31:16])."""
+    rows = imm & 0xF
+    return rows, (imm >> 4) & 0x7, bool(imm >> 7 & 1), (imm >> 8 & 0xF) or rows, imm >> 16
 
 
 @dataclass(frozen=True)
@@ -394,7 +397,7 @@ def check(ins: Instruction, shape: EngineShape, bound: set[int] | frozenset[int]
     rows = ins.rows
     if ins.opcode in (Opcode.ENCODE, Opcode.DECODE) and (ins.imm >> 4 or rows == 0):
         return ErrorCause.BAD_IMMEDIATE
-    if ins.opcode == Opcode.SEND and _bad_send(ins.imm, shape.n):
+    if ins.opcode == Opcode.SEND and _bad_send(ins.slot, ins.imm, shape.n):
         return ErrorCause.BAD_IMMEDIATE
     for operand in info.reads + info.writes:
         if operand == "seed":
@@ -440,9 +443,10 @@ def check(ins: Instruction, shape: EngineShape, bound: set[int] | frozenset[int]
     return ErrorCause.NONE
 
 
-def _bad_send(imm: int, n: int | None) -> bool:
-    rows, kind, _, words = send_fields(imm)
-    return rows == 0 or kind not in SEND_KINDS or bool(imm >> 8 & 0xFF) or (n is not None and words > n)
+def _bad_send(first_row: int, imm: int, n: int | None) -> bool:
+    rows, kind, _, total_rows, words = send_fields(imm)
+    return rows == 0 or kind not in SEND_KINDS or bool(imm >> 12 & 0xF) or first_row + rows > total_rows \
+        or (n is not None and words > n)
 
 
 INTEGER_ADD = 0b100

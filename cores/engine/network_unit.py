@@ -1,8 +1,9 @@
 """The engine's network unit: ``send`` puts buffers on the network as UDP packets of the wire format
 (docs/wire.md) through a :class:`hhe_gen.cores.net.Packetizer`, with no CPU and no memory traffic.
 
-- ``send a, KIND, rows=R, words=W[, ntt]``: buffers a .. a+R-1 are rows 0 .. R-1 of one polynomial
-  of kind KIND (c0, c1, Rubato, slots); words 0 .. W-1 of each (W = 0: N) are read through a
+- ``send a, sK, KIND, rows=R, of=T, words=W[, ntt]``: buffers a .. a+R-1 are rows K .. K+R-1 of a
+  polynomial of T rows (0: R) and kind KIND (c0, c1, Rubato, slots), so a program may send a
+  ciphertext row by row as each is ready; words 0 .. W-1 of each (W = 0: N) are read through a
   :class:`.row_reader.RowReader` and cut into packets of ``cfg.net.segment`` coefficients (0 or
   more than ``max_segment``: ``max_segment``).  The header carries the message id of
   ``cfg.net.message``, the engine's log_scale for c0 / c1 (0 otherwise) and the sequence number,
@@ -101,7 +102,9 @@ class NetworkUnit(wiring.Component):
                      pk.abort.eq(abort)]
 
         base = Signal(isa.BUFFER_BITS)
-        rows = Signal(4)
+        first_row = Signal(isa.SLOT_BITS)
+        last_row = Signal(4)
+        total_rows = Signal(4)
         row = Signal(4)
         kind = Signal(3)
         ntt = Signal()
@@ -109,10 +112,10 @@ class NetworkUnit(wiring.Component):
         sequence = Signal(16)
 
         cmd = pk.cmd.payload
-        m.d.comb += [cmd.kind.eq(kind), cmd.message.eq(self.cfg.message), cmd.row.eq(row), cmd.rows.eq(rows),
+        m.d.comb += [cmd.kind.eq(kind), cmd.message.eq(self.cfg.message), cmd.row.eq(row), cmd.rows.eq(total_rows),
                      cmd.log_scale.eq(Mux((kind == _CKKS_KINDS[0]) | (kind == _CKKS_KINDS[1]), self.log_scale, 0)),
                      cmd.ntt.eq(ntt), cmd.sequence.eq(sequence), cmd.total.eq(words),
-                     reader.sel.eq(base + row), reader.count.eq(words)]
+                     reader.sel.eq(base + row - first_row), reader.count.eq(words)]
         m.d.comb += [pk.i_stream.valid.eq(reader.o_stream.valid), pk.i_stream.payload.eq(reader.o_stream.payload),
                      reader.o_stream.ready.eq(pk.i_stream.ready)]
         with m.If(abort | self.restart):
@@ -123,10 +126,11 @@ class NetworkUnit(wiring.Component):
             with m.State("idle"):
                 m.d.comb += task.ready.eq(~abort & ~pk.busy)
                 with m.If(task.valid & task.ready):
-                    rows_f, kind_f, ntt_f, words_f = task.payload.imm[:4], task.payload.imm[4:7], \
-                        task.payload.imm[7], task.payload.imm[16:]
-                    m.d.sync += [base.eq(task.payload.a), rows.eq(rows_f), row.eq(0), kind.eq(kind_f),
-                                 ntt.eq(ntt_f), words.eq(Mux(words_f == 0, self.n, words_f))]
+                    imm, slot = task.payload.imm, task.payload.slot
+                    rows_f, words_f = imm[:4], imm[16:]
+                    m.d.sync += [base.eq(task.payload.a), first_row.eq(slot), row.eq(slot),
+                                 last_row.eq(slot + rows_f - 1), total_rows.eq(Mux(imm[8:12] == 0, rows_f, imm[8:12])),
+                                 kind.eq(imm[4:7]), ntt.eq(imm[7]), words.eq(Mux(words_f == 0, self.n, words_f))]
                     m.next = "command"
             with m.State("command"):
                 m.d.comb += pk.cmd.valid.eq(~abort)
@@ -140,7 +144,7 @@ class NetworkUnit(wiring.Component):
                     m.next = "idle"
                 with m.Elif(pk.done):
                     m.d.sync += [sequence.eq(pk.next_sequence), row.eq(row + 1)]
-                    with m.If(row == rows - 1):
+                    with m.If(row == last_row):
                         m.d.comb += self.port.done.eq(1)
                         m.next = "idle"
                     with m.Else():

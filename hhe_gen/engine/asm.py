@@ -13,7 +13,8 @@ Operand forms:
 
 - ``bN``: buffer N (0 .. B-1); ``sN``: prime slot N (0 .. S-1); ``pN``: built-in prime N;
 - a number: decimal, ``0x`` hexadecimal or ``0b`` binary (``_`` may separate digits);
-- ``name=value``: a keyword (``lift=``, ``domain=``, ``nonce=``, ``rows=``, ``low=``, ``words=``);
+- ``name=value``: a keyword (``lift=``, ``domain=``, ``nonce=``, ``rows=``, ``low=``, ``of=``,
+  ``words=``);
 - a bare word: ``check`` (``load``), ``signed`` (``encode``), ``integer`` (``add``), ``ntt``
   (``send``), the sample kind (``uniform``, ``ternary``, ``hamming``, ``gaussian``) or the packet
   kind of ``send`` (``c0``, ``c1``, ``rubato``, ``slots``).
@@ -38,6 +39,7 @@ takes a dotted IPv4 address.  Examples::
     add b0, b0, b5, s0, integer       ; b0 <- b0 + b5, two's complement integers (no prime)
     cfg.net.message 7                 ; the packets that follow belong to message 7, numbered from 0
     send b2, c0, rows=3, ntt          ; b2 .. b4 as rows 0 .. 2 of c0 (NTT form), N words each
+    send b7, s1, c1, rows=1, of=3     ; b7 as row 1 of a c1 of 3 rows
     store b2, 0x2000
     notify 1
 
@@ -141,7 +143,7 @@ _PARTS = {
     "src_port": ("imm", 16, 16), "dst_port": ("imm", 0, 16),
     "kind": ("flags", 0, 3), "check": ("flags", 0, 1), "lift": ("flags", 0, 3), "signed": ("flags", 0, 1),
     "integer": ("flags", 2, 1),
-    "packet": ("imm", 4, 3), "ntt": ("imm", 7, 1), "words": ("imm", 16, 16),
+    "packet": ("imm", 4, 3), "ntt": ("imm", 7, 1), "of": ("imm", 8, 4), "words": ("imm", 16, 16),
 }
 PACKET_KINDS = {"c0": 1, "c1": 2, "rubato": 3, "slots": 4}
 """``send``'s packet kinds by name (:class:`hhe_gen.models.wire.Kind`)."""
@@ -188,8 +190,9 @@ SYNTAX: dict[int, tuple[Operand, ...]] = {
     Opcode.MAC: _TRIPLE, Opcode.MSUB: _TRIPLE,
     Opcode.MOVE: (_buf("dst"), _buf("a"), _OPT_SLOT, _lift("a")),
     Opcode.ENCODE: _CODEC + (Operand("flag", "signed", "signed", optional=True),), Opcode.DECODE: _CODEC,
-    Opcode.SEND: (_buf("a"), Operand("packet", "packet", "KIND"), Operand("keyword", "rows", "R"),
-                  Operand("keyword", "words", "W", optional=True), Operand("flag", "ntt", "ntt", optional=True)),
+    Opcode.SEND: (_buf("a"), _OPT_SLOT, Operand("packet", "packet", "KIND"), Operand("keyword", "rows", "R"),
+                  Operand("keyword", "of", "T", optional=True), Operand("keyword", "words", "W", optional=True),
+                  Operand("flag", "ntt", "ntt", optional=True)),
 }
 assert set(SYNTAX) == set(isa.OPCODES)
 

@@ -47,8 +47,9 @@ there is outside the contract: the model reduces it mod q, an engine may give an
   complement.  With ``decode_rows`` (an engine whose decoder was built for those row counts over
   prefixes of the built-in primes) a decode with another R, or with slots s .. s+R-1 not bound to
   the built-in primes 0 .. R-1 in order, records DATA_RANGE and writes nothing.
-- ``send a, KIND, rows=R, words=W[, ntt]``: buffers a .. a+R-1 as rows 0 .. R-1 of one polynomial
-  of kind KIND, words 0 .. W-1 of each (W = 0: N), cut into packets of ``net.segment``
+- ``send a, sK, KIND, rows=R, of=T, words=W[, ntt]``: buffers a .. a+R-1 as rows K .. K+R-1 of a
+  polynomial of T rows (0: R) and kind KIND, words 0 .. W-1 of each (W = 0: N), cut into packets of
+  ``net.segment``
   coefficients (0: ``max_segment``) by :func:`hhe_gen.models.wire.polynomial_packets` with the
   message id ``net.message``, log_scale the engine's for c0 / c1 (else 0), numbered on from the
   previous ``send``; each packet is appended to ``packets`` with ``net.ip`` and ``net.ports``.
@@ -376,7 +377,7 @@ class EngineModel:
         self._sequence = 0
 
     def _send(self, ins):
-        rows, kind, ntt_form, words = isa.send_fields(ins.imm)
+        rows, kind, ntt_form, total_rows, words = isa.send_fields(ins.imm)
         words = words or self.n
         kind = wire.Kind(kind)
         segment = self.config.get("net.segment", 0) or self.max_segment
@@ -384,7 +385,7 @@ class EngineModel:
         payloads = wire.polynomial_packets(
             kind, self.config.get("net.message", 0), [self.buffers[ins.a + j][:words] for j in range(rows)],
             segment=segment, log_scale=self.log_scale if ckks else 0, ntt=ntt_form,
-            first_sequence=self._sequence)
+            first_sequence=self._sequence, first_row=ins.slot, total_rows=total_rows)
         self._sequence += len(payloads)
         ports = self.config.get("net.ports", 0)
         self.packets += [Packet(self.config.get("net.ip", 0), ports >> 16, ports & 0xFFFF, p) for p in payloads]

@@ -132,20 +132,26 @@ def _check_segment(segment: int) -> int:
 
 
 def polynomial_packets(kind: Kind, message: int, rows_data, *, segment: int = MAX_COUNT, log_scale: int = 0,
-                       ntt: bool = False, first_sequence: int = 0) -> list[bytes]:
+                       ntt: bool = False, first_sequence: int = 0, first_row: int = 0,
+                       total_rows: int | None = None) -> list[bytes]:
     """The payloads of one polynomial (``rows_data``: its rows, each a list of coefficients < 2^64),
     row by row, each row in segments of ``segment`` coefficients, numbered from
-    ``first_sequence``."""
+    ``first_sequence``; or of some of its rows: ``rows_data`` are rows ``first_row`` .. of a
+    polynomial of ``total_rows`` rows (default: just these)."""
     _check_segment(segment)
     check_int("message", message, 0, (1 << 32) - 1)
     rows_data = [list(r) for r in rows_data]
     if not 1 <= len(rows_data) <= MAX_ROWS or any(len(r) != len(rows_data[0]) or not r for r in rows_data):
         raise ParameterError("rows", f"<{len(rows_data)} rows>", f"1 .. {MAX_ROWS} rows of equal, non-zero length")
+    total_rows = len(rows_data) if total_rows is None else total_rows
+    check_int("total_rows", total_rows, 1, MAX_ROWS)
+    check_int("first_row", first_row, 0, total_rows - len(rows_data),
+              f"0 .. {total_rows - len(rows_data)} (its {len(rows_data)} rows among {total_rows})")
     out, sequence = [], first_sequence
-    for row, coefficients in enumerate(rows_data):
+    for row, coefficients in enumerate(rows_data, first_row):
         for start in range(0, len(coefficients), segment):
             part = coefficients[start:start + segment]
-            header = Header(kind, message, row, len(rows_data), sequence & 0xFFFF, len(part), start,
+            header = Header(kind, message, row, total_rows, sequence & 0xFFFF, len(part), start,
                             len(coefficients), log_scale, ntt)
             out.append(header.pack() + struct.pack(f"<{len(part)}Q", *part))
             sequence += 1

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from hhe_gen.params.checks import check_int
 
-__all__ = ["TaskRecord", "UdpPacket", "EngineRun", "run_engine"]
+__all__ = ["TaskRecord", "UdpPacket", "EngineRun", "run_engine", "udp_packet"]
 
 
 @dataclass(frozen=True)
@@ -49,6 +49,15 @@ class UdpPacket:
     payload: bytes
     steady: bool
     gaps: int
+
+
+def udp_packet(beats, gaps: int) -> UdpPacket:
+    """A packet from its beats, each ``(cycle, data, last_be, (ip, src_port, dst_port, length))``,
+    and the cycles ``valid`` was low inside it."""
+    size = 4 * (len(beats) - 1) + int(beats[-1][2]).bit_length()
+    data = b"".join(b[1].to_bytes(4, "little") for b in beats)[:size]
+    steady = len({b[3] for b in beats}) == 1 and all(b[2] == 0 for b in beats[:-1])
+    return UdpPacket(beats[0][0], beats[-1][0], *beats[0][3], data, steady, gaps)
 
 
 @dataclass
@@ -167,10 +176,7 @@ def run_engine(engine, words, memory, *, max_cycles: int = 10_000_000, abort_aft
             beats.append((cycle, int(beat.data), int(beat.last_be), (int(beat.ip_address), int(beat.src_port),
                                                                      int(beat.dst_port), int(beat.length))))
             if beat.last:
-                size = 4 * (len(beats) - 1) + int(beats[-1][2]).bit_length()
-                data = b"".join(b[1].to_bytes(4, "little") for b in beats)[:size]
-                steady = len({b[3] for b in beats}) == 1 and all(b[2] == 0 for b in beats[:-1])
-                run.packets.append(UdpPacket(beats[0][0], cycle, *beats[0][3], data, steady, gaps))
+                run.packets.append(udp_packet(beats, gaps))
                 beats, gaps = [], 0
 
     sim = Simulator(engine)

@@ -17,7 +17,8 @@ Driver protocol (standard input, one item per line): ``P latency cycles_per_beat
 max_cycles`` (abort_after -1: none), ``I hex`` per instruction word, ``M addr hex`` per memory word,
 ``GO``.  Standard error: ``cycle N`` every 2^16 cycles (progress).  Output: ``END cycles error cause
 position``, then ``N cycle code``, ``K position unit dispatched finished``, ``C addr count write``,
-``W addr hex`` (every word the engine wrote, final value) and ``S reads writes``.
+``W addr hex`` (every word the engine wrote, final value), ``S reads writes`` and, with a network
+unit (``o_udp`` always ready), ``U cycle data last_be last ip src dst length gaps`` per beat.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ import re
 
 from hhe_gen.params.checks import check_int
 
-from .engine import EngineRun, TaskRecord
+from .engine import EngineRun, TaskRecord, udp_packet
 
 __all__ = ["driver_for", "VerilatedEngine", "verilate_engine"]
 
@@ -86,7 +87,18 @@ def driver_for(engine):
         rdata = "mem__rdata__payload"                 # 65 bits (data, last): a VlWide of 3 words
         set_rdata = (f"top->{rdata}[0] = (uint32_t)d; top->{rdata}[1] = (uint32_t)(d >> 32); "
                      f"top->{rdata}[2] = (uint32_t)l;")
+        udp_init, udp_sample = "", ""
+        if hasattr(engine, "o_udp"):
+            from hhe_gen.cores.net.packetizer import UDP_LAYOUT
+            udp = _fields(UDP_LAYOUT)
+            fields = ", ".join(get("o_udp__payload", name, udp) for name in
+                               ("data", "last_be", "last", "ip_address", "src_port", "dst_port", "length"))
+            udp_init = "top->o_udp__ready = 1;"
+            udp_sample = ("        if (top->o_udp__valid) { uint64_t v[7] = {" + fields + "}; "
+                          "beats.push_back({cycles + 1, v[0], v[1], v[2], v[3], v[4], v[5], v[6], gaps}); "
+                          "in_packet = !v[2]; if (v[2]) gaps = 0; } else if (in_packet) gaps++;")
         text = (_DRIVER.replace("@TOP@", top)
+                .replace("@UDP_INIT@", udp_init).replace("@UDP_SAMPLE@", udp_sample)
                 .replace("@LANES@", "\n".join(lane_reads))
                 .replace("@CMD_ADDR@", get("mem__cmd__payload", "addr", cmd))
                 .replace("@CMD_COUNT@", get("mem__cmd__payload", "count", cmd))
@@ -129,6 +141,7 @@ class VerilatedEngine:
         lines += [f"M {a} {v & MASK64:x}" for a, v in memory.words.items()]
         lines.append("GO")
         result = EngineRun(memory)
+        beats = []
         for line in _run_with_progress(self.model.binary, "\n".join(lines) + "\n"):
             kind, *f = line.split()
             if kind == "END":
@@ -148,6 +161,12 @@ class VerilatedEngine:
                 memory.words[int(f[0])] = int(f[1], 16)
             elif kind == "S":
                 memory.reads, memory.writes = memory.reads + int(f[0]), memory.writes + int(f[1])
+            elif kind == "U":
+                cycle, data, last_be, last, *meta, gaps = (int(x, 16) if k == 1 else int(x) for k, x in enumerate(f))
+                beats.append((cycle, data, last_be, tuple(meta)))
+                if last:
+                    result.packets.append(udp_packet(beats, gaps))
+                    beats = []
         return result
 
 
@@ -221,6 +240,7 @@ static uint64_t wide_bits(const uint32_t *w, int lo, int bits) {
 static uint64_t hex(const std::string &s) { return std::stoull(s, nullptr, 16); }
 
 struct Task { uint64_t position, unit, dispatched, finished; };
+struct Beat { uint64_t cycle, data, last_be, last, ip, src, dst, length, gaps; };
 enum MemState { CMD, WBEAT, WGAP, RLAT, RBEAT, RGAP };
 
 int main(int argc, char **argv) {
@@ -244,6 +264,8 @@ int main(int argc, char **argv) {
 
     std::vector<std::pair<uint64_t, uint64_t>> notifies;
     std::vector<Task> tasks;
+    std::vector<Beat> beats;
+    bool in_packet = false; uint64_t gaps = 0;
     std::vector<std::vector<uint64_t>> commands;
     uint64_t reads = 0, writes = 0;
     // memory state (mirrors hhe_gen.sim.memory.MemoryModel.process)
@@ -256,6 +278,7 @@ int main(int argc, char **argv) {
     if (words.empty()) phase = abort_after >= 0 ? 1 : 2;
     if (phase == 1 && (long long)cycles >= abort_after) { top->abort = 1; phase = 3; }
     top->mem__cmd__ready = 1; top->mem__wdata__ready = 0; top->mem__rdata__valid = 0;
+    @UDP_INIT@
     while (!done) {
         top->eval();
         // values sampled at the clock edge
@@ -267,6 +290,7 @@ int main(int argc, char **argv) {
         uint64_t w_data = @WDATA@;
         bool r_take = top->mem__rdata__valid && top->mem__rdata__ready;
 @LANES@
+@UDP_SAMPLE@
         top->clk = 1; top->eval(); top->clk = 0;
         cycles++;
         if ((cycles & 0xffff) == 0) { std::fprintf(stderr, "cycle %llu\n", cycles); std::fflush(stderr); }
@@ -355,6 +379,11 @@ int main(int argc, char **argv) {
                                          (unsigned long long)c[2]);
     for (auto &w : written) std::printf("W %llu %llx\n", (unsigned long long)w.first, (unsigned long long)w.second);
     std::printf("S %llu %llu\n", (unsigned long long)reads, (unsigned long long)writes);
+    for (auto &b : beats) std::printf("U %llu %llx %llu %llu %llu %llu %llu %llu %llu\n", (unsigned long long)b.cycle,
+                                      (unsigned long long)b.data, (unsigned long long)b.last_be,
+                                      (unsigned long long)b.last, (unsigned long long)b.ip, (unsigned long long)b.src,
+                                      (unsigned long long)b.dst, (unsigned long long)b.length,
+                                      (unsigned long long)b.gaps);
     std::fflush(stdout);
     top->final();
     delete top;

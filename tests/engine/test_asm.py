@@ -80,8 +80,16 @@ def test_send_lines_and_their_refusals():
         with pytest.raises(asm.AssemblyError, match=why):
             asm.assemble(line, n_shape)
     assert asm.assemble("send b0, c0, rows=1, words=64", n_shape) == [word(0x38, imm=1 | 1 << 4 | 64 << 16)]
-    for imm in (1 | 5 << 4, 1 | 1 << 4 | 1 << 8, 1 << 4, 1 | 1 << 4 | 65 << 16):      # kind 5, imm[15:8], rows 0, W > N
-        assert isa.check(isa.decode(word(0x38, imm=imm)), n_shape, frozenset()) == isa.ErrorCause.BAD_IMMEDIATE
+    assert asm.assemble("send b7, s1, c1, rows=1, of=3\nsend b7, s2, c1, rows=1, of=3", n_shape) == [
+        word(0x38, a=7, slot=1, imm=1 | 2 << 4 | 3 << 8), word(0x38, a=7, slot=2, imm=1 | 2 << 4 | 3 << 8)]
+    assert asm.disassemble([word(0x38, a=7, slot=1, imm=1 | 2 << 4 | 3 << 8)], WIDE) == "send b7, s1, c1, rows=1, of=3\n"
+    with pytest.raises(asm.AssemblyError, match="BAD_IMMEDIATE"):
+        asm.assemble("send b7, s3, c1, rows=1, of=3", n_shape)                     # row 3 of 3
+    # kind 5, imm[15:12], rows 0, W > N, slot + rows > T
+    for slot, imm in ((0, 1 | 5 << 4), (0, 1 | 1 << 4 | 1 << 12), (0, 1 << 4), (0, 1 | 1 << 4 | 65 << 16),
+                      (1, 1 | 1 << 4), (2, 2 | 1 << 4 | 3 << 8)):
+        assert isa.check(isa.decode(word(0x38, slot=slot, imm=imm)), n_shape, frozenset()) == \
+            isa.ErrorCause.BAD_IMMEDIATE
 
 
 def test_comments_and_blank_lines_give_no_words():
@@ -110,7 +118,7 @@ def _random_instruction(rng, shape):
             f["imm"] = shape.log_scale
         if opcode == isa.Opcode.SEND:
             f["imm"] = rng.randrange(1, 4) | rng.randrange(1, 5) << 4 | rng.randrange(2) << 7 | \
-                rng.randrange(1 << 16) << 16
+                rng.randrange(12, 16) << 8 | rng.randrange(1 << 16) << 16
         ins = Instruction(opcode, **f)
         if isa.check(ins, shape, frozenset(range(shape.slots))) == ErrorCause.NONE:
             return ins

@@ -63,9 +63,9 @@ def random_word(rng: random.Random, shape: isa.EngineShape) -> int:
                 rng, [0, 1, 15, 16, 0xFFFF, 0x10000, 0xFFFFFFFF, None], 0xFFFFFFFF)
     if code in (Opcode.ENCODE, Opcode.DECODE) and rng.random() < 0.85:
         f["imm"] = rng.randrange(16)
-    elif code == Opcode.SEND and rng.random() < 0.85:      # rows, kind 0 .. 5, ntt, imm[15:8], words
-        f["imm"] = rng.randrange(16) | rng.randrange(6) << 4 | rng.randrange(2) << 7 | \
-            _pick(rng, [0, 0, 0, 1], 0xFF) << 8 | _pick(rng, [0, 1, 64, 65, 0xFFFF, None], 0xFFFF) << 16
+    elif code == Opcode.SEND and rng.random() < 0.85:      # rows, kind 0 .. 5, ntt, T, imm[15:12], words
+        f["imm"] = rng.randrange(16) | rng.randrange(6) << 4 | rng.randrange(2) << 7 | rng.randrange(16) << 8 | \
+            _pick(rng, [0, 0, 0, 1], 0xF) << 12 | _pick(rng, [0, 1, 64, 65, 0xFFFF, None], 0xFFFF) << 16
     elif code == Opcode.CFG_PRIME and rng.random() < 0.85:
         pid = _pick(rng, [0, len(shape.primes) - 1, len(shape.primes), 31, None], 31)
         low = shape.primes[pid] & ((1 << 27) - 1) if pid < len(shape.primes) and \

@@ -184,9 +184,12 @@ def test_network_rubato_rules():
              (I(O.SEND, a=0, imm=1 | 5 << 4), E.BAD_IMMEDIATE),             # kind 5
              (I(O.SEND, a=0, imm=1 | 0 << 4), E.BAD_IMMEDIATE),             # kind 0
              (I(O.SEND, a=0, imm=0 | 1 << 4), E.BAD_IMMEDIATE),             # rows 0
-             (I(O.SEND, a=0, imm=1 | 1 << 4 | 1 << 15), E.BAD_IMMEDIATE),   # imm[15:8]
+             (I(O.SEND, a=0, imm=1 | 1 << 4 | 1 << 15), E.BAD_IMMEDIATE),   # imm[15:12]
              (I(O.SEND, a=0, imm=1 | 1 << 4 | 65 << 16), E.BAD_IMMEDIATE),  # W > N
-             (I(O.SEND, a=0, slot=1, imm=1 | 1 << 4), E.NONZERO_UNUSED),
+             (I(O.SEND, a=0, slot=7, imm=1 | 1 << 4 | 8 << 8), E.NONE),     # row 7 of 8
+             (I(O.SEND, a=0, slot=7, imm=2 | 1 << 4 | 8 << 8), E.BAD_IMMEDIATE),   # rows 7, 8 of 8
+             (I(O.SEND, a=0, slot=1, imm=1 | 1 << 4), E.BAD_IMMEDIATE),     # row 1 of 1
+             (I(O.SEND, a=0, flags=1, imm=1 | 1 << 4), E.NONZERO_UNUSED),
              (I(O.CFG_NET_PORTS, imm=0xFFFFFFFF), E.NONE),
              (I(O.ENCODE, dst=24, a=0, slot=0, imm=8), E.NONE),
              (I(O.ENCODE, dst=25, a=0, slot=0, imm=8), E.BUFFER_RANGE),

@@ -66,6 +66,7 @@ cfg.net.segment {segment}
 cfg.net.message 77
 send b0, c0, rows=2, ntt
 send b2, c1, rows=2, ntt
+send b3, s1, c0, rows=1, of=2
 cfg.net.message 0xffffffff
 send b3, rubato, rows=1, words=37
 send b1, slots, rows=1, words=1
@@ -75,13 +76,15 @@ send b1, slots, rows=1, words=1
     model, run = _both(src, lanes=lanes, max_segment=max_segment, udp_ready=ready)
     assert run.error_cause == 0
     per_row = -(-N // (segment or max_segment))
-    assert len(model.packets) == 4 * per_row + -(-37 // (segment or max_segment)) + 1
+    assert len(model.packets) == 5 * per_row + -(-37 // (segment or max_segment)) + 1
     assert [p.payload for p in run.packets] == [p.payload for p in model.packets]
     assert {(p.ip_address, p.src_port, p.dst_port) for p in run.packets} == {(0x0A000002, 4000, 5000)}
     _check_stream_rules(run.packets)
     headers = [parse(p.payload)[0] for p in run.packets]
-    assert [h.sequence for h in headers] == list(range(4 * per_row)) + list(range(len(headers) - 4 * per_row))
+    assert [h.sequence for h in headers] == list(range(5 * per_row)) + list(range(len(headers) - 5 * per_row))
     assert [h.message for h in headers[-2:]] == [0xFFFFFFFF] * 2
+    fifth = headers[4 * per_row:5 * per_row]                        # b3 sent alone as row 1 of a c0 of 2
+    assert {(h.kind, h.row, h.rows, h.ntt) for h in fifth} == {(1, 1, 2, False)}
 
 
 def _row_cycles(words, segment):
