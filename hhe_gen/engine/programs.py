@@ -22,6 +22,11 @@ bit for bit (the plaintext is the fixed-point encoding, ``ckks.encode(..., fmt=f
 - ``decrypt``: m_i = INTT(c0_i + c1_i*s_i) (``mac``), ``decode`` over the rows, slots stored
   (:func:`hhe_gen.models.ckks.decrypt` then :func:`hhe_gen.models.ckks_fixed.decode_fixed`).
 
+Near-network: given a :class:`NetworkTarget`, the encryptions send each row of c0 and c1 as UDP
+packets (``send``, the network unit; docs/wire.md) as soon as it is ready, instead of storing it
+for a CPU to send: the program starts with the ``cfg.net.*`` lines of the target, and its packets
+are numbered in the order the rows are ready (a receiver reassembles any order).
+
 Buffers
 -------
 A program's buffers come from :func:`allocate`: first its shared buffers (the signed message
@@ -39,15 +44,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from hhe_gen.cores.engine.isa import EngineShape, SampleKind, Unit
+from hhe_gen.cores.engine.isa import MAX_SEGMENT, EngineShape, SampleKind, Unit
 from hhe_gen.models.sampler import Domain
+from hhe_gen.params.checks import check_int
 from hhe_gen.params.ckks import CKKSParams
 from hhe_gen.params.errors import ParameterError
 
 from . import asm
 from .memory_map import MemoryMap
 
-__all__ = ["Allocation", "allocate", "Program", "ProgramInfo", "PROGRAMS", "CLIENT_PROGRAMS", "client_buffers",
+__all__ = ["Allocation", "allocate", "Program", "ProgramInfo", "NetworkTarget", "PROGRAMS", "CLIENT_PROGRAMS",
+           "client_buffers",
            "min_buffers", "decode_rows", "noise_added_once",
            "key_setup", "encrypt_pk", "encrypt_sk", "decrypt", "markdown_table"]
 
@@ -121,6 +128,40 @@ class Program:
     min_buffers: int
     allocation: Allocation
     notify: int
+
+
+@dataclass(frozen=True)
+class NetworkTarget:
+    """Where an encryption sends its ciphertext itself (near-network) instead of storing it.
+
+    Members
+    -------
+    ip : str             destination IPv4 address, dotted ("10.0.0.100")
+    dst_port, src_port : int   UDP ports, 0 .. 65535
+    segment : int        coefficients per packet, 1 .. 181 (a payload of at most 1472 bytes)
+    message : int        the message id every packet of the ciphertext carries, 0 .. 2^32-1
+    """
+    ip: str = "10.0.0.100"
+    dst_port: int = 4791
+    src_port: int = 4791
+    segment: int = MAX_SEGMENT
+    message: int = 0
+
+    def __post_init__(self):
+        parts = str(self.ip).split(".")
+        if len(parts) != 4 or not all(p.isdigit() and int(p) < 256 for p in parts):
+            raise ParameterError("ip", self.ip, "a dotted IPv4 address a.b.c.d")
+        check_int("dst_port", self.dst_port, 0, 0xFFFF)
+        check_int("src_port", self.src_port, 0, 0xFFFF)
+        check_int("segment", self.segment, 1, MAX_SEGMENT, f"coefficients per packet, 1 .. {MAX_SEGMENT}")
+        check_int("message", self.message, 0, (1 << 32) - 1)
+
+    def lines(self) -> list[tuple[str, str]]:
+        """The configuration instructions (code, comment) of this target."""
+        return [(f"cfg.net.ip {self.ip}", "destination"),
+                (f"cfg.net.ports {self.src_port}, {self.dst_port}", "UDP source, destination port"),
+                (f"cfg.net.segment {self.segment}", "coefficients per packet"),
+                (f"cfg.net.message {self.message}", "message id; packets numbered from 0")]
 
 
 class _Writer:
@@ -205,7 +246,8 @@ def min_buffers(program: str, rows: int) -> int:
     return PROGRAMS[program].min_buffers(rows)
 
 
-def _setup(name: str, params: CKKSParams, shape: EngineShape, level, layout, scale: bool):
+def _setup(name: str, params: CKKSParams, shape: EngineShape, level, layout, scale: bool,
+           network: NetworkTarget | None = None):
     """Checks shared by every program; returns (rows, layout, allocation, writer)."""
     if not isinstance(params, CKKSParams):
         raise ParameterError("params", params, "a hhe_gen.params.CKKSParams")
@@ -217,6 +259,12 @@ def _setup(name: str, params: CKKSParams, shape: EngineShape, level, layout, sca
     if missing:
         raise ParameterError("units", sorted(u.name for u in shape.units),
                              f"{name} needs the units " + ", ".join(sorted(u.name for u in info.units)))
+    if network is not None:
+        if not isinstance(network, NetworkTarget):
+            raise ParameterError("network", network, "None or an hhe_gen.engine.programs.NetworkTarget")
+        if Unit.NETWORK not in shape.units:
+            raise ParameterError("units", sorted(u.name for u in shape.units),
+                                 f"{name} with a network target needs the NETWORK unit")
     if rows > shape.slots:
         raise ParameterError("slots", shape.slots, f">= {rows}: {name} binds one prime slot per row")
     for q in params.moduli[:rows]:
@@ -238,7 +286,18 @@ def _setup(name: str, params: CKKSParams, shape: EngineShape, level, layout, sca
         w(f"cfg.prime s{i}, p{shape.primes.index(params.moduli[i])}", f"slot {i} <- q_{i} = {params.moduli[i]}")
     if scale:
         w(f"cfg.scale {params.log_scale}", "Delta = 2^log_scale")
+    for code, comment in (network.lines() if network is not None else ()):
+        w(code, comment)
     return rows, layout, alloc, w
+
+
+def _output(w, layout, network, buffer: int, name: str, row: int, rows: int):
+    """Row ``row`` of ciphertext part ``name`` (c0 / c1, NTT form) out of ``buffer``: stored, or
+    sent as packets with a network target."""
+    if network is None:
+        w(f"store b{buffer}, {layout.address(name, row):#x}", f"{name}[{row}]")
+    else:
+        w(f"send b{buffer}, s{row}, {name}, rows=1, of={rows}, ntt", f"{name}[{row}] -> packets")
 
 
 def _finish(name, w, shape, layout, rows, alloc) -> Program:
@@ -322,7 +381,7 @@ def _encode_with_noise(w, layout, m: int, once: bool, tmp: int, name: str, domai
 
 
 def encrypt_pk(params: CKKSParams, shape: EngineShape, *, level: int | None = None,
-               layout: MemoryMap | None = None) -> Program:
+               layout: MemoryMap | None = None, network: NetworkTarget | None = None) -> Program:
     """Encode and public-key encrypt ``slots_in`` with ``seed`` at ``level`` (default top).
 
     Buffers: the message m is encoded once as signed integers (lifted to each prime on read), and
@@ -333,8 +392,9 @@ def encrypt_pk(params: CKKSParams, shape: EngineShape, *, level: int | None = No
     samples), so a row needs only its c0, c1, NTT(v) and key buffers besides m.  Order: the NTT unit
     is the bottleneck at 2 lanes (3 transforms per row), so NTT(v) of row 0 starts while the slots
     load and encode, and every later row starts with NTT(m + e0), whose buffer is free once the
-    previous c0 is stored, while the previous row's products still read NTT(v)."""
-    rows, layout, alloc, w = _setup("encrypt_pk", params, shape, level, layout, scale=True)
+    previous c0 is stored, while the previous row's products still read NTT(v).  With ``network``
+    each row of c0 and c1 is sent as packets instead of stored (module docstring)."""
+    rows, layout, alloc, w = _setup("encrypt_pk", params, shape, level, layout, scale=True, network=network)
     m = alloc.shared["m"]
     samples = _Samples(w, alloc, {"v": (SampleKind.TERNARY, Domain.EPHEMERAL),
                                   "e0": (SampleKind.GAUSSIAN, Domain.ERROR0),
@@ -363,24 +423,25 @@ def encrypt_pk(params: CKKSParams, shape: EngineShape, *, level: int | None = No
             ntt_v(b, i)
         w(f"load b{pk}, s{i}, {layout.address('pk0_ntt', i):#x}, check", f"pk0_ntt[{i}]")
         w(f"mac b{c0}, b{v_hat}, b{pk}, b{c0}, s{i}", "c0 = NTT(v)*pk0 + NTT(m + e0)")
-        w(f"store b{c0}, {layout.address('c0', i):#x}", f"c0[{i}]")
+        _output(w, layout, network, c0, "c0", i, rows)
         w(f"ntt b{c1}, b{samples.source('e1', c1)}, s{i}, lift=a", "NTT(e1)")
         w(f"load b{pk}, s{i}, {layout.address('pk1_ntt', i):#x}, check", f"pk1_ntt[{i}]")
         w(f"mac b{c1}, b{v_hat}, b{pk}, b{c1}, s{i}", "c1 = NTT(v)*pk1 + NTT(e1)")
-        w(f"store b{c1}, {layout.address('c1', i):#x}", f"c1[{i}]")
+        _output(w, layout, network, c1, "c1", i, rows)
     return _finish("encrypt_pk", w, shape, layout, rows, alloc)
 
 
 def encrypt_sk(params: CKKSParams, shape: EngineShape, *, level: int | None = None,
-               layout: MemoryMap | None = None) -> Program:
+               layout: MemoryMap | None = None, network: NetworkTarget | None = None) -> Program:
     """Encode and secret-key encrypt ``slots_in`` with ``seed`` at ``level`` (default top).
 
     Buffers: m encoded once as signed integers and e added to it once (:func:`noise_added_once`;
     else e is sampled again for every prime into the row's working buffer t and added mod q_i);
     a row's t = NTT(m + e), then c0, beside its a and s.  Order: with k working sets the first k
     rows' NTT(m + e) run back to back on the NTT unit; each a_i is stored as soon as it is sampled,
-    and a row's t is refilled as soon as its c0 is stored."""
-    rows, layout, alloc, w = _setup("encrypt_sk", params, shape, level, layout, scale=True)
+    and a row's t is refilled as soon as its c0 is stored.  With ``network`` each row of c1 and c0
+    is sent as packets instead of stored (module docstring)."""
+    rows, layout, alloc, w = _setup("encrypt_sk", params, shape, level, layout, scale=True, network=network)
     m = alloc.shared["m"]
     samples = _Samples(w, alloc, {"e": (SampleKind.GAUSSIAN, Domain.ERROR0)})
     once = noise_added_once(params, shape, rows)
@@ -403,10 +464,10 @@ def encrypt_sk(params: CKKSParams, shape: EngineShape, *, level: int | None = No
         t, a, s_hat = (alloc.work(i)[k] for k in ("t", "a", "s_hat"))
         w.note(f"row {i}: c1 = a, c0 = NTT(m + e) - a*s")
         w(_sample(a, SampleKind.UNIFORM, Domain.UNIFORM_A, i, slot=i), "a, uniform in the NTT domain")
-        w(f"store b{a}, {layout.address('c1', i):#x}", f"c1[{i}] = a")
+        _output(w, layout, network, a, "c1", i, rows)
         w(f"load b{s_hat}, s{i}, {layout.address('sk_ntt', i):#x}, check", f"sk_ntt[{i}]")
         w(f"msub b{t}, b{a}, b{s_hat}, b{t}, s{i}", "c0 = NTT(m + e) - a*s")
-        w(f"store b{t}, {layout.address('c0', i):#x}", f"c0[{i}]")
+        _output(w, layout, network, t, "c0", i, rows)
         if i + k < rows:
             prepare(i + k)
     return _finish("encrypt_sk", w, shape, layout, rows, alloc)

@@ -1,11 +1,13 @@
 """The RTL engine and Lattigo on the two ends of the wire (toy parameters, Amaranth simulation):
 Lattigo decrypts the ciphertexts the RTL engine makes (public- and secret-key mode) to the same
-plaintext residues as the model, and the RTL engine's decrypt program turns a Lattigo ciphertext
-into the slots the model's fixed-point decoder gives."""
+plaintext residues as the model, also when the engine sends them itself as UDP packets (through a
+real socket on the loopback to the Python receiver), and the RTL engine's decrypt program turns a
+Lattigo ciphertext into the slots the model's fixed-point decoder gives."""
 
 import cmath
 import math
 import random
+import threading
 
 import pytest
 
@@ -16,6 +18,8 @@ from hhe_gen.engine.client_memory import client_memory
 from hhe_gen.engine.model import shape_for_params
 from hhe_gen.host.lattigo import slots_from_json, slots_json
 from hhe_gen.models import ckks, ckks_fixed
+from hhe_gen.models.wire import Reassembler
+from hhe_gen.net.udp import receive, send
 from hhe_gen.params import preset
 from hhe_gen.sim.engine import run_engine
 from hhe_gen.sim.memory import MemoryModel
@@ -37,8 +41,24 @@ def setup():
     return keys, layout, client_memory(PARAMS, SHAPE, keys, layout=layout)
 
 
-def _engine():
-    return Engine.for_params(PARAMS, lanes=2, buffers=BUFFERS)
+def _engine(**kw):
+    return Engine.for_params(PARAMS, lanes=2, buffers=BUFFERS, **kw)
+
+
+def _over_udp(payloads):
+    """The payloads through a UDP socket on the loopback into :func:`hhe_gen.net.udp.receive`."""
+    bound, port, out = threading.Event(), {}, {}
+
+    def listen():
+        out["msgs"] = receive(0, host="127.0.0.1", timeout=10, reassembler=Reassembler(),
+                              ready=lambda p: (port.update(p=p), bound.set()))
+
+    t = threading.Thread(target=listen)
+    t.start()
+    assert bound.wait(5)
+    send(payloads, "127.0.0.1", port["p"])
+    t.join(15)
+    return out["msgs"]
 
 
 @pytest.mark.parametrize("name", ["encrypt_pk", "encrypt_sk"])
@@ -58,6 +78,32 @@ def test_lattigo_decrypts_rtl_ciphertexts(lattigo_peer, setup, name):
     print(f"\nRTL {name} -> Lattigo decrypt: {prec['mean_bits']:.2f} mean bits (model decrypt "
           f"{want['mean_bits']:.2f})")
     assert abs(prec["mean_bits"] - want["mean_bits"]) < 0.5 and prec["mean_bits"] > 10
+
+
+@pytest.mark.parametrize("name", ["encrypt_pk", "encrypt_sk"])
+def test_lattigo_decrypts_the_packets_the_rtl_engine_sends(lattigo_peer, setup, name):
+    keys, layout, mem = setup
+    z = _slots(3)
+    mem = dict(mem)
+    memory_map.write_seed(mem, layout, 9)
+    memory_map.write_slots(mem, layout, z, isa.DEFAULT_FORMAT)
+    engine = _engine(net=dict())
+    target = programs.NetworkTarget(segment=25, message=0x5EED)
+    run = run_engine(engine, getattr(programs, name)(PARAMS, engine.shape, layout=layout, network=target).words,
+                     MemoryModel(mem))
+    assert run.error_cause == 0 and all(p.steady and p.gaps == 0 for p in run.packets)
+    assert run.memory.writes == 0                        # nothing went through the memory port
+    (msg,) = _over_udp([p.payload for p in run.packets])
+    assert msg.id == 0x5EED
+    ct = msg.ciphertext()
+    keys_ref = keys if name == "encrypt_pk" else keys.sk
+    pt = ckks.encode(PARAMS, z, fmt=isa.DEFAULT_FORMAT)
+    ref = getattr(ckks, name)(PARAMS, keys_ref, pt, seed=9, form="ntt")
+    assert (ct.c0, ct.c1) == (ref.c0, ref.c1)
+    got = lattigo_peer.decrypt(PARAMS.interchange(), keys.sk, ct.to_json())
+    prec = ckks.precision_bits(z, slots_from_json(got))
+    print(f"\nRTL {name} packets -> UDP -> Lattigo decrypt: {prec['mean_bits']:.2f} mean bits")
+    assert prec["mean_bits"] > 10
 
 
 def test_rtl_decrypts_lattigo_ciphertexts(lattigo_peer, setup):
