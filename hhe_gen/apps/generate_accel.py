@@ -72,14 +72,15 @@ def client_ntt_in_place(n: int, lanes: int, buffers: int, word_bits: int, qbits:
 
 def client_engine(params, lanes: int = 2, *, buffers: int | None = None, window: int = 16, ooo: bool = True,
                   fmt=DEFAULT_SLOT_FORMAT, reducer: str | None = None, twiddles: str = "otf",
-                  ntt_in_place: bool | None = None, target: str = "ecp5"):
+                  ntt_in_place: bool | None = None, network: bool = True, target: str = "ecp5"):
     """The engine of a CKKS client accelerator for ``params``: the parameter set's primes and scale
     built in, twiddles on the fly, the reducer :func:`client_reducer` (unless ``reducer``), the
     decoder :func:`client_decode_rows`, and by default the buffers every client program needs at
     the top level (:func:`hhe_gen.engine.programs.client_buffers`): at 1 or 2 lanes the fewest (the
     NTT unit bounds the time, so more buffers buy little: they are what fits a small FPGA), from 4
     lanes on one working set per prime and the samples drawn once (the sampler and the memory port
-    bound the time there).  ``ntt_in_place`` None: :func:`client_ntt_in_place`."""
+    bound the time there).  ``ntt_in_place`` None: :func:`client_ntt_in_place`.  ``network``: with the
+    network unit (``send``: near-network encryption, ``o_udp`` in LiteEth's UDP user port shape)."""
     from hhe_gen.cores.engine.engine import Engine
     from hhe_gen.engine.programs import client_buffers
     from hhe_gen.models.fft import FixedPointFormat
@@ -94,7 +95,7 @@ def client_engine(params, lanes: int = 2, *, buffers: int | None = None, window:
         ntt_in_place = client_ntt_in_place(params.n, lanes, buffers, max(qbits, fmt[0]), qbits)
     return Engine.for_params(params, lanes=lanes, buffers=buffers, window=window, ooo=ooo, target=target,
                              ntt=dict(kind=reducer, twiddles=twiddles, in_place=ntt_in_place),
-                             pointwise=dict(kind=reducer), codec=codec)
+                             pointwise=dict(kind=reducer), codec=codec, net=dict() if network else None)
 
 
 def _isa_section(engine) -> dict:

@@ -57,6 +57,8 @@ def engine_testbench_source(name: str, ports, program_words: int, memory_words: 
     for p in ports:
         if p["name"] in driven:
             conns.append(f"        .{p['name']}({driven[p['name']]})")
+        elif p["name"] == "o_udp__ready":          # the network unit's packets are taken and dropped
+            conns.append(f"        .{p['name']}(1'b1)")
         elif p["dir"] == "in":
             conns.append(f"        .{p['name']}({p['width']}'d0)")
     cmd_w, beat_w = width["mem__cmd__payload"], width["mem__rdata__payload"]

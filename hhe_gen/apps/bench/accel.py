@@ -14,6 +14,15 @@
   whether it transforms in place in the banked buffers or streams through its own banks (the
   client engine's choice, :func:`hhe_gen.apps.generate_accel.client_ntt_in_place`; the
   ``-inplace`` / ``-stream`` cases take the other one).
+* ``nearnet-*``: near-network m-to-ct: the encryption sends each row of c0 / c1 as UDP packets
+  itself (``send``, :class:`hhe_gen.engine.programs.NetworkTarget`, segments of 181 coefficients),
+  timed to the last packet's last word on ``o_udp`` (always ready: LiteEth's UDP port at one
+  32-bit word per cycle), bit-exact against the ISA model's packets and decrypted from them;
+  against store-then-send: the same program storing the ciphertext (timed in the same case), then
+  a CPU-driven DMA moving it from memory to the same UDP port, modelled by
+  :func:`store_then_send_cycles` for a Wishbone master (4 cycles per coefficient: a 32-bit word per
+  2 cycles) and a 64-bit LiteDRAM port (1 per cycle; the wire then bounds it).  The model counts no
+  CPU time and overlaps the DMA with the wire perfectly, so it favours store-then-send.
 * ``plan-*`` (quick): the block-RAM plan (:meth:`hhe_gen.cores.engine.engine.Engine.memory_plan`).
 * ``area-*``: Yosys area, ECP5 and Xilinx 7 (:func:`area`).
 * after the cases, ``accel-cycles.png`` beside the JSON (:func:`plot_cycles`): the N = 2^13 cycles,
@@ -47,11 +56,21 @@ def _slots(n: int, seed: int) -> list[complex]:
     return [cmath.rect(math.sqrt(rng.random()), rng.random() * 2 * math.pi) for _ in range(n)]
 
 
+def store_then_send_cycles(n: int, rows: int, segment: int, bus_cycles_per_coefficient: int) -> int:
+    """Cycles to send a stored ciphertext (2 x ``rows`` rows of ``n`` coefficients) from memory to
+    LiteEth's UDP port in packets of ``segment``: per packet of c coefficients the longer of the bus
+    (``bus_cycles_per_coefficient`` x c) and the wire (6 + 2c words), plus the packetizer's two idle
+    cycles between packets; no CPU time counted."""
+    per_row = [min(segment, n - off) for off in range(0, n, segment)]
+    return 2 * rows * sum(max(bus_cycles_per_coefficient * c, 6 + 2 * c) + 2 for c in per_row)
+
+
 def program_cycles(params: str = "toy", lanes: int = 2, program: str = "encrypt_pk", ooo: bool = True,
                    level=None, cycles_per_beat: int = 1, latency: int = 8, fmt=SLOT_FORMAT,
-                   ntt_in_place=None) -> dict:
+                   ntt_in_place=None, network: bool = False) -> dict:
     """Run ``program`` on the RTL engine in Verilator (module docstring); its metrics.
-    ``ntt_in_place``: the client engine's choice (None: :func:`client_ntt_in_place`)."""
+    ``ntt_in_place``: the client engine's choice (None: :func:`client_ntt_in_place`); ``network``:
+    near-network (an encryption sends its ciphertext; the store-then-send figures beside it)."""
     from hhe_gen.cores.engine import isa
     from hhe_gen.engine import memory_map, programs
     from hhe_gen.engine.client_memory import client_memory, run_model
@@ -74,6 +93,10 @@ def program_cycles(params: str = "toy", lanes: int = 2, program: str = "encrypt_
     mem = client_memory(p, shape, keys, seed=3, slots=z, fmt=fmt, layout=layout)
     if program == "decrypt":
         mem = model_run(programs.encrypt_sk(p, shape, level=level, layout=layout).words, mem)
+    if network:
+        return _near_network(p, engine, program, level, layout, keys, z, mem, fmt,
+                             MemoryModel(mem, latency=latency, cycles_per_beat=cycles_per_beat),
+                             progress=f"verilator build of the engine ({params}, {lanes} lanes)")
     prog = getattr(programs, program)(p, shape, level=level, layout=layout)
     want = model_run(prog.words, mem)
     run = verilate_engine(engine, prog.words, MemoryModel(mem, latency=latency, cycles_per_beat=cycles_per_beat),
@@ -95,6 +118,40 @@ def program_cycles(params: str = "toy", lanes: int = 2, program: str = "encrypt_
     if comparable and DNA_HHE.get(program):
         out["vs_dna_hhe"] = round(run.cycles / DNA_HHE[program], 3)
     return out
+
+
+def _near_network(p, engine, program, level, layout, keys, z, mem, fmt, memory, progress) -> dict:
+    """The ``nearnet-*`` case of :func:`program_cycles` (module docstring)."""
+    from hhe_gen.engine import programs
+    from hhe_gen.engine.model import EngineModel
+    from hhe_gen.models import ckks, ckks_fixed
+    from hhe_gen.models.wire import MAX_COUNT, Reassembler
+    from hhe_gen.sim.engine_verilator import VerilatedEngine
+
+    rtl = VerilatedEngine(engine, progress=progress)
+    target = programs.NetworkTarget(segment=MAX_COUNT, message=1)
+    sent = getattr(programs, program)(p, engine.shape, level=level, layout=layout, network=target)
+    model = EngineModel(engine.shape, p.n, fmt=fmt)
+    model.memory = dict(mem)
+    model.run(sent.words)
+    run = rtl.run(sent.words, memory)
+    stored = rtl.run(getattr(programs, program)(p, engine.shape, level=level, layout=layout).words,
+                     type(memory)(mem, latency=memory.latency, cycles_per_beat=memory.cycles_per_beat))
+    rx = Reassembler()
+    messages = [m for m in (rx.feed(pk.payload) for pk in run.packets) if m is not None]
+    exact = run.error_cause == 0 and model.error == 0 and [pk.payload for pk in run.packets] == \
+        [pk.payload for pk in model.packets] and all(pk.steady and not pk.gaps for pk in run.packets)
+    precision = None
+    if len(messages) == 1:
+        precision = round(ckks_fixed.precision_bits(z, ckks.decode(p, ckks.decrypt(p, keys.sk, messages[0].ciphertext())))[0], 1)
+    rows = sent.rows
+    wb = stored.cycles + store_then_send_cycles(p.n, rows, MAX_COUNT, 4)
+    dram = stored.cycles + store_then_send_cycles(p.n, rows, MAX_COUNT, 1)
+    return {"cycles": run.cycles, "bit_exact": exact, "precision_bits": precision, "packets": len(run.packets),
+            "memory_writes": run.memory.writes, "stored_cycles": stored.cycles,
+            "store_then_send_wb": wb, "store_then_send_dram": dram,
+            "gain_vs_wb": round(wb / run.cycles, 3), "gain_vs_dram": round(dram / run.cycles, 3),
+            "dna_hhe_gain": "1.15 - 1.43"}
 
 
 def memory_plan(params: str = "dna-hhe", lanes: int = 2, device: str = "LFE5UM5G-85F", fmt=SLOT_FORMAT) -> dict:
@@ -183,6 +240,11 @@ def plot_cycles(results, out_dir) -> list:
 def _cases():
     bench_case("accel", "cycles-toy-pk", quick=True, params="toy", program="encrypt_pk")(program_cycles)
     bench_case("accel", "cycles-toy-decrypt", quick=True, params="toy", program="decrypt")(program_cycles)
+    bench_case("accel", "nearnet-toy-pk", quick=True, params="toy", program="encrypt_pk", network=True)(program_cycles)
+    for lanes in (2, 8):
+        for program, tag in (("encrypt_pk", "pk"), ("encrypt_sk", "sk")):
+            bench_case("accel", f"nearnet-dna-hhe-{tag}-{lanes}lanes", quick=False, params="dna-hhe", lanes=lanes,
+                       program=program, network=True)(program_cycles)
     for lanes in (2, 8):
         for ooo in (True, False):
             mode = "ooo" if ooo else "inorder"
