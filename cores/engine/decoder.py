@@ -23,7 +23,8 @@ apply to that opcode, in ``check``'s order (the first rule that fires gives the 
 9. the per-opcode flag / immediate rules -> ``BAD_IMMEDIATE`` (``load`` / ``move`` / ``ntt``
    flags >= 2, ``sub`` / ``mul`` flags >= 4, ``add`` flags >= 4 but not 4 (integer), ``sample``
    flags >= the number of sample kinds (4), ``notify`` imm >= 2^16, ``cfg.net.segment`` imm > 181,
-   ``cfg.scale`` imm != log_scale, ``cfg.rubato`` imm >= 16).
+   ``cfg.scale`` imm != log_scale, ``cfg.rubato`` imm >= 6 or not the set built, ``rubato.stream``
+   / ``rubato.enc`` blocks imm[31:24] = 0, flags >= 2 or blocks x l > N).
 
 Resources: the read / write masks have B + 1 bits, bit i = buffer i (i < B) and bit B = the seed
 register (``isa.SEED`` in the Python sets).  They are ``isa.reads_writes`` restricted to the
@@ -39,6 +40,7 @@ from amaranth.lib.wiring import In, Out
 
 from hhe_gen.cores.unused import quiet_on_error
 from hhe_gen.params.errors import ParameterError
+from hhe_gen.params.rubato import rubato_params
 
 from . import isa
 from .isa import ErrorCause, Opcode, SampleKind, Unit
@@ -158,7 +160,15 @@ class InstructionDecoder(wiring.Component):
                Opcode.SUB: w.flags[2:] != 0, Opcode.MUL: w.flags[2:] != 0,
                Opcode.SAMPLE: w.flags >= len(SampleKind),
                Opcode.NOTIFY: w.imm[16:] != 0, Opcode.CFG_NET_SEGMENT: w.imm > isa.MAX_SEGMENT,
-               Opcode.CFG_SCALE: w.imm != shape.log_scale, Opcode.CFG_RUBATO: w.imm[4:] != 0}
+               Opcode.CFG_SCALE: w.imm != shape.log_scale,
+               Opcode.CFG_RUBATO: (w.imm >= len(isa.RUBATO_SET_IDS)) if shape.rubato_set is None
+               else (w.imm != shape.rubato_set)}
+        if code in (Opcode.RUBATO_STREAM, Opcode.RUBATO_ENC):
+            blocks = w.imm[24:]
+            bad[code] = (blocks == 0) | (w.flags[1:] != 0)
+            if shape.n is not None and shape.rubato_set is not None:
+                ell = rubato_params(isa.RUBATO_SET_IDS[shape.rubato_set]).l
+                bad[code] = bad[code] | (blocks * ell > shape.n)
         if code in bad:
             rules.append((bad[code], ErrorCause.BAD_IMMEDIATE))
         return rules, rows

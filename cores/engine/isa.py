@@ -32,7 +32,8 @@ bit 0 = "signed": the rounded integer coefficients themselves, two's complement 
 into one buffer (rows = 1), for programs that lift them to each prime on read (``lift=``); for
 ``add`` bit 2 (alone) = "integer": a + b of the words as word_bits two's complement integers,
 wrapping, with no prime (the slot is not used), so that small signed polynomials (a message and
-its noise) are added once for every prime that lifts the sum.
+its noise) are added once for every prime that lifts the sum; for ``rubato.stream`` /
+``rubato.enc`` bit 0 = "with noise" (z + e mod t).
 
 Scheduling classes
 ------------------
@@ -58,13 +59,14 @@ from enum import IntEnum
 from hhe_gen.models.fft import FixedPointFormat
 from hhe_gen.params.checks import check_int, is_int
 from hhe_gen.params.errors import ParameterError
+from hhe_gen.params.rubato import rubato_params
 
 __all__ = [
     "WORD_BITS", "DEFAULT_FORMAT", "OPCODE_BITS", "BUFFER_BITS", "SLOT_BITS", "FLAG_BITS", "IMM_BITS",
     "MAX_BUFFERS", "MAX_SLOTS", "CKKS_UNITS", "SEED", "SERIALISING", "Field", "FIELDS", "Unit", "Opcode", "OpcodeInfo", "OPCODES",
     "SampleKind", "ErrorCause", "Instruction", "EngineShape", "encode", "decode", "check",
     "reads_writes", "by_mnemonic", "INTEGER_ADD", "integer_add", "ROW_OPCODES", "MAX_SEGMENT", "SEND_KINDS",
-    "send_fields",
+    "send_fields", "RUBATO_SET_IDS", "RUBATO_KEY_EXTRA", "rubato_blocks",
 ]
 
 WORD_BITS = 64
@@ -195,6 +197,9 @@ class Opcode(IntEnum):
     ENCODE = 0x30
     DECODE = 0x31
     SEND = 0x38
+    RUBATO_KEY = 0x39
+    RUBATO_STREAM = 0x3A
+    RUBATO_ENC = 0x3B
 
 
 def _op(code, mnemonic, unit, uses, reads, writes, needs_slot, summary, requires=None):
@@ -214,7 +219,7 @@ OPCODES: dict[int, OpcodeInfo] = {info.code: info for info in (
     _op(Opcode.CFG_SCALE, "cfg.scale", Unit.NONE, ("imm",), (), (), False,
         "Delta = 2^imm[7:0] for encode / decode (must be a scale the codec was built for)"),
     _op(Opcode.CFG_RUBATO, "cfg.rubato", Unit.NONE, ("imm",), (), (), False,
-        "Rubato parameter set imm[3:0] (dual-mode accelerators)", Unit.RUBATO),
+        "Rubato parameter set imm (0 .. 5: 80S, 80M, 80L, 128S, 128M, 128L; the one built)", Unit.RUBATO),
     _op(Opcode.CFG_NET_IP, "cfg.net.ip", Unit.NONE, ("imm",), (), (), False,
         "destination IPv4 address of outgoing packets", Unit.NETWORK),
     _op(Opcode.CFG_NET_PORTS, "cfg.net.ports", Unit.NONE, ("imm",), (), (), False,
@@ -254,6 +259,15 @@ OPCODES: dict[int, OpcodeInfo] = {info.code: info for info in (
         "packets of a .. a+rows-1 (rows imm[3:0]) as rows slot .. slot+rows-1 of a polynomial of T rows "
         "(imm[11:8], 0: rows) and kind imm[6:4] (imm[7]: NTT form), words 0 .. W-1 of each "
         "(W = imm[31:16], 0: N)"),
+    _op(Opcode.RUBATO_KEY, "rubato.key", Unit.RUBATO, ("a",), ("a",), (), False,
+        "Rubato key block from a: key words 0 .. n-1 (each < t), nonce n, n+1, noise seed n+2, n+3, counter "
+        "base n+4, n+5 (32-bit halves, low first) into write-only registers"),
+    _op(Opcode.RUBATO_STREAM, "rubato.stream", Unit.RUBATO, ("dst", "flags", "imm"), (), ("dst",), False,
+        "dst words k*l .. k*l+l-1 <- keystream block k < B = imm[31:24] at counter base + imm[23:0] + k "
+        "(flags bit 0: with noise, z + e mod t)"),
+    _op(Opcode.RUBATO_ENC, "rubato.enc", Unit.RUBATO, ("dst", "a", "flags", "imm"), ("a",), ("dst",), False,
+        "as rubato.stream, plus word k*l+i of a (round(Delta*m) as a signed word, |x| < t) mod t: "
+        "the Rubato ciphertext"),
 )}
 _BY_MNEMONIC = {info.mnemonic: info for info in OPCODES.values()}
 SERIALISING = frozenset(c for c, info in OPCODES.items() if info.unit == Unit.NONE and c != Opcode.NOP)
@@ -329,6 +343,8 @@ class EngineShape:
                         word below every prime (:func:`hhe_gen.engine.programs.noise_added_once`)
     n : int | None      N, words per buffer (None: unknown; ``send``'s word count is then not
                         checked against it)
+    rubato_set : int | None   the Rubato parameter set built (an index of :data:`RUBATO_SET_IDS`;
+                        None: unknown, any is accepted)
     """
     buffers: int
     slots: int
@@ -338,6 +354,7 @@ class EngineShape:
     decode_rows: frozenset | None = None
     message_bound: int | None = None
     n: int | None = None
+    rubato_set: int | None = None
 
     def __post_init__(self):
         check_int("buffers", self.buffers, 1, MAX_BUFFERS)
@@ -357,6 +374,9 @@ class EngineShape:
             check_int("message_bound", self.message_bound, 1, 1 << 64)
         if self.n is not None:
             check_int("n", self.n, 8, 1 << 16)
+        if self.rubato_set is not None:
+            check_int("rubato_set", self.rubato_set, 0, len(RUBATO_SET_IDS) - 1,
+                      "an index of isa.RUBATO_SET_IDS (0 .. 5)")
 
 
 def _operand_span(ins: Instruction, operand: str) -> tuple[str, int]:
@@ -438,7 +458,10 @@ def check(ins: Instruction, shape: EngineShape, bound: set[int] | frozenset[int]
         return ErrorCause.BAD_IMMEDIATE
     if ins.opcode == Opcode.CFG_SCALE and ins.imm != shape.log_scale:
         return ErrorCause.BAD_IMMEDIATE
-    if ins.opcode == Opcode.CFG_RUBATO and ins.imm >> 4:
+    if ins.opcode == Opcode.CFG_RUBATO and (ins.imm >= len(RUBATO_SET_IDS) or (
+            shape.rubato_set is not None and ins.imm != shape.rubato_set)):
+        return ErrorCause.BAD_IMMEDIATE
+    if ins.opcode in (Opcode.RUBATO_STREAM, Opcode.RUBATO_ENC) and _bad_rubato_blocks(ins, shape):
         return ErrorCause.BAD_IMMEDIATE
     return ErrorCause.NONE
 
@@ -447,6 +470,28 @@ def _bad_send(first_row: int, imm: int, n: int | None) -> bool:
     rows, kind, _, total_rows, words = send_fields(imm)
     return rows == 0 or kind not in SEND_KINDS or bool(imm >> 12 & 0xF) or first_row + rows > total_rows \
         or (n is not None and words > n)
+
+
+RUBATO_SET_IDS = ("Par-80S", "Par-80M", "Par-80L", "Par-128S", "Par-128M", "Par-128L")
+"""``cfg.rubato``'s set numbers: the Rubato parameter sets in the order of
+:data:`hhe_gen.params.rubato.RUBATO_SETS`."""
+RUBATO_KEY_EXTRA = 6
+"""Words of a Rubato key block after the n key words: nonce, noise seed and counter base, each as a
+low and a high 32-bit half."""
+
+
+def rubato_blocks(imm: int) -> tuple[int, int]:
+    """``rubato.stream`` / ``rubato.enc``'s immediate: (blocks imm[31:24], counter offset imm[23:0])."""
+    return imm >> 24, imm & 0xFFFFFF
+
+
+def _bad_rubato_blocks(ins: Instruction, shape: EngineShape) -> bool:
+    blocks, _ = rubato_blocks(ins.imm)
+    if blocks == 0 or ins.flags >> 1:
+        return True
+    if shape.n is None or shape.rubato_set is None:
+        return False
+    return blocks * rubato_params(RUBATO_SET_IDS[shape.rubato_set]).l > shape.n
 
 
 INTEGER_ADD = 0b100

@@ -14,9 +14,9 @@ Operand forms:
 - ``bN``: buffer N (0 .. B-1); ``sN``: prime slot N (0 .. S-1); ``pN``: built-in prime N;
 - a number: decimal, ``0x`` hexadecimal or ``0b`` binary (``_`` may separate digits);
 - ``name=value``: a keyword (``lift=``, ``domain=``, ``nonce=``, ``rows=``, ``low=``, ``of=``,
-  ``words=``);
+  ``words=``, ``blocks=``, ``counter=``);
 - a bare word: ``check`` (``load``), ``signed`` (``encode``), ``integer`` (``add``), ``ntt``
-  (``send``), the sample kind (``uniform``, ``ternary``, ``hamming``, ``gaussian``) or the packet
+  (``send``), ``noise`` (``rubato.stream`` / ``rubato.enc``), the sample kind (``uniform``, ``ternary``, ``hamming``, ``gaussian``) or the packet
   kind of ``send`` (``c0``, ``c1``, ``rubato``, ``slots``).
 
 Keywords come after every positional operand, in any order, each at most once.  An operand in
@@ -40,6 +40,9 @@ takes a dotted IPv4 address.  Examples::
     cfg.net.message 7                 ; the packets that follow belong to message 7, numbered from 0
     send b2, c0, rows=3, ntt          ; b2 .. b4 as rows 0 .. 2 of c0 (NTT form), N words each
     send b7, s1, c1, rows=1, of=3     ; b7 as row 1 of a c1 of 3 rows
+    cfg.rubato 3                      ; Rubato Par-128S
+    rubato.key b1                     ; key, nonce, noise seed, counter base from b1
+    rubato.enc b2, b3, blocks=4, counter=8, noise   ; b2 <- 4 blocks of Rubato ciphertext of b3
     store b2, 0x2000
     notify 1
 
@@ -144,6 +147,7 @@ _PARTS = {
     "kind": ("flags", 0, 3), "check": ("flags", 0, 1), "lift": ("flags", 0, 3), "signed": ("flags", 0, 1),
     "integer": ("flags", 2, 1),
     "packet": ("imm", 4, 3), "ntt": ("imm", 7, 1), "of": ("imm", 8, 4), "words": ("imm", 16, 16),
+    "blocks": ("imm", 24, 8), "counter": ("imm", 0, 24), "noise": ("flags", 0, 1),
 }
 PACKET_KINDS = {"c0": 1, "c1": 2, "rubato": 3, "slots": 4}
 """``send``'s packet kinds by name (:class:`hhe_gen.models.wire.Kind`)."""
@@ -165,6 +169,8 @@ def _lift(letters):
 _PAIR = (_buf("dst"), _buf("a"), _buf("b"), _SLOT, _lift("ab"))
 _TRIPLE = (_buf("dst"), _buf("a"), _buf("b"), _buf("c"), _SLOT, _lift("abc"))
 _CODEC = (_buf("dst"), _buf("a"), _SLOT, Operand("keyword", "rows", "R"))
+_BLOCKS = (Operand("keyword", "blocks", "B"), Operand("keyword", "counter", "C", optional=True),
+           Operand("flag", "noise", "noise", optional=True))
 
 SYNTAX: dict[int, tuple[Operand, ...]] = {
     Opcode.NOP: (),
@@ -193,6 +199,9 @@ SYNTAX: dict[int, tuple[Operand, ...]] = {
     Opcode.SEND: (_buf("a"), _OPT_SLOT, Operand("packet", "packet", "KIND"), Operand("keyword", "rows", "R"),
                   Operand("keyword", "of", "T", optional=True), Operand("keyword", "words", "W", optional=True),
                   Operand("flag", "ntt", "ntt", optional=True)),
+    Opcode.RUBATO_KEY: (_buf("a"),),
+    Opcode.RUBATO_STREAM: (_buf("dst"),) + _BLOCKS,
+    Opcode.RUBATO_ENC: (_buf("dst"), _buf("a")) + _BLOCKS,
 }
 assert set(SYNTAX) == set(isa.OPCODES)
 
@@ -339,7 +348,7 @@ class _Line:
         if op.part == "domain" and low.upper() in Domain.__members__:
             return int(Domain[low.upper()])
         value = _number(low)
-        low_limit = 1 if op.part == "rows" else 0
+        low_limit = 1 if op.part in ("rows", "blocks") else 0
         if value is None or not low_limit <= value < 1 << width:
             extra = " or a sampler Domain name" if op.part == "domain" else ""
             self.fail(tok, f"{op.written} as a number {low_limit} .. {(1 << width) - 1}{extra} ({form})")

@@ -53,6 +53,18 @@ there is outside the contract: the model reduces it mod q, an engine may give an
   coefficients (0: ``max_segment``) by :func:`hhe_gen.models.wire.polynomial_packets` with the
   message id ``net.message``, log_scale the engine's for c0 / c1 (else 0), numbered on from the
   previous ``send``; each packet is appended to ``packets`` with ``net.ip`` and ``net.ports``.
+- ``rubato.key a``: the key block of a (words 0 .. n-1 the key, n .. n+5 the nonce, the noise seed
+  and the counter base as 32-bit halves, low first) into the Rubato registers (a key word is kept
+  modulo 2^t_bits, a half modulo 2^32); a key word >= t or a half >= 2^32 records DATA_RANGE (the
+  registers are still written).  The set is the shape's ``rubato_set`` (else the last
+  ``cfg.rubato``'s, else Par-128S).
+- ``rubato.stream dst, blocks=B, counter=C[, noise]``: dst words k*l .. k*l+l-1 <- block k of
+  :func:`hhe_gen.models.rubato.keystream` (key, nonce, counter base + C + k mod 2^64, the noise
+  seed with ``noise``), k < B; the other words of dst keep their values.
+- ``rubato.enc dst, a, ...``: the same, each word plus word x of a at the same index: s = z + x'
+  with x' = signed(x) (+ t when negative), minus t when s >= t, kept modulo 2^word_bits; = (z +
+  signed(x)) mod t, the Rubato ciphertext of the scaled message, when |signed(x)| < t, else
+  DATA_RANGE (the words are still written).
 - ``cfg.prime``: binds the slot; ``cfg.scale``: only checked (it stores ``config["scale"]``);
   ``cfg.rubato`` / ``cfg.net.*`` store their immediate in ``config`` ("rubato", "net.ip",
   "net.ports", "net.segment", "net.message"; ``cfg.net.message`` also numbers the next packets
@@ -69,12 +81,13 @@ from dataclasses import dataclass
 
 from hhe_gen.cores.engine import isa
 from hhe_gen.cores.engine.isa import CKKS_UNITS, EngineShape, ErrorCause, Instruction, Opcode, SampleKind, Unit
-from hhe_gen.models import ckks_fixed, sampler, wire
+from hhe_gen.models import ckks_fixed, rubato, sampler, wire
 from hhe_gen.models.fft import FixedPointFormat
 from hhe_gen.models.ntt import intt, ntt
 from hhe_gen.params.checks import check_int, check_power_of_two
 from hhe_gen.params.ckks import CKKSParams
 from hhe_gen.params.errors import ParameterError
+from hhe_gen.params.rubato import rubato_params
 
 __all__ = ["DEFAULT_FORMAT", "ADDRESS_BITS", "Step", "Packet", "EngineModel", "shape_for_params", "signed",
            "to_word"]
@@ -215,6 +228,7 @@ class EngineModel:
         self.position = 0
         self.packets: list[Packet] = []
         self._sequence = 0
+        self.rubato_registers: dict | None = None      # key, nonce, seed, counter (rubato.key)
 
     @classmethod
     def for_params(cls, params: CKKSParams, *, buffers: int = 16, slots: int | None = None,
@@ -372,6 +386,43 @@ class EngineModel:
         self.buffers[ins.dst] = self._signed_words([p[0] for p in pairs] + [p[1] for p in pairs])
 
 
+    def _rubato_params(self):
+        index = self.shape.rubato_set if self.shape.rubato_set is not None else self.config.get("rubato", 3)
+        return rubato_params(isa.RUBATO_SET_IDS[index])
+
+    def _rubato_key(self, ins):
+        p = self._rubato_params()
+        words = self.buffers[ins.a][:p.n + isa.RUBATO_KEY_EXTRA]
+        key, halves = words[:p.n], words[p.n:]
+        value = [lo & 0xFFFFFFFF | (hi & 0xFFFFFFFF) << 32 for lo, hi in zip(halves[::2], halves[1::2])]
+        self.rubato_registers = {"key": [w & ((1 << p.q_bits) - 1) for w in key], "nonce": value[0],
+                                 "seed": value[1], "counter": value[2]}
+        if any(w >= p.q for w in key) or any(h >> 32 for h in halves):
+            return ErrorCause.DATA_RANGE
+        return None
+
+    def _rubato_blocks(self, ins, message: bool):
+        p = self._rubato_params()
+        regs = self.rubato_registers or {"key": [0] * p.n, "nonce": 0, "seed": 0, "counter": 0}
+        blocks, offset = isa.rubato_blocks(ins.imm)
+        out = list(self.buffers[ins.dst])
+        source = self.buffers[ins.a]
+        bad = False
+        for k in range(blocks):
+            counter = (regs["counter"] + offset + k) % (1 << 64)
+            z = rubato.keystream(p, regs["key"], regs["nonce"], counter,
+                                 noise_seed=regs["seed"] if ins.flags & 1 else None)
+            for i, word in enumerate(z):
+                at = k * p.l + i
+                if message:
+                    x = signed(source[at], self.word_bits)
+                    bad |= not -p.q < x < p.q
+                    s = word + (x + p.q if x < 0 else x)
+                    word = (s - p.q if s >= p.q else s) & self._mask
+                out[at] = word
+        self.buffers[ins.dst] = out
+        return ErrorCause.DATA_RANGE if bad else None
+
     def _cfg_net_message(self, ins):
         self.config["net.message"] = ins.imm
         self._sequence = 0
@@ -431,5 +482,8 @@ _EXECUTE = {
     Opcode.ENCODE: EngineModel._encode,
     Opcode.DECODE: EngineModel._decode,
     Opcode.SEND: EngineModel._send,
+    Opcode.RUBATO_KEY: EngineModel._rubato_key,
+    Opcode.RUBATO_STREAM: lambda model, ins: model._rubato_blocks(ins, message=False),
+    Opcode.RUBATO_ENC: lambda model, ins: model._rubato_blocks(ins, message=True),
 }
 assert set(_EXECUTE) == set(isa.OPCODES)

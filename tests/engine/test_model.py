@@ -11,6 +11,7 @@ from hhe_gen.cores.engine.isa import CKKS_UNITS, EngineShape, ErrorCause, Unit
 from hhe_gen.engine import asm
 from hhe_gen.engine.model import DEFAULT_FORMAT, EngineModel
 from hhe_gen.models import ckks_fixed, fft, sampler
+from hhe_gen.models import rubato as rubato_model
 from hhe_gen.models.ntt import intt, ntt
 from hhe_gen.params import ParameterError, preset
 
@@ -232,6 +233,54 @@ def test_send_packets_rows_of_buffers_numbered_across_sends():
     assert {(p.ip_address, p.src_port, p.dst_port) for p in m.packets} == {(0x0A000007, 4000, 5000)}
     with pytest.raises(ParameterError, match="n"):
         EngineModel(dataclasses.replace(shape, n=2 * N), N)
+
+
+def _rubato_key_block(p, key, nonce, seed, counter):
+    return key + [v >> s & 0xFFFFFFFF for v in (nonce, seed, counter) for s in (0, 32)]
+
+
+def test_rubato_key_stream_and_encryption():
+    p = rubato_model.rubato_params("Par-128S")               # n = 16, l = 12
+    shape = EngineShape(4, 2, (Q0, Q1), 20, CKKS_UNITS | {Unit.RUBATO}, n=N, rubato_set=3)
+    m = EngineModel(shape, N)
+    rng = random.Random(8)
+    key = [rng.randrange(p.q) for _ in range(p.n)]
+    nonce, seed, counter = rng.getrandbits(64), rng.getrandbits(64), (1 << 64) - 2       # the counter wraps
+    m.buffers[0] = _rubato_key_block(p, key, nonce, seed, counter) + [0] * (N - p.n - 6)
+    scaled = [rng.randrange(-p.q + 1, p.q) for _ in range(3 * p.l)]
+    m.buffers[1] = [x % (1 << m.word_bits) for x in scaled] + [7] * (N - 3 * p.l)
+    m.buffers[2] = [5] * N
+    run(m, "cfg.rubato 3\nrubato.key b0\nrubato.stream b2, blocks=2, counter=1\nrubato.enc b3, b1, blocks=3, noise")
+    assert m.error == ErrorCause.NONE
+    want = [rubato_model.keystream(p, key, nonce, (counter + 1 + k) % (1 << 64)) for k in range(2)]
+    assert m.buffers[2] == want[0] + want[1] + [5] * (N - 2 * p.l)           # words past the blocks kept
+    noisy = [rubato_model.keystream(p, key, nonce, (counter + k) % (1 << 64), noise_seed=seed) for k in range(3)]
+    assert m.buffers[3][:3 * p.l] == [(z + x) % p.q for z, x in zip(sum(noisy, []), scaled)]
+    # the model's decryption gets the message back from the ciphertext words
+    block0 = m.buffers[3][:p.l]
+    back = rubato_model.decrypt(p, key, nonce, counter, block0)
+    near = [(b, x) for b, x in zip(back, scaled) if abs(x) < p.q // 4]      # no wrap-around of centre()
+    assert near and all(abs(b - x / p.delta) <= rubato_model.decryption_error_bound(p) for b, x in near)
+
+
+@pytest.mark.parametrize("what", ["key word >= t", "nonce half >= 2^32", "message word >= t"])
+def test_rubato_data_range(what):
+    p = rubato_model.rubato_params("Par-128S")
+    shape = EngineShape(4, 2, (Q0, Q1), 20, CKKS_UNITS | {Unit.RUBATO}, n=N, rubato_set=3)
+    m = EngineModel(shape, N)
+    block = _rubato_key_block(p, [1] * p.n, 5, 6, 7)
+    if what == "key word >= t":
+        block[3] = p.q
+    elif what == "nonce half >= 2^32":
+        block[p.n + 1] = 1 << 32
+    m.buffers[0] = block + [0] * (N - len(block))
+    if what == "message word >= t":
+        m.buffers[1] = [p.q] + [0] * (N - 1)
+    run(m, "rubato.key b0\nrubato.enc b2, b1, blocks=1\nnotify 1")
+    assert m.error == ErrorCause.DATA_RANGE and m.events == []
+    assert m.error_position == (1 if what == "message word >= t" else 0)
+    if what == "message word >= t":                         # still written: z + q - q = z
+        assert m.buffers[2][0] == rubato_model.keystream(p, [1] * p.n, 5, 7)[0]
 
 
 def _state(m):

@@ -28,7 +28,7 @@ def shapes():
                                  units=ALL_UNITS, n=64),
         "b1s1": isa.EngineShape(1, 1, PRIMES[:1], log_scale=0, units=frozenset({Unit.MEMORY})),
         "b7s3": isa.EngineShape(7, 3, PRIMES[:5], log_scale=40,
-                                units=isa.CKKS_UNITS | {Unit.RUBATO}),
+                                units=isa.CKKS_UNITS | {Unit.RUBATO}, n=64, rubato_set=4),
     }
 
 
@@ -73,6 +73,8 @@ def random_word(rng: random.Random, shape: isa.EngineShape) -> int:
         f["imm"] = pid << 27 | low
     elif code == Opcode.CFG_SCALE and rng.random() < 0.6:
         f["imm"] = shape.log_scale
+    elif code in (Opcode.RUBATO_STREAM, Opcode.RUBATO_ENC) and rng.random() < 0.7:    # blocks 0 .. 3, any offset
+        f["imm"] = rng.randrange(4) << 24 | rng.getrandbits(24)
     elif code in (Opcode.NOTIFY, Opcode.CFG_NET_SEGMENT, Opcode.CFG_RUBATO) and rng.random() < 0.6:
         f["imm"] = rng.randrange({Opcode.CFG_RUBATO: 16, Opcode.CFG_NET_SEGMENT: 200}.get(code, 1 << 16))
     return isa.encode(Instruction(code, **f))

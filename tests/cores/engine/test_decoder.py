@@ -173,7 +173,12 @@ def test_hand_made_cases():
 
 def test_network_rubato_rules():
     shape = shapes()["b32s8"]
-    cases = [(I(O.CFG_RUBATO, imm=15), E.NONE), (I(O.CFG_RUBATO, imm=16), E.BAD_IMMEDIATE),
+    cases = [(I(O.CFG_RUBATO, imm=5), E.NONE), (I(O.CFG_RUBATO, imm=6), E.BAD_IMMEDIATE),
+             (I(O.RUBATO_KEY, a=31), E.NONE), (I(O.RUBATO_KEY, a=1, imm=1), E.NONZERO_UNUSED),
+             (I(O.RUBATO_STREAM, dst=3, flags=1, imm=5 << 24 | 0xFFFFFF), E.NONE),
+             (I(O.RUBATO_STREAM, dst=3, imm=7), E.BAD_IMMEDIATE),                 # 0 blocks
+             (I(O.RUBATO_ENC, dst=3, a=4, flags=2, imm=1 << 24), E.BAD_IMMEDIATE),
+             (I(O.RUBATO_ENC, dst=3, a=4, slot=1, imm=1 << 24), E.NONZERO_UNUSED),
              (I(O.CFG_NET_SEGMENT, imm=181), E.NONE), (I(O.CFG_NET_SEGMENT, imm=0), E.NONE),
              (I(O.CFG_NET_SEGMENT, imm=182), E.BAD_IMMEDIATE),
              (I(O.CFG_NET_SEGMENT, imm=0x10000), E.BAD_IMMEDIATE),
