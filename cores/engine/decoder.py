@@ -26,9 +26,10 @@ apply to that opcode, in ``check``'s order (the first rule that fires gives the 
    ``cfg.scale`` imm != log_scale, ``cfg.rubato`` imm >= 6 or not the set built, ``rubato.stream``
    / ``rubato.enc`` blocks imm[31:24] = 0, flags >= 2 or blocks x l > N).
 
-Resources: the read / write masks have B + 1 bits, bit i = buffer i (i < B) and bit B = the seed
-register (``isa.SEED`` in the Python sets).  They are ``isa.reads_writes`` restricted to the
-buffers 0 .. B-1 and the seed, for every word (for a well-formed word that is the whole set; for
+Resources: the read / write masks have :func:`isa.resource_count` bits, bit i = buffer i (i < B),
+bit B = the seed register (``isa.SEED`` in the Python sets) and, with the Rubato unit, bit B + 1 =
+its key registers (``isa.RUBATO_REGISTERS``).  They are ``isa.reads_writes`` restricted to the
+buffers 0 .. B-1 and the registers, for every word (for a well-formed word that is the whole set; for
 an unknown opcode both are empty).
 """
 
@@ -89,7 +90,7 @@ class InstructionDecoder(wiring.Component):
                                       ``nop`` and unknown opcodes)
     serialising : Out(1)              the opcode is in ``isa.SERIALISING``
     nop : Out(1)                      the opcode is ``nop``
-    reads, writes : Out(B + 1)        resource masks (module docstring: bit B = the seed)
+    reads, writes : Out(R)            resource masks, R = isa.resource_count(shape) (module docstring)
 
     Latency: combinational (no clock).
     """
@@ -97,7 +98,7 @@ class InstructionDecoder(wiring.Component):
     @quiet_on_error
     def __init__(self, shape):
         self.shape = check_shape(shape)
-        self.resources = shape.buffers + 1
+        self.resources = isa.resource_count(shape)
         super().__init__({
             "word": In(instruction_layout()),
             "bound": In(shape.slots),
@@ -132,7 +133,7 @@ class InstructionDecoder(wiring.Component):
                           ErrorCause.BAD_IMMEDIATE))
         spans = []
         for operand in info.reads + info.writes:
-            if operand == "seed":
+            if operand in isa.REGISTERS:
                 continue
             name, _, span = operand.partition("+")
             spans.append(w[name] + (rows if span else 1) > shape.buffers)
@@ -187,14 +188,16 @@ class InstructionDecoder(wiring.Component):
         return Const(0)
 
     def _masks(self, info, rows):
-        """(reads, writes) masks of opcode ``info`` (B + 1 bits each)."""
+        """(reads, writes) masks of opcode ``info`` (R bits each)."""
         w, nb = self.word, self.shape.buffers
+        register_bit = {"seed": nb, "rubato": nb + 1}
         out = []
         for operands in (info.reads, info.writes):
-            bits = [Const(0)] * (nb + 1)
+            bits = [Const(0)] * self.resources
             for operand in operands:
-                if operand == "seed":
-                    bits[nb] = Const(1)
+                if operand in isa.REGISTERS:
+                    if register_bit[operand] < self.resources:
+                        bits[register_bit[operand]] = Const(1)
                     continue
                 name, _, span = operand.partition("+")
                 base = w[name]

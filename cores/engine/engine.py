@@ -13,7 +13,8 @@ to its memory port.
 
 Buffer ports: memory unit read 0 / write 0, NTT unit read 1 / write 1 (in place: the bank port, and
 read 1 / write 1 stay idle), pointwise unit reads 2, 3, 4 / write 2, sampler unit write 3, codec
-unit read 5 (slots) and 6 .. (decode's rows) / write 4, network unit the next read port.  The scoreboard keeps every buffer to one unit at a time
+unit read 5 (slots) and 6 .. (decode's rows) / write 4, network unit the next read port, Rubato
+unit the read port after it and the next write port.  The scoreboard keeps every buffer to one unit at a time
 (readers too: a buffer has one read port; the manager is built with ``exclusive_reads``), so the
 crossbar needs no arbitration.
 
@@ -36,6 +37,9 @@ codec : dict or False the codec unit's options (fmt, decode_rows); False: no cod
                       ``encode`` / ``decode`` are NOT_BUILT); default: built, slot format 29/26
 net : dict or None    the network unit's options (``max_segment``); None (default): not built
                       (``send`` / ``cfg.net.*`` are NOT_BUILT, no ``o_udp``)
+rubato : dict or None the Rubato unit's options (``params``: the set, ``rubato_lanes``,
+                      ``multiplier``; :class:`.rubato_unit.RubatoUnit`); None (default): not built
+                      (``rubato.*`` / ``cfg.rubato`` are NOT_BUILT)
 target : str          "ecp5" | "xilinx" | "generic"
 
 Members
@@ -50,7 +54,7 @@ busy, error, error_cause, error_position, notify, notify_code, cycle, completed 
                                      an abort
 shape : the :class:`.isa.EngineShape` programs are assembled for
 manager, buffers_file, memory_unit, sampler_unit, ntt_unit, pointwise_unit, codec_unit,
-network_unit : the parts (codec_unit / network_unit None when not built)
+network_unit, rubato_unit : the parts (codec_unit / network_unit / rubato_unit None when not built)
 
 Latency
 -------
@@ -81,6 +85,7 @@ from .memory_unit import MemoryUnit
 from .network_unit import NetworkUnit
 from .ntt_unit import NttUnit
 from .pointwise_unit import PointwiseUnit
+from .rubato_unit import RubatoUnit
 from .sampler_unit import SamplerUnit
 from .task_manager import TaskManager, status_members
 
@@ -96,7 +101,7 @@ class Engine(wiring.Component):
     @quiet_on_error
     def __init__(self, n: int, primes, *, lanes: int = 2, buffers: int = 16, slots=None, window: int = 8,
                  queue: int = 4, ooo: bool = True, word_bits=None, ntt=None, pointwise=None, sampler=None,
-                 codec=None, net=None, log_scale: int = 0, target: str = "ecp5"):
+                 codec=None, net=None, rubato=None, log_scale: int = 0, target: str = "ecp5"):
         self.n = check_power_of_two("n", n, 8, 1 << 16)
         self.primes = tuple(primes)
         if not 1 <= len(self.primes) <= 32:
@@ -110,7 +115,7 @@ class Engine(wiring.Component):
         check_int("word_bits", self.word_bits, widest, 64)
         slots = min(len(self.primes), isa.MAX_SLOTS) if slots is None else slots
         units = ENGINE_UNITS | ({isa.Unit.CODEC} if codec is not None else set()) \
-            | ({isa.Unit.NETWORK} if net is not None else set())
+            | ({isa.Unit.NETWORK} if net is not None else set()) | ({isa.Unit.RUBATO} if rubato is not None else set())
         self.shape = isa.EngineShape(buffers, slots, self.primes, log_scale, frozenset(units), n=n)
         self.rows = n // lanes
         common = dict(n=n, lanes=lanes, word_bits=self.word_bits, buffers=buffers, slots=slots)
@@ -128,17 +133,24 @@ class Engine(wiring.Component):
         self.network_unit = None
         if net is not None:
             self.network_unit = NetworkUnit(**common, tag_width=tw, log_scale=log_scale, **dict(net))
+        self.rubato_unit = None
+        if rubato is not None:
+            self.rubato_unit = RubatoUnit(**common, tag_width=tw, **dict(rubato))
+            self.shape = dataclasses.replace(self.shape, rubato_set=self.rubato_unit.set_id)
         self.net_read_port = 5 + codec_reads
+        self.rubato_read_port = self.net_read_port + bool(self.network_unit)
+        self.rubato_write_port = 4 + bool(self.codec_unit)
         self.buffers_file = BufferFile(buffers, self.rows, lanes, self.word_bits,
-                                       read_ports=self.net_read_port + bool(self.network_unit),
-                                       write_ports=4 + bool(self.codec_unit), banked=self.ntt_in_place)
+                                       read_ports=self.rubato_read_port + bool(self.rubato_unit),
+                                       write_ports=self.rubato_write_port + bool(self.rubato_unit),
+                                       banked=self.ntt_in_place)
         self.memory_unit = MemoryUnit(**common, tag_width=tw)
         self.sampler_unit = SamplerUnit(**common, tag_width=tw, primes=self.primes, **(sampler or {}))
         self.ntt_unit = NttUnit(**common, tag_width=tw, primes=self.primes, target=target, **(ntt or {}))
         self.pointwise_unit = PointwiseUnit(**common, tag_width=tw, primes=self.primes, target=target,
                                             **(pointwise or {}))
         mark_unused(self.manager, self.buffers_file, self.memory_unit, self.sampler_unit, self.ntt_unit,
-                    self.pointwise_unit, self.codec_unit, self.network_unit)
+                    self.pointwise_unit, self.codec_unit, self.network_unit, self.rubato_unit)
         super().__init__({
             "i_instr": In(stream.Signature(isa.WORD_BITS)),
             "abort": In(1),
@@ -221,4 +233,9 @@ class Engine(wiring.Component):
             m.d.comb += [nw.cfg.ip_address.eq(cfg.net_ip), nw.cfg.src_port.eq(cfg.net_src_port),
                          nw.cfg.dst_port.eq(cfg.net_dst_port), nw.cfg.segment.eq(cfg.net_segment),
                          nw.cfg.message.eq(cfg.net_message), nw.restart.eq(mgr.net_restart)]
+        if self.rubato_unit is not None:
+            ru = m.submodules.rubato_unit = self.rubato_unit
+            wiring.connect(m, mgr.unit_rubato, ru.port)
+            wiring.connect(m, ru.rd, bufs.read(self.rubato_read_port))
+            wiring.connect(m, ru.wr, bufs.write(self.rubato_write_port))
         return m

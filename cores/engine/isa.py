@@ -63,7 +63,8 @@ from hhe_gen.params.rubato import rubato_params
 
 __all__ = [
     "WORD_BITS", "DEFAULT_FORMAT", "OPCODE_BITS", "BUFFER_BITS", "SLOT_BITS", "FLAG_BITS", "IMM_BITS",
-    "MAX_BUFFERS", "MAX_SLOTS", "CKKS_UNITS", "SEED", "SERIALISING", "Field", "FIELDS", "Unit", "Opcode", "OpcodeInfo", "OPCODES",
+    "MAX_BUFFERS", "MAX_SLOTS", "CKKS_UNITS", "SEED", "RUBATO_REGISTERS", "REGISTERS", "resource_count",
+    "SERIALISING", "Field", "FIELDS", "Unit", "Opcode", "OpcodeInfo", "OPCODES",
     "SampleKind", "ErrorCause", "Instruction", "EngineShape", "encode", "decode", "check",
     "reads_writes", "by_mnemonic", "INTEGER_ADD", "integer_add", "ROW_OPCODES", "MAX_SEGMENT", "SEND_KINDS",
     "send_fields", "RUBATO_SET_IDS", "RUBATO_KEY_EXTRA", "rubato_blocks",
@@ -126,6 +127,11 @@ class Unit(IntEnum):
 CKKS_UNITS = frozenset({Unit.MEMORY, Unit.SAMPLER, Unit.NTT, Unit.POINTWISE, Unit.CODEC})
 SEED = MAX_BUFFERS
 """The scoreboard's resource index of the seed register (buffers are 0 .. MAX_BUFFERS-1)."""
+RUBATO_REGISTERS = MAX_BUFFERS + 1
+"""The scoreboard's resource index of the Rubato unit's key registers (``rubato.key`` writes them,
+``rubato.stream`` / ``rubato.enc`` read them)."""
+REGISTERS = {"seed": SEED, "rubato": RUBATO_REGISTERS}
+"""The operand names of registers (not buffers) in :class:`OpcodeInfo` reads / writes."""
 
 
 class SampleKind(IntEnum):
@@ -259,13 +265,13 @@ OPCODES: dict[int, OpcodeInfo] = {info.code: info for info in (
         "packets of a .. a+rows-1 (rows imm[3:0]) as rows slot .. slot+rows-1 of a polynomial of T rows "
         "(imm[11:8], 0: rows) and kind imm[6:4] (imm[7]: NTT form), words 0 .. W-1 of each "
         "(W = imm[31:16], 0: N)"),
-    _op(Opcode.RUBATO_KEY, "rubato.key", Unit.RUBATO, ("a",), ("a",), (), False,
+    _op(Opcode.RUBATO_KEY, "rubato.key", Unit.RUBATO, ("a",), ("a",), ("rubato",), False,
         "Rubato key block from a: key words 0 .. n-1 (each < t), nonce n, n+1, noise seed n+2, n+3, counter "
         "base n+4, n+5 (32-bit halves, low first) into write-only registers"),
-    _op(Opcode.RUBATO_STREAM, "rubato.stream", Unit.RUBATO, ("dst", "flags", "imm"), (), ("dst",), False,
+    _op(Opcode.RUBATO_STREAM, "rubato.stream", Unit.RUBATO, ("dst", "flags", "imm"), ("rubato",), ("dst",), False,
         "dst words k*l .. k*l+l-1 <- keystream block k < B = imm[31:24] at counter base + imm[23:0] + k "
         "(flags bit 0: with noise, z + e mod t)"),
-    _op(Opcode.RUBATO_ENC, "rubato.enc", Unit.RUBATO, ("dst", "a", "flags", "imm"), ("a",), ("dst",), False,
+    _op(Opcode.RUBATO_ENC, "rubato.enc", Unit.RUBATO, ("dst", "a", "flags", "imm"), ("a", "rubato"), ("dst",), False,
         "as rubato.stream, plus word k*l+i of a (round(Delta*m) as a signed word, |x| < t) mod t: "
         "the Rubato ciphertext"),
 )}
@@ -384,6 +390,12 @@ def _operand_span(ins: Instruction, operand: str) -> tuple[str, int]:
     return name, (ins.rows if rows else 1)
 
 
+def resource_count(shape: EngineShape) -> int:
+    """Bits of the scoreboard's read / write masks on an engine of ``shape``: B buffers, the seed
+    (bit B) and, with the Rubato unit, its key registers (bit B + 1)."""
+    return shape.buffers + 1 + (Unit.RUBATO in shape.units)
+
+
 def reads_writes(ins: Instruction) -> tuple[frozenset[int], frozenset[int]]:
     """The buffers an instruction reads and writes (what the scoreboard compares)."""
     info = ins.info
@@ -393,8 +405,8 @@ def reads_writes(ins: Instruction) -> tuple[frozenset[int], frozenset[int]]:
     for operands in (info.reads, info.writes):
         found = set()
         for operand in operands:
-            if operand == "seed":
-                found.add(SEED)
+            if operand in REGISTERS:
+                found.add(REGISTERS[operand])
                 continue
             name, rows = _operand_span(ins, operand)
             base = getattr(ins, name)
@@ -420,7 +432,7 @@ def check(ins: Instruction, shape: EngineShape, bound: set[int] | frozenset[int]
     if ins.opcode == Opcode.SEND and _bad_send(ins.slot, ins.imm, shape.n):
         return ErrorCause.BAD_IMMEDIATE
     for operand in info.reads + info.writes:
-        if operand == "seed":
+        if operand in REGISTERS:
             continue
         name, span = _operand_span(ins, operand)
         if getattr(ins, name) + span > shape.buffers:

@@ -187,7 +187,7 @@ class TaskManager(wiring.Component):
             members[unit_port_name(u)] = Out(UnitPort(self.tag_width))
         super().__init__(members)
         self.decoder = InstructionDecoder(shape)
-        self.scoreboard = Scoreboard(window, shape.buffers + 1, self.units, ooo, exclusive_reads)
+        self.scoreboard = Scoreboard(window, isa.resource_count(shape), self.units, ooo, exclusive_reads)
         self.exclusive_reads = exclusive_reads
         self.bound_dec = Signal(shape.slots)
         self.position = Signal(POSITION_BITS)

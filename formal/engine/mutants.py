@@ -14,6 +14,7 @@ mutant                         property      bug
 
 from __future__ import annotations
 
+from hhe_gen.cores.engine import isa
 from hhe_gen.cores.engine.scoreboard import Scoreboard
 from hhe_gen.cores.engine.task_manager import TaskManager
 from hhe_gen.cores.unused import mark_unused
@@ -54,7 +55,7 @@ def _with_scoreboard(scoreboard_class, doc):
         def __init__(self, *args, **kwargs):
             super().__init__(*args, **kwargs)
             mark_unused(self.scoreboard)
-            self.scoreboard = scoreboard_class(self.window, self.shape.buffers + 1, self.units,
+            self.scoreboard = scoreboard_class(self.window, isa.resource_count(self.shape), self.units,
                                                self.ooo, self.exclusive_reads)
     Mutant.__doc__ = doc
     return Mutant

@@ -88,7 +88,8 @@ PRIMES = (97, 193, 7681)
 
 def spec_sets(m, word, buffers: int, name: str):
     """The specification of a word (from ``isa.OPCODES``): (reads, writes, unit, serialising,
-    known) signals; reads / writes over buffers 0 .. B-1 and the seed (bit B)."""
+    known) signals; reads / writes over buffers 0 .. B-1 and the seed (bit B).  The harnesses'
+    engines have no Rubato unit, so its registers (``isa.RUBATO_REGISTERS``) are not a resource."""
     reads = Signal(buffers + 1, name=f"{name}_spec_r")
     writes = Signal(buffers + 1, name=f"{name}_spec_w")
     unit = Signal(3, name=f"{name}_spec_unit")
@@ -101,8 +102,9 @@ def spec_sets(m, word, buffers: int, name: str):
                 m.d.comb += [unit.eq(info.unit), ser.eq(code in isa.SERIALISING), known.eq(1)]
                 for operands, target in ((info.reads, reads), (info.writes, writes)):
                     for operand in operands:
-                        if operand == "seed":
-                            m.d.comb += target[buffers].eq(1)
+                        if operand in isa.REGISTERS:
+                            if operand == "seed":
+                                m.d.comb += target[buffers].eq(1)
                             continue
                         field, _, span = operand.partition("+")
                         base = word[field]

@@ -81,11 +81,13 @@ def random_word(rng: random.Random, shape: isa.EngineShape) -> int:
 
 
 def restricted(resources: frozenset, shape: isa.EngineShape) -> int:
-    """A set of isa resources as the RTL's B + 1-bit mask (bit B = the seed)."""
+    """A set of isa resources as the RTL's mask (bit B = the seed, B + 1 = the Rubato registers)."""
     mask = 0
     for r in resources:
         if r == isa.SEED:
             mask |= 1 << shape.buffers
+        elif r == isa.RUBATO_REGISTERS:
+            mask |= 1 << (shape.buffers + 1) if isa.Unit.RUBATO in shape.units else 0
         elif r < shape.buffers:
             mask |= 1 << r
     return mask

@@ -41,18 +41,20 @@ def rtl_check(shape, cases):
 
 def python_check(shape, word, bound):
     """The decoder's outputs as the Python rules give them.  The masks are ``isa.reads_writes``
-    restricted to buffers 0 .. B-1 and the seed (bit B).  For a malformed word the seed bit is
-    taken from the opcode's operands: ``reads_writes`` names buffer 32 of a row range that runs
-    past b31 (e.g. ``encode dst=31 rows=7``) by the same number as the seed (``isa.SEED`` = 32),
-    so its sets cannot tell the two apart there (only for words ``check`` refuses)."""
+    restricted to buffers 0 .. B-1 and the registers (bit B the seed, B + 1 the Rubato registers).
+    For a malformed word the register bits are taken from the opcode's operands: ``reads_writes``
+    names buffers 32 and 33 of a row range that runs past b31 (e.g. ``encode dst=31 rows=7``) by the
+    same numbers as the registers (``isa.SEED`` = 32, ``isa.RUBATO_REGISTERS`` = 33), so its sets
+    cannot tell them apart there (only for words ``check`` refuses)."""
     ins = isa.decode(word)
     reads, writes = isa.reads_writes(ins)
     info = ins.info
     cause = isa.check(ins, shape, bound)
     if cause != E.NONE:
-        seed = isa.SEED
-        reads = {r for r in reads if r != seed} | ({seed} if info and "seed" in info.reads else set())
-        writes = {r for r in writes if r != seed} | ({seed} if info and "seed" in info.writes else set())
+        regs = isa.REGISTERS
+        reads = {r for r in reads if r not in regs.values()} | {regs[o] for o in (info.reads if info else ()) if o in regs}
+        writes = {r for r in writes if r not in regs.values()} | {regs[o] for o in (info.writes if info else ())
+                                                                  if o in regs}
     return (int(cause), int(info.unit) if info else 0,
             int(ins.opcode in isa.SERIALISING), int(ins.opcode == O.NOP),
             restricted(reads, shape), restricted(writes, shape))
@@ -218,7 +220,7 @@ def test_masks_of_well_formed_words_are_the_whole_sets():
         ins = isa.decode(word)
         if isa.check(ins, shape, set(range(3))) == E.NONE:
             reads, writes = isa.reads_writes(ins)
-            assert all(r < shape.buffers or r == isa.SEED for r in reads | writes)
+            assert all(r < shape.buffers or r in isa.REGISTERS.values() for r in reads | writes)
 
 
 def test_bad_shape_is_refused():
