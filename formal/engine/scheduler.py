@@ -86,25 +86,28 @@ PROPERTIES = ("hazard", "serial", "completion", "liveness", "error")
 PRIMES = (97, 193, 7681)
 
 
-def spec_sets(m, word, buffers: int, name: str):
+def spec_sets(m, word, buffers: int, name: str, units):
     """The specification of a word (from ``isa.OPCODES``): (reads, writes, unit, serialising,
-    known) signals; reads / writes over buffers 0 .. B-1 and the seed (bit B).  The harnesses'
-    engines have no Rubato unit, so its registers (``isa.RUBATO_REGISTERS``) are not a resource."""
-    reads = Signal(buffers + 1, name=f"{name}_spec_r")
-    writes = Signal(buffers + 1, name=f"{name}_spec_w")
+    known) signals; ``known``: an opcode an engine with ``units`` built accepts; reads / writes over
+    buffers 0 .. B-1, the seed (bit B) and, with the Rubato unit, its registers (bit B + 1)."""
+    width = buffers + 1 + (isa.Unit.RUBATO in units)
+    register_bit = {"seed": buffers, "rubato": buffers + 1}
+    reads = Signal(width, name=f"{name}_spec_r")
+    writes = Signal(width, name=f"{name}_spec_w")
     unit = Signal(3, name=f"{name}_spec_unit")
     ser = Signal(name=f"{name}_spec_ser")
     known = Signal(name=f"{name}_spec_known")
     rows = word.imm[:4]
     with m.Switch(word.opcode):
         for code, info in isa.OPCODES.items():
+            if info.requires != isa.Unit.NONE and info.requires not in units:
+                continue
             with m.Case(code):
                 m.d.comb += [unit.eq(info.unit), ser.eq(code in isa.SERIALISING), known.eq(1)]
                 for operands, target in ((info.reads, reads), (info.writes, writes)):
                     for operand in operands:
                         if operand in isa.REGISTERS:
-                            if operand == "seed":
-                                m.d.comb += target[buffers].eq(1)
+                            m.d.comb += target[register_bit[operand]].eq(1)
                             continue
                         field, _, span = operand.partition("+")
                         base = word[field]
@@ -192,7 +195,7 @@ class SchedulerHarness:
         m.d.sync += was_abort.eq(abort)
 
         # -- specification of every entry --------------------------------------------------------
-        spec = [spec_sets(m, sb.e_word[i], nb, f"e{i}") for i in range(w)]
+        spec = [spec_sets(m, sb.e_word[i], nb, f"e{i}", self.shape.units) for i in range(w)]
         s_r = [s[0] for s in spec]
         s_w = [s[1] for s in spec]
         s_unit = [s[2] for s in spec]
