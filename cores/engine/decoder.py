@@ -27,8 +27,9 @@ apply to that opcode, in ``check``'s order (the first rule that fires gives the 
    / ``rubato.enc`` blocks imm[31:24] = 0, flags >= 2 or blocks x l > N).
 
 Resources: the read / write masks have :func:`isa.resource_count` bits, bit i = buffer i (i < B),
-bit B = the seed register (``isa.SEED`` in the Python sets) and, with the Rubato unit, bit B + 1 =
-its key registers (``isa.RUBATO_REGISTERS``).  They are ``isa.reads_writes`` restricted to the
+bit B = the seed register (``isa.SEED`` in the Python sets), with the Rubato unit bit B + 1 = its
+key registers (``isa.RUBATO_REGISTERS``), with the network unit bit B + 2 = its packet numbering
+(``isa.NETWORK_REGISTERS``; :func:`isa.register_bits`).  They are ``isa.reads_writes`` restricted to the
 buffers 0 .. B-1 and the registers, for every word (for a well-formed word that is the whole set; for
 an unknown opcode both are empty).
 """
@@ -190,13 +191,13 @@ class InstructionDecoder(wiring.Component):
     def _masks(self, info, rows):
         """(reads, writes) masks of opcode ``info`` (R bits each)."""
         w, nb = self.word, self.shape.buffers
-        register_bit = {"seed": nb, "rubato": nb + 1}
+        register_bit = isa.register_bits(self.shape)
         out = []
         for operands in (info.reads, info.writes):
             bits = [Const(0)] * self.resources
             for operand in operands:
                 if operand in isa.REGISTERS:
-                    if register_bit[operand] < self.resources:
+                    if operand in register_bit:
                         bits[register_bit[operand]] = Const(1)
                     continue
                 name, _, span = operand.partition("+")

@@ -63,7 +63,8 @@ from hhe_gen.params.rubato import rubato_params
 
 __all__ = [
     "WORD_BITS", "DEFAULT_FORMAT", "OPCODE_BITS", "BUFFER_BITS", "SLOT_BITS", "FLAG_BITS", "IMM_BITS",
-    "MAX_BUFFERS", "MAX_SLOTS", "CKKS_UNITS", "SEED", "RUBATO_REGISTERS", "REGISTERS", "resource_count",
+    "MAX_BUFFERS", "MAX_SLOTS", "CKKS_UNITS", "SEED", "RUBATO_REGISTERS", "NETWORK_REGISTERS", "REGISTERS",
+    "resource_count", "register_bits",
     "SERIALISING", "Field", "FIELDS", "Unit", "Opcode", "OpcodeInfo", "OPCODES",
     "SampleKind", "ErrorCause", "Instruction", "EngineShape", "encode", "decode", "check",
     "reads_writes", "by_mnemonic", "INTEGER_ADD", "integer_add", "ROW_OPCODES", "MAX_SEGMENT", "SEND_KINDS",
@@ -130,7 +131,10 @@ SEED = MAX_BUFFERS
 RUBATO_REGISTERS = MAX_BUFFERS + 1
 """The scoreboard's resource index of the Rubato unit's key registers (``rubato.key`` writes them,
 ``rubato.stream`` / ``rubato.enc`` read them)."""
-REGISTERS = {"seed": SEED, "rubato": RUBATO_REGISTERS}
+NETWORK_REGISTERS = MAX_BUFFERS + 2
+"""The scoreboard's resource index of the network unit's packet numbering (every ``send`` writes it,
+so the packets leave in program order, numbered as the ISA model numbers them)."""
+REGISTERS = {"seed": SEED, "rubato": RUBATO_REGISTERS, "net": NETWORK_REGISTERS}
 """The operand names of registers (not buffers) in :class:`OpcodeInfo` reads / writes."""
 
 
@@ -261,7 +265,7 @@ OPCODES: dict[int, OpcodeInfo] = {info.code: info for info in (
         "(flags bit 0, rows = 1: dst <- the signed integers themselves)"),
     _op(Opcode.DECODE, "decode", Unit.CODEC, ("dst", "a", "slot", "imm"), ("a+rows",), ("dst",), True,
         "dst <- slots of FFT(CRT-centred a .. a+rows-1 over q_slot .. q_slot+rows-1) / Delta"),
-    _op(Opcode.SEND, "send", Unit.NETWORK, ("a", "slot", "imm"), ("a+rows",), (), False,
+    _op(Opcode.SEND, "send", Unit.NETWORK, ("a", "slot", "imm"), ("a+rows",), ("net",), False,
         "packets of a .. a+rows-1 (rows imm[3:0]) as rows slot .. slot+rows-1 of a polynomial of T rows "
         "(imm[11:8], 0: rows) and kind imm[6:4] (imm[7]: NTT form), words 0 .. W-1 of each "
         "(W = imm[31:16], 0: N)"),
@@ -392,8 +396,17 @@ def _operand_span(ins: Instruction, operand: str) -> tuple[str, int]:
 
 def resource_count(shape: EngineShape) -> int:
     """Bits of the scoreboard's read / write masks on an engine of ``shape``: B buffers, the seed
-    (bit B) and, with the Rubato unit, its key registers (bit B + 1)."""
+    (bit B), with the Rubato unit its key registers (bit B + 1), with the network unit its packet
+    numbering (bit B + 2)."""
+    if Unit.NETWORK in shape.units:
+        return shape.buffers + 3
     return shape.buffers + 1 + (Unit.RUBATO in shape.units)
+
+
+def register_bits(shape: EngineShape) -> dict[str, int]:
+    """The mask bit of each register operand an engine of ``shape`` has (see :func:`resource_count`)."""
+    bits = {"seed": shape.buffers, "rubato": shape.buffers + 1, "net": shape.buffers + 2}
+    return {name: bit for name, bit in bits.items() if bit < resource_count(shape)}
 
 
 def reads_writes(ins: Instruction) -> tuple[frozenset[int], frozenset[int]]:

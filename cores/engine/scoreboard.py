@@ -82,7 +82,7 @@ class Scoreboard(wiring.Component):
     Parameters
     ----------
     window : int       W entries, a power of two 2 .. 16
-    resources : int    R, bits of the read / write masks (:func:`isa.resource_count`), 2 .. 34
+    resources : int    R, bits of the read / write masks (:func:`isa.resource_count`), 2 .. 35
     units : sequence of isa.Unit   the units offered tasks, in port order (1 .. 7 distinct,
                        not ``Unit.NONE``)
     ooo : bool         out-of-order dispatch (False: an entry waits until every older entry has
@@ -117,7 +117,7 @@ class Scoreboard(wiring.Component):
     def __init__(self, window: int = 8, resources: int = 5, units=tuple(sorted(isa.CKKS_UNITS)),
                  ooo: bool = True, exclusive_reads: bool = False):
         self.window = check_power_of_two("window", window, 2, MAX_WINDOW)
-        self.resources = check_int("resources", resources, 2, isa.MAX_BUFFERS + 2)
+        self.resources = check_int("resources", resources, 2, isa.MAX_BUFFERS + 3)
         units = tuple(units)
         if not 1 <= len(units) <= 7 or len(set(units)) != len(units) or \
                 any(u not in set(isa.Unit) or u == isa.Unit.NONE for u in units):

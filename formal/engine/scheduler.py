@@ -89,9 +89,10 @@ PRIMES = (97, 193, 7681)
 def spec_sets(m, word, buffers: int, name: str, units):
     """The specification of a word (from ``isa.OPCODES``): (reads, writes, unit, serialising,
     known) signals; ``known``: an opcode an engine with ``units`` built accepts; reads / writes over
-    buffers 0 .. B-1, the seed (bit B) and, with the Rubato unit, its registers (bit B + 1)."""
-    width = buffers + 1 + (isa.Unit.RUBATO in units)
-    register_bit = {"seed": buffers, "rubato": buffers + 1}
+    buffers 0 .. B-1 and the registers (the seed at bit B, the Rubato and network registers after it
+    when those units are built; written out here, not taken from :func:`isa.register_bits`)."""
+    width = buffers + (3 if isa.Unit.NETWORK in units else 2 if isa.Unit.RUBATO in units else 1)
+    register_bit = {"seed": buffers, "rubato": buffers + 1, "net": buffers + 2}
     reads = Signal(width, name=f"{name}_spec_r")
     writes = Signal(width, name=f"{name}_spec_w")
     unit = Signal(3, name=f"{name}_spec_unit")
@@ -107,7 +108,8 @@ def spec_sets(m, word, buffers: int, name: str, units):
                 for operands, target in ((info.reads, reads), (info.writes, writes)):
                     for operand in operands:
                         if operand in isa.REGISTERS:
-                            m.d.comb += target[register_bit[operand]].eq(1)
+                            if register_bit[operand] < width:
+                                m.d.comb += target[register_bit[operand]].eq(1)
                             continue
                         field, _, span = operand.partition("+")
                         base = word[field]

@@ -83,7 +83,7 @@ def test_harness_specification_equals_reads_writes(buffers):
     sim.run()
 
     def mask(res):
-        at = {isa.SEED: buffers, isa.RUBATO_REGISTERS: buffers + 1}
+        at = {isa.SEED: buffers, isa.RUBATO_REGISTERS: buffers + 1, isa.NETWORK_REGISTERS: buffers + 2}
         return sum(1 << at.get(x, x) for x in res)
 
     for ins, g in zip(cases, got):

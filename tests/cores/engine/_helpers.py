@@ -81,13 +81,14 @@ def random_word(rng: random.Random, shape: isa.EngineShape) -> int:
 
 
 def restricted(resources: frozenset, shape: isa.EngineShape) -> int:
-    """A set of isa resources as the RTL's mask (bit B = the seed, B + 1 = the Rubato registers)."""
+    """A set of isa resources as the RTL's mask (bit B = the seed, B + 1 = the Rubato registers,
+    B + 2 = the network's packet numbering, each when the engine has it)."""
+    width = shape.buffers + (3 if isa.Unit.NETWORK in shape.units else 2 if isa.Unit.RUBATO in shape.units else 1)
+    at = {isa.SEED: shape.buffers, isa.RUBATO_REGISTERS: shape.buffers + 1, isa.NETWORK_REGISTERS: shape.buffers + 2}
     mask = 0
     for r in resources:
-        if r == isa.SEED:
-            mask |= 1 << shape.buffers
-        elif r == isa.RUBATO_REGISTERS:
-            mask |= 1 << (shape.buffers + 1) if isa.Unit.RUBATO in shape.units else 0
+        if r in at:
+            mask |= 1 << at[r] if at[r] < width else 0
         elif r < shape.buffers:
             mask |= 1 << r
     return mask
