@@ -26,7 +26,8 @@ lanes : int           P, words per buffer row, butterflies per arithmetic unit
 buffers : int         B polynomial buffers (N words each)
 slots : int           S prime slots (default: the number of primes, at most 8)
 window, queue, ooo    the task manager's (:class:`.task_manager.TaskManager`)
-word_bits : int       bits of a buffer word (default: the largest prime's bit length)
+word_bits : int       bits of a buffer word (default: the largest prime's bit length, at least the
+                      slot format's width and, with the Rubato unit, 32: a key block's halves)
 ntt : dict            options of the NTT unit (kind, twiddles, banking, latency of its core;
                       ``in_place``: the buffers banked as the NTT's memory plan and the transforms
                       in them, :class:`.ntt_unit.NttUnit`)
@@ -110,7 +111,8 @@ class Engine(wiring.Component):
         codec = None if codec is False else dict(codec or {})
         if codec is not None:
             codec.setdefault("fmt", isa.DEFAULT_FORMAT)
-        widest = max([q.bit_length() for q in self.primes] + ([codec["fmt"].width] if codec else []))
+        widest = max([q.bit_length() for q in self.primes] + ([codec["fmt"].width] if codec else [])
+                     + ([isa.RUBATO_HALF_BITS] if rubato is not None else []))
         self.word_bits = word_bits if word_bits is not None else widest
         check_int("word_bits", self.word_bits, widest, 64)
         slots = min(len(self.primes), isa.MAX_SLOTS) if slots is None else slots

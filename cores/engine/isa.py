@@ -68,7 +68,7 @@ __all__ = [
     "SERIALISING", "Field", "FIELDS", "Unit", "Opcode", "OpcodeInfo", "OPCODES",
     "SampleKind", "ErrorCause", "Instruction", "EngineShape", "encode", "decode", "check",
     "reads_writes", "by_mnemonic", "INTEGER_ADD", "integer_add", "ROW_OPCODES", "MAX_SEGMENT", "SEND_KINDS",
-    "send_fields", "RUBATO_SET_IDS", "RUBATO_KEY_EXTRA", "rubato_blocks",
+    "send_fields", "RUBATO_SET_IDS", "RUBATO_KEY_EXTRA", "RUBATO_HALF_BITS", "rubato_blocks",
 ]
 
 WORD_BITS = 64
@@ -500,6 +500,8 @@ def _bad_send(first_row: int, imm: int, n: int | None) -> bool:
 RUBATO_SET_IDS = ("Par-80S", "Par-80M", "Par-80L", "Par-128S", "Par-128M", "Par-128L")
 """``cfg.rubato``'s set numbers: the Rubato parameter sets in the order of
 :data:`hhe_gen.params.rubato.RUBATO_SETS`."""
+RUBATO_HALF_BITS = 32
+"""Bits of a half in a Rubato key block: an engine with the Rubato unit has words of at least this."""
 RUBATO_KEY_EXTRA = 6
 """Words of a Rubato key block after the n key words: nonce, noise seed and counter base, each as a
 low and a high 32-bit half."""

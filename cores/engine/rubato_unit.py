@@ -81,8 +81,9 @@ class RubatoUnit(wiring.Component):
         if p.n + isa.RUBATO_KEY_EXTRA > n:
             raise ParameterError("n", n, f">= {p.n + isa.RUBATO_KEY_EXTRA}: a {p.name} key block (n + 6 words) "
                                          f"must fit a buffer")
-        if word_bits < p.q_bits + 1:
-            raise ParameterError("word_bits", word_bits, f">= {p.q_bits + 1} (t and a signed message word)")
+        if word_bits < isa.RUBATO_HALF_BITS:
+            raise ParameterError("word_bits", word_bits, f">= {isa.RUBATO_HALF_BITS} (the 32-bit halves of a "
+                                                         f"key block; t and a signed message word)")
         super().__init__({
             "port": In(UnitPort(tag_width)),
             "rd": Out(read_port_signature(buffers, self.rows, lanes, word_bits)),

@@ -161,7 +161,7 @@ class EngineModel:
     sigma, bound_sigmas     the Gaussian sampler's parameters (default 3.2, 6)
     hamming_weight : int    h of the Hamming sampler (default N/2)
     word_bits : int         buffer word width (default: the widest built-in prime, at least
-                            fmt.width)
+                            fmt.width and, with the Rubato unit, 32)
     decode_rows : set       the row counts ``decode`` accepts (default ``shape.decode_rows``; None:
                             any)
     max_segment : int       the network unit's packet size when ``net.segment`` is 0 (1 .. 181)
@@ -203,7 +203,7 @@ class EngineModel:
         self.hamming_weight = check_int("hamming_weight", n // 2 if hamming_weight is None else hamming_weight,
                                         0, n, f"0 .. N = {n}")
         widest = max(q.bit_length() for q in shape.primes)
-        low = max(widest, fmt.width)
+        low = max(widest, fmt.width, isa.RUBATO_HALF_BITS if Unit.RUBATO in shape.units else 0)
         self.word_bits = check_int("word_bits", low if word_bits is None else word_bits, low, 64,
                                    f"{low} .. 64 (the widest prime and the slot format must fit)")
         if Unit.CODEC in shape.units:

@@ -1,0 +1,188 @@
+"""The Rubato unit in the engine (dual mode): rubato.key / rubato.stream / rubato.enc bit-exact with the
+ISA model (and so with hhe_gen.models.rubato) over random keys, counters that wrap, noise on and
+off, messages at the extremes |x| = t - 1 and out of range (DATA_RANGE at the model's position); every SHAKE256 KAT vector of every set through the engine; a CKKS - Rubato - CKKS
+program bit-exact and equal, piece by piece, to each mode run alone (nothing of one mode reaches
+the other's output); no cycle depends on the key, the seed or the message; an abort mid-block
+leaves the engine idle; bad parameters are refused."""
+
+import random
+
+import pytest
+
+from hhe_gen.cores.engine import isa
+from hhe_gen.cores.engine.engine import Engine
+from hhe_gen.engine import asm, memory_map, programs
+from hhe_gen.engine.client_memory import client_memory
+from hhe_gen.engine.model import EngineModel
+from hhe_gen.host.kat import load_rubato_kat_file, shipped_kat_files
+from hhe_gen.models import ckks
+from hhe_gen.models import rubato as rubato_model
+from hhe_gen.params import ParameterError, preset
+from hhe_gen.params.primes import ntt_primes
+from hhe_gen.sim.engine import run_engine
+from hhe_gen.sim.memory import MemoryModel
+
+TOY = preset("toy")
+KEY, MSG, OUT = 0x4000, 0x4100, 0x5000
+
+
+def _key_block(p, key, nonce, seed, counter):
+    return key + [v >> s & 0xFFFFFFFF for v in (nonce, seed, counter) for s in (0, 32)]
+
+
+def _engine(set_name="Par-128S", n=None, **kw):
+    if n is None:
+        return Engine.for_params(TOY, lanes=2, buffers=kw.pop("buffers", 6), codec=kw.pop("codec", False),
+                                 rubato=dict(params=set_name), **kw)
+    return Engine(n, ntt_primes(n, 30, 1), lanes=2, buffers=4, codec=False, rubato=dict(params=set_name), **kw)
+
+
+def _run_both(engine, src, mem, **kw):
+    words = asm.assemble(src, engine.shape)
+    model = EngineModel(engine.shape, engine.n)
+    model.memory = dict(mem)
+    model.run(words)
+    run = run_engine(engine, words, MemoryModel(mem, latency=6), **kw)
+    return model, run
+
+
+def _same_memory(model, run, addresses):
+    return all(run.memory.words.get(a, 0) == model.memory.get(a, 0) for a in addresses)
+
+
+def _inputs(p, rng, *, counter=None, message=None):
+    key = [rng.randrange(p.q) for _ in range(p.n)]
+    key[:2] = [0, p.q - 1]
+    counter = rng.getrandbits(64) if counter is None else counter
+    block = _key_block(p, key, rng.getrandbits(64), rng.getrandbits(64), counter)
+    mem = {KEY + k: w for k, w in enumerate(block)}
+    mem.update({MSG + k: x % (1 << 64) for k, x in enumerate(message or [])})
+    return key, mem
+
+
+PROGRAM = """cfg.rubato 3
+load b0, {key:#x}
+load b1, {msg:#x}
+rubato.key b0
+rubato.stream b2, blocks=2, counter=1
+rubato.enc b3, b1, blocks=5, counter=0xffffff, noise
+store b2, {out:#x}
+store b3, {out2:#x}
+"""
+
+
+def test_tasks_equal_the_model():
+    p = rubato_model.rubato_params("Par-128S")
+    rng = random.Random(4)
+    message = [rng.randrange(-p.q + 1, p.q) for _ in range(5 * p.l)]
+    message[:4] = [p.q - 1, -(p.q - 1), 0, -1]
+    key, mem = _inputs(p, rng, counter=(1 << 64) - 3, message=message)         # the counters wrap
+    model, run = _run_both(_engine(), PROGRAM.format(key=KEY, msg=MSG, out=OUT, out2=OUT + 64), mem)
+    assert model.error == isa.ErrorCause.NONE and run.error_cause == 0
+    assert _same_memory(model, run, range(OUT, OUT + 128))
+    # the ciphertext against hhe_gen.models.rubato directly, and decrypted by its decrypt
+    nonce = model.rubato_registers["nonce"]
+    seed = model.rubato_registers["seed"]
+    got = run.memory.dump(OUT + 64, 5 * p.l)
+    for k in range(5):
+        counter = ((1 << 64) - 3 + 0xFFFFFF + k) % (1 << 64)
+        z = rubato_model.keystream(p, key, nonce, counter, noise_seed=seed)
+        block = got[k * p.l:(k + 1) * p.l]
+        assert block == [(a + x) % p.q for a, x in zip(z, message[k * p.l:(k + 1) * p.l])]
+
+
+def test_message_out_of_range_is_a_data_error():
+    p = rubato_model.rubato_params("Par-128S")
+    rng = random.Random(5)
+    message = [p.q, -p.q, (1 << 53) - 1] + [1] * (5 * p.l - 3)
+    _, mem = _inputs(p, rng, message=message)
+    model, run = _run_both(_engine(), PROGRAM.format(key=KEY, msg=MSG, out=OUT, out2=OUT + 64), mem)
+    assert model.error == isa.ErrorCause.DATA_RANGE
+    assert (run.error_cause, run.error_position) == (isa.ErrorCause.DATA_RANGE, model.error_position) == \
+        (isa.ErrorCause.DATA_RANGE, 5)
+
+
+def test_no_cycle_depends_on_key_seed_or_message():
+    p = rubato_model.rubato_params("Par-128S")
+    records = []
+    for seed in (1, 2):
+        rng = random.Random(seed)
+        message = [rng.randrange(-p.q + 1, p.q) for _ in range(5 * p.l)]
+        key, mem = _inputs(p, rng, message=message)
+        block = [mem[KEY + k] for k in range(p.n)] + _key_block(p, [], 7, rng.getrandbits(64), 99)
+        mem.update({KEY + k: w for k, w in enumerate(block)})       # the same nonce and counter base
+        _, run = _run_both(_engine(), PROGRAM.format(key=KEY, msg=MSG, out=OUT, out2=OUT + 64), mem)
+        records.append([(t.position, t.dispatched, t.finished) for t in run.tasks])
+    assert records[0] == records[1]
+
+
+def test_abort_mid_block_leaves_the_engine_idle():
+    p = rubato_model.rubato_params("Par-128S")
+    rng = random.Random(6)
+    _, mem = _inputs(p, rng)
+    src = PROGRAM.format(key=KEY, msg=MSG, out=OUT, out2=OUT + 64)
+    _, whole = _run_both(_engine(), src, mem)
+    (stream,) = [t for t in whole.tasks if t.position == 4]
+    _, aborted = _run_both(_engine(), src, mem, abort_after=(stream.dispatched + stream.finished) // 2)
+    # the aborted stream never completes, nothing after it runs, and the run ends (busy low)
+    assert aborted.error_cause == 0 and all(t.position < 4 for t in aborted.tasks)
+    assert aborted.cycles < whole.cycles
+
+
+@pytest.mark.parametrize("path", shipped_kat_files(), ids=lambda path: path.stem)
+def test_every_kat_vector_through_the_engine(path):
+    data, p = load_rubato_kat_file(path)
+    engine = _engine(p.name, n=128)
+    set_id = isa.RUBATO_SET_IDS.index(p.name)
+    src, mem = [f"cfg.rubato {set_id}"], {}
+    for j, vec in enumerate(data["vectors"]):
+        block = _key_block(p, vec["key"], vec["nonce"], vec["noise"]["seed"], vec["counter"])
+        mem.update({KEY + 0x100 * j + k: w for k, w in enumerate(block)})
+        src += [f"load b0, {KEY + 0x100 * j:#x}", "rubato.key b0", "rubato.stream b1, blocks=1",
+                "rubato.stream b2, blocks=1, noise", f"store b1, {OUT + 0x100 * j:#x}",
+                f"store b2, {OUT + 0x100 * j + 0x80:#x}"]
+    run = run_engine(engine, asm.assemble("\n".join(src), engine.shape), MemoryModel(mem, latency=6))
+    assert run.error_cause == 0
+    for j, vec in enumerate(data["vectors"]):
+        assert run.memory.dump(OUT + 0x100 * j, p.l) == vec["keystream_before_noise"], j
+        assert run.memory.dump(OUT + 0x100 * j + 0x80, p.l) == vec["final_keystream"], j
+
+
+def test_ckks_rubato_ckks_in_one_program_each_as_alone():
+    """encrypt_pk, then Rubato, then decrypt of the CKKS ciphertext, in one instruction stream: the
+    memory equals the model's, and each part's results equal those of the part run alone."""
+    engine = _engine(codec=None, buffers=12)
+    shape = engine.shape
+    layout = memory_map.MemoryMap.for_params(TOY)
+    keys = ckks.keygen(TOY, seed=3)
+    slots = [0.5, -0.25j, 0.125 + 0.5j]
+    mem = client_memory(TOY, shape, keys, seed=9, slots=slots, layout=layout)
+    p = rubato_model.rubato_params("Par-128S")
+    rng = random.Random(7)
+    message = [rng.randrange(-p.q + 1, p.q) for _ in range(5 * p.l)]
+    _, extra = _inputs(p, rng, message=message)
+    mem.update(extra)
+    pk = list(programs.encrypt_pk(TOY, shape, layout=layout).words)
+    rub = asm.assemble(PROGRAM.format(key=KEY, msg=MSG, out=OUT, out2=OUT + 64), shape)
+    dec = list(programs.decrypt(TOY, shape, layout=layout).words)
+    runs = {}
+    for name, words in (("all", pk + rub + dec), ("ckks", pk + dec), ("rubato", rub)):
+        model = EngineModel(shape, TOY.n)
+        model.memory = dict(mem)
+        assert model.run(words) == isa.ErrorCause.NONE
+        run = run_engine(_engine(codec=None, buffers=12), words, MemoryModel(mem, latency=6))
+        assert run.error_cause == 0
+        assert run.memory.words == {a: v for a, v in model.memory.items()} | {
+            a: v for a, v in run.memory.words.items() if a not in model.memory and v == 0}
+        runs[name] = run.memory.words
+    rubato_out = [*range(OUT, OUT + 2 * p.l), *range(OUT + 64, OUT + 64 + 5 * p.l)]      # the words written
+    ckks_out = [layout.address("slots_out") + k for k in range(TOY.n)] + \
+        [layout.address(r, i) + k for r in ("c0", "c1") for i in range(len(TOY.moduli)) for k in range(TOY.n)]
+    assert [runs["all"].get(a) for a in rubato_out] == [runs["rubato"].get(a) for a in rubato_out]
+    assert [runs["all"].get(a) for a in ckks_out] == [runs["ckks"].get(a) for a in ckks_out]
+
+
+@pytest.mark.parametrize("kw, name", [(dict(set_name="Par-128L"), "'n'"), (dict(set_name="Par-99"), "parameter set")])
+def test_bad_parameters(kw, name):
+    with pytest.raises(ParameterError, match=name):
+        _engine(**kw)
