@@ -101,8 +101,9 @@ class RoundKeySchedule(wiring.Component):
         m.d.comb += rc.abort.eq(clear)
 
         m.submodules.key = key_mem = self.key_memory
-        key_w = key_mem.write_port()
-        key_r = key_mem.read_port()
+        if not hasattr(self, "_key_ports"):       # once: a second elaboration (a memory plan, then the
+            self._key_ports = (key_mem.write_port(), key_mem.read_port())     # Verilog) reuses them
+        key_w, key_r = self._key_ports
         m.d.comb += [key_w.en.eq(self.key_we), key_w.addr.eq(self.key_addr), key_w.data.eq(self.key_data)]
 
         rc_count, key_index, bank, addr = self.rc_count, self.key_index, self.bank, self.addr

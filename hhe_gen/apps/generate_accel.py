@@ -72,7 +72,8 @@ def client_ntt_in_place(n: int, lanes: int, buffers: int, word_bits: int, qbits:
 
 def client_engine(params, lanes: int = 2, *, buffers: int | None = None, window: int = 16, ooo: bool = True,
                   fmt=DEFAULT_SLOT_FORMAT, reducer: str | None = None, twiddles: str = "otf",
-                  ntt_in_place: bool | None = None, network: bool = True, target: str = "ecp5"):
+                  ntt_in_place: bool | None = None, network: bool = True, rubato: str | None = None,
+                  rubato_lanes: int = 2, target: str = "ecp5"):
     """The engine of a CKKS client accelerator for ``params``: the parameter set's primes and scale
     built in, twiddles on the fly, the reducer :func:`client_reducer` (unless ``reducer``), the
     decoder :func:`client_decode_rows`, and by default the buffers every client program needs at
@@ -80,7 +81,9 @@ def client_engine(params, lanes: int = 2, *, buffers: int | None = None, window:
     NTT unit bounds the time, so more buffers buy little: they are what fits a small FPGA), from 4
     lanes on one working set per prime and the samples drawn once (the sampler and the memory port
     bound the time there).  ``ntt_in_place`` None: :func:`client_ntt_in_place`.  ``network``: with the
-    network unit (``send``: near-network encryption, ``o_udp`` in LiteEth's UDP user port shape)."""
+    network unit (``send``: near-network encryption, ``o_udp`` in LiteEth's UDP user port shape).
+    ``rubato``: a Rubato set name (dual mode: the Rubato unit with ``rubato_lanes`` lanes); None:
+    CKKS only."""
     from hhe_gen.cores.engine.engine import Engine
     from hhe_gen.engine.programs import client_buffers
     from hhe_gen.models.fft import FixedPointFormat
@@ -95,7 +98,8 @@ def client_engine(params, lanes: int = 2, *, buffers: int | None = None, window:
         ntt_in_place = client_ntt_in_place(params.n, lanes, buffers, max(qbits, fmt[0]), qbits)
     return Engine.for_params(params, lanes=lanes, buffers=buffers, window=window, ooo=ooo, target=target,
                              ntt=dict(kind=reducer, twiddles=twiddles, in_place=ntt_in_place),
-                             pointwise=dict(kind=reducer), codec=codec, net=dict() if network else None)
+                             pointwise=dict(kind=reducer), codec=codec, net=dict() if network else None,
+                             rubato=None if rubato is None else dict(params=rubato, rubato_lanes=rubato_lanes))
 
 
 def _isa_section(engine) -> dict:
@@ -137,7 +141,7 @@ def _testbench_vectors(params, shape, layout, fmt, seed: int):
 def generate_accel(params, lanes: int, out_dir, *, buffers: int | None = None, window: int = 16,
                    ooo: bool = True, fmt=DEFAULT_SLOT_FORMAT, reducer: str | None = None, twiddles: str = "otf",
                    ntt_in_place: bool | None = None, target: str = "ecp5", device: str = "LFE5UM5G-85F",
-                   name: str | None = None,
+                   name: str | None = None, rubato: str | None = None,
                    keep_src: bool = False, testbench: bool = True, seed: int = 1) -> dict:
     """Generate the accelerator for ``params`` (a :class:`~hhe_gen.params.ckks.CKKSParams`); returns
     ``{"paths": {...}, "manifest": {...}}`` (module docstring).  ``testbench``: also the
@@ -154,7 +158,7 @@ def generate_accel(params, lanes: int, out_dir, *, buffers: int | None = None, w
     check_int("seed", seed, 0, (1 << 256) - 1)
     name = check_name(name or f"hhe_accel_n{params.n}_p{lanes}")
     engine = client_engine(params, lanes, buffers=buffers, window=window, ooo=ooo, fmt=fmt, reducer=reducer,
-                           twiddles=twiddles, ntt_in_place=ntt_in_place, target=target)
+                           twiddles=twiddles, ntt_in_place=ntt_in_place, rubato=rubato, target=target)
     shape, layout = engine.shape, MemoryMap.for_params(params)
     reducer = engine.ntt_unit.ntt.kind
     out = Path(out_dir)
@@ -174,7 +178,8 @@ def generate_accel(params, lanes: int, out_dir, *, buffers: int | None = None, w
                        "slot_format": {"width": fmt[0], "frac_bits": fmt[1]}, "reducer": reducer,
                        "decode_rows": sorted(shape.decode_rows or []),
                        "twiddles": twiddles, "ntt": "in place" if engine.ntt_in_place else "streaming",
-                       "target": target},
+                       "target": target, "network": engine.network_unit is not None,
+                       "rubato": engine.rubato_unit.params.name if engine.rubato_unit is not None else None},
         "primes": [{"index": i, "q": q, "bits": q.bit_length()} for i, q in enumerate(params.moduli)],
         "interface": {
             "i_instr": "stream of 64-bit instruction words (docs/isa.md)",
@@ -183,6 +188,8 @@ def generate_accel(params, lanes: int, out_dir, *, buffers: int | None = None, w
             "abort": "soft reset: clears the queue, the window, every unit and the error",
             "status": "busy, error, error_cause, error_position, notify, notify_code, cycle",
             "completed": "one lane per unit: valid, position, unit, dispatched, finished (per-task cycles)",
+            "o_udp": "packets (send): LiteEth's UDP user port shape, data 32 bits, last, last_be one-hot, "
+                     "ip_address / src_port / dst_port / length held over the packet (docs/wire.md)",
         },
         "isa": _isa_section(engine),
         "memory_map": [{"region": r, "row": i, "address": a} for r, i, a in layout.describe()],

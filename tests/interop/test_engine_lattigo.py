@@ -130,9 +130,10 @@ def test_rtl_decrypts_lattigo_ciphertexts(lattigo_peer, setup):
 @pytest.mark.toolchain
 def test_dna_hhe_rtl_and_lattigo_both_ways(lattigo_peer):
     """The generated client accelerator (client_engine: slot format 38/36) at the DNA-HHE set:
-    Lattigo decrypts the RTL's pk- and sk-mode ciphertexts with >= 30 mean bits, and the RTL's
-    decrypt turns Lattigo's ciphertext into slots with >= 30 mean bits (a Verilator build ~1-3 min,
-    each program 30-130 s)."""
+    Lattigo decrypts the RTL's pk- and sk-mode ciphertexts with >= 30 mean bits, stored in memory
+    and sent by the engine itself as UDP packets (reassembled by the Python receiver after a real
+    socket on the loopback), and the RTL's decrypt turns Lattigo's ciphertext into slots with >= 30
+    mean bits (a Verilator build ~1-3 min, each program 30-130 s)."""
     from hhe_gen.apps.generate_accel import client_engine
     from hhe_gen.models.fft import FixedPointFormat
     from hhe_gen.sim.engine_verilator import VerilatedEngine
@@ -147,14 +148,22 @@ def test_dna_hhe_rtl_and_lattigo_both_ways(lattigo_peer):
     z = [cmath.rect(rng.random(), rng.random() * 2 * math.pi) for _ in range(params.slots)]
     base = client_memory(params, shape, keys, seed=17, slots=z, fmt=fmt, layout=layout)
     for name in ("encrypt_pk", "encrypt_sk"):
-        mem = dict(base)
-        run = rtl.run(getattr(programs, name)(params, shape, layout=layout).words, MemoryModel(mem))
-        assert run.error_cause == 0
-        ct = memory_map.read_ciphertext(run.memory.words, layout, params)
-        got = lattigo_peer.decrypt(params.interchange(), keys.sk, ct.to_json())
-        prec = ckks.precision_bits(z, slots_from_json(got))
-        print(f"\nRTL {name} (N = 2^13) -> Lattigo decrypt: {prec['mean_bits']:.2f} mean bits")
-        assert prec["mean_bits"] >= 30
+        for network in (None, programs.NetworkTarget(message=11)):
+            mem = dict(base)
+            prog = getattr(programs, name)(params, shape, layout=layout, network=network)
+            run = rtl.run(prog.words, MemoryModel(mem))
+            assert run.error_cause == 0
+            if network is None:
+                ct = memory_map.read_ciphertext(run.memory.words, layout, params)
+            else:
+                assert len(run.packets) == 276 and all(p.steady and p.gaps == 0 for p in run.packets)
+                (msg,) = _over_udp([p.payload for p in run.packets])
+                ct = msg.ciphertext()
+            got = lattigo_peer.decrypt(params.interchange(), keys.sk, ct.to_json())
+            prec = ckks.precision_bits(z, slots_from_json(got))
+            how = "stored" if network is None else "276 UDP packets"
+            print(f"\nRTL {name} (N = 2^13, {how}) -> Lattigo decrypt: {prec['mean_bits']:.2f} mean bits")
+            assert prec["mean_bits"] >= 30
     ct = ckks.Ciphertext.from_json(lattigo_peer.encrypt(params.interchange(), slots_json(z), seed=6, sk=keys.sk),
                                    params)
     mem = dict(base)

@@ -23,6 +23,11 @@
   :func:`store_then_send_cycles` for a Wishbone master (4 cycles per coefficient: a 32-bit word per
   2 cycles) and a 64-bit LiteDRAM port (1 per cycle; the wire then bounds it).  The model counts no
   CPU time and overlaps the DMA with the wire perfectly, so it favours store-then-send.
+* ``rubato-*``: Rubato on the engine (dual mode): ``rubato.key`` then ``rubato.stream`` of as many
+  noisy blocks as a buffer of N = 256 holds, in Amaranth's simulator; cycles per block of the
+  stream task against the separate core's own (:meth:`hhe_gen.cores.rubato.RubatoCore.cycles_per_block`
+  for the same nonce and counters, issue 7: 365 / 476 / 594 at 2 lanes) and DNA-HHE's (1235 / 2087
+  / 3036 at 200 MHz), checked against the ISA model.
 * ``plan-*`` (quick): the block-RAM plan (:meth:`hhe_gen.cores.engine.engine.Engine.memory_plan`).
 * ``area-*``: Yosys area, ECP5 and Xilinx 7 (:func:`area`).
 * after the cases, ``accel-cycles.png`` beside the JSON (:func:`plot_cycles`): the N = 2^13 cycles,
@@ -154,6 +159,58 @@ def _near_network(p, engine, program, level, layout, keys, z, mem, fmt, memory, 
             "dna_hhe_gain": "1.15 - 1.43"}
 
 
+def rubato_blocks(rubato: str = "Par-128S", rubato_lanes: int = 2, n: int = 256) -> dict:
+    """The ``rubato-*`` case (module docstring)."""
+    import random as _random
+
+    from hhe_gen.apps.bench.rubato import DNA_HHE as DNA_HHE_RUBATO
+    from hhe_gen.cores.engine import isa
+    from hhe_gen.cores.engine.engine import Engine
+    from hhe_gen.engine import asm
+    from hhe_gen.engine.model import EngineModel
+    from hhe_gen.models import rubato as rubato_model
+    from hhe_gen.params.primes import ntt_primes
+    from hhe_gen.sim.engine import run_engine
+    from hhe_gen.sim.memory import MemoryModel
+
+    p = rubato_model.rubato_params(rubato)
+    engine = Engine(n, ntt_primes(n, 30, 1), lanes=2, buffers=2, codec=False,
+                    rubato=dict(params=p.name, rubato_lanes=rubato_lanes))
+    rng = _random.Random(1)
+    nonce, seed, counter = rng.getrandbits(64), rng.getrandbits(64), rng.getrandbits(32)
+    block = [rng.randrange(p.q) for _ in range(p.n)] + [v >> s & 0xFFFFFFFF for v in (nonce, seed, counter)
+                                                        for s in (0, 32)]
+    blocks = n // p.l
+    words = asm.assemble(f"cfg.rubato {isa.RUBATO_SET_IDS.index(p.name)}\nload b0, 0\nrubato.key b0\n"
+                         f"rubato.stream b1, blocks={blocks}, noise\nstore b1, 0x1000", engine.shape)
+    model = EngineModel(engine.shape, n)
+    model.memory = dict(enumerate(block))
+    model.run(words)
+    run = run_engine(engine, words, MemoryModel(dict(enumerate(block))))
+    (task,) = [t for t in run.tasks if t.position == 3]
+    exact = run.error_cause == 0 and all(run.memory.words.get(0x1000 + k, 0) == model.memory.get(0x1000 + k, 0)
+                                         for k in range(n))
+    core = engine.rubato_unit.core
+    alone = [core.cycles_per_block(_accepted(p, nonce, counter + k), noise=True) for k in range(blocks)]
+    per_block = (task.finished - task.dispatched) / blocks
+    out = {"blocks": blocks, "cycles_per_block": round(per_block, 1), "core_alone": round(sum(alone) / blocks, 1),
+           "bit_exact": exact, "blocks_per_mcycle": round(1e6 / per_block)}
+    if p.name in DNA_HHE_RUBATO:
+        out.update(dna_hhe=DNA_HHE_RUBATO[p.name], vs_dna_hhe=round(per_block / DNA_HHE_RUBATO[p.name], 3))
+    return out
+
+
+def _accepted(p, nonce: int, counter: int) -> list[int]:
+    """The candidate positions of a block's accepted round constants (SHAKE256 of nonce || counter)."""
+    import hashlib
+    import struct
+
+    from hhe_gen.cores.rubato.schedule import candidate_positions
+    count = 4 * p.round_constant_count + 64
+    stream = hashlib.shake_256(nonce.to_bytes(8, "little") + counter.to_bytes(8, "little")).digest(4 * count)
+    return candidate_positions(p.q, p.q_bits, struct.unpack(f"<{count}I", stream), p.round_constant_count)
+
+
 def memory_plan(params: str = "dna-hhe", lanes: int = 2, device: str = "LFE5UM5G-85F", fmt=SLOT_FORMAT) -> dict:
     """Block RAMs of the engine (buffers for every client program, the units' memories)."""
     from hhe_gen.params import preset
@@ -261,6 +318,9 @@ def _cases():
         tag = "inplace" if in_place else "stream"
         bench_case("accel", f"cycles-dna-hhe-pk-{lanes}lanes-ooo-{tag}", quick=False, params="dna-hhe", lanes=lanes,
                    program="encrypt_pk", ntt_in_place=in_place)(program_cycles)
+    for rubato in ("Par-128S", "Par-128M", "Par-128L"):
+        bench_case("accel", f"rubato-{rubato[4:].lower()}-2lanes", quick=rubato == "Par-128S",
+                   rubato=rubato)(rubato_blocks)
     for lanes in (2, 8):
         bench_case("accel", f"plan-dna-hhe-{lanes}lanes", quick=True, lanes=lanes)(memory_plan)
         bench_case("accel", f"area-dna-hhe-{lanes}lanes", quick=False, lanes=lanes)(area)

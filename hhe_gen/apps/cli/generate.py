@@ -78,12 +78,13 @@ def _generate_accel(args):
                          twiddles=args.twiddles or "otf", ntt_in_place=NTT_MEMORY[args.ntt],
                          target=args.target, device=args.device,
                          name=args.name, keep_src=args.keep_src, testbench=args.vectors > 0,
-                         seed=args.seed)
+                         seed=args.seed, rubato=args.rubato)
     m = res["manifest"]
     par, plan = m["parameters"], m["memory_plan"]
     rows = [("N, primes", f"{par['n']}, " + " ".join(str(p["q"]) for p in m["primes"])),
             ("lanes, buffers, window", f"{par['lanes']}, {par['buffers']}, {par['window']} ({par['dispatch']})"),
             ("slot format W/F", f"{fmt[0]}/{fmt[1]}"),
+            ("units", ", ".join(m["isa"]["shape"]["units"]) + (f" (Rubato {par['rubato']})" if par["rubato"] else "")),
             (f"block RAM on {plan['device']}", f"{plan['dp16kd']} DP16KD / {plan['bram36']} BRAM36: "
              f"{plan['left']} left ({'fits' if plan['fits'] else 'does NOT fit'})"),
             *[(f"program {k}", f"{v['instructions']} instructions") for k, v in m["programs"].items()],
@@ -104,6 +105,8 @@ def register(sub) -> None:
     p.add_argument("--buffers", type=int, help="accel: polynomial buffers (default: what every client "
                    "program needs at the top level)")
     p.add_argument("--window", type=int, default=16, help="accel: task window entries (default 16)")
+    p.add_argument("--rubato", metavar="SET", help="accel: dual mode, with the Rubato unit for this set "
+                   "(Par-80S .. Par-128L, or 128s ...; default: CKKS only)")
     p.add_argument("--in-order", action="store_true", help="accel: in-order dispatch (default out-of-order)")
     p.add_argument("--device", default="LFE5UM5G-85F", help="accel: the part of the block-RAM plan")
     p.add_argument("--lanes", type=int, default=2, help="butterfly lanes P (power of two)")
