@@ -11,7 +11,7 @@ from hhe_gen.params.errors import ParameterError
 
 from hhe_gen.models.wire import MAX_PAYLOAD, Reassembler
 
-__all__ = ["receive", "send", "RECEIVE_BUFFER"]
+__all__ = ["receive", "send", "through_loopback", "RECEIVE_BUFFER"]
 
 
 RECEIVE_BUFFER = 8 << 20
@@ -72,3 +72,25 @@ def send(payloads, host: str, port: int, *, gap: float = 0.0) -> int:
             if gap:
                 time.sleep(gap)
     return sent
+
+
+def through_loopback(payloads, *, messages: int = 1, reassembler: Reassembler | None = None,
+                     timeout: float = 10.0) -> list:
+    """Send ``payloads`` over a UDP socket on the loopback to :func:`receive` (a thread of this
+    process, on a free port) until ``messages`` messages are complete; the messages it completed."""
+    import threading
+
+    payloads = list(payloads)
+    bound, port, out = threading.Event(), {}, {}
+
+    def listen():
+        out["messages"] = receive(0, host="127.0.0.1", messages=messages, timeout=timeout,
+                                  reassembler=reassembler, ready=lambda p: (port.update(p=p), bound.set()))
+
+    listener = threading.Thread(target=listen, daemon=True)
+    listener.start()
+    if not bound.wait(timeout):
+        raise RuntimeError("the loopback receiver did not start")
+    send(payloads, "127.0.0.1", port["p"])
+    listener.join(2 * timeout)
+    return out.get("messages", [])

@@ -7,7 +7,6 @@ Lattigo ciphertext into the slots the model's fixed-point decoder gives."""
 import cmath
 import math
 import random
-import threading
 
 import pytest
 
@@ -19,7 +18,7 @@ from hhe_gen.engine.model import shape_for_params
 from hhe_gen.host.lattigo import slots_from_json, slots_json
 from hhe_gen.models import ckks, ckks_fixed
 from hhe_gen.models.wire import Reassembler
-from hhe_gen.net.udp import receive, send
+from hhe_gen.net.udp import through_loopback
 from hhe_gen.params import preset
 from hhe_gen.sim.engine import run_engine
 from hhe_gen.sim.memory import MemoryModel
@@ -46,19 +45,8 @@ def _engine(**kw):
 
 
 def _over_udp(payloads):
-    """The payloads through a UDP socket on the loopback into :func:`hhe_gen.net.udp.receive`."""
-    bound, port, out = threading.Event(), {}, {}
-
-    def listen():
-        out["msgs"] = receive(0, host="127.0.0.1", timeout=10, reassembler=Reassembler(),
-                              ready=lambda p: (port.update(p=p), bound.set()))
-
-    t = threading.Thread(target=listen)
-    t.start()
-    assert bound.wait(5)
-    send(payloads, "127.0.0.1", port["p"])
-    t.join(15)
-    return out["msgs"]
+    """The payloads through a UDP socket on the loopback into hhe_gen.net.udp.receive."""
+    return through_loopback(payloads, reassembler=Reassembler())
 
 
 @pytest.mark.parametrize("name", ["encrypt_pk", "encrypt_sk"])
