@@ -135,9 +135,10 @@ def test_bench_models_writes_json_and_table(tmp_path, capsys):
 
 
 def test_demo_runs_the_accelerator(tmp_path, monkeypatch, capsys):
-    """The demo at the toy set (README command 1 runs it at DNA-HHE's): the accelerator generated,
-    encrypt_pk and decrypt on its RTL equal to the ISA model, the precision of the toy set's
-    Delta = 2^20 (Lattigo and the model at this set: tests/interop)."""
+    """The demo at the toy set (README command 1 runs it at DNA-HHE's): the dual-mode accelerator
+    generated, encrypt_pk (its packets) and decrypt on its RTL equal to the ISA model, the precision
+    of the toy set's Delta = 2^20 (Lattigo and the model at this set: tests/interop), Rubato blocks
+    on the same RTL equal to the model and decrypted."""
     monkeypatch.chdir(tmp_path)
     assert main(["demo", "--no-lattigo", "--preset", "toy"]) == 0
     report = json.loads((tmp_path / "out" / "demo.json").read_text())
@@ -145,7 +146,8 @@ def test_demo_runs_the_accelerator(tmp_path, monkeypatch, capsys):
     assert (tmp_path / "out" / "accel" / "programs" / "encrypt_pk.hex").exists()
     assert report["rtl_decrypt"]["mean_bits"] >= 10 and report["model_decrypt"]["mean_bits"] >= 10
     assert report["rubato"]["max_abs_error"] < 2**-10
-    assert report["rubato_rtl"]["equal_to_model"] and report["rubato_rtl"]["lanes"] == 2
+    rub = report["rubato_accelerator"]
+    assert rub["equal_to_model"] and rub["max_abs_error"] < 2**-10 and rub["blocks"] == 64 // 12
     assert "demo OK" in capsys.readouterr().out
 
 

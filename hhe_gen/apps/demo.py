@@ -1,17 +1,20 @@
 """``hhe-gen demo``: the main job, end to end.
 
 1. CKKS parameters (the DNA-HHE preset by default) and key generation (model);
-2. the accelerator generated for them (``hhe-gen generate accel``: Verilog, manifest and program
-   images in ``out/accel``), and its keys put in NTT form by the ``key_setup`` program (ISA model:
-   once per key pair);
+2. the dual-mode accelerator generated for them (``hhe-gen generate accel --rubato 128s``:
+   Verilog, manifest and program images in ``out/accel``), and its keys put in NTT form by the
+   ``key_setup`` program (ISA model: once per key pair);
 3. encode + public-key encryption of sample data (a sine wave plus a random complex vector) by the
    ``encrypt_pk`` program on the RTL accelerator (Verilator; the first build takes minutes and is
-   cached), checked bit for bit against the ISA model;
+   cached), near-network: the accelerator sends the ciphertext as UDP packets itself, which cross a
+   socket on the loopback to the host's receiver (``hhe_gen.net``); the packets are checked bit
+   for bit against the ISA model's;
 4. decryption and decoding of that ciphertext by Lattigo v6 (an independent implementation) where
    Go is present, and by the model in any case; the precision of both;
 5. the ``decrypt`` program on the RTL (ciphertext -> slots) and its precision;
-6. one Rubato keystream block (Par-128S) encrypting a short real message, decrypted back, and
-   the same keystream block from the Rubato core (RTL, simulated), compared word for word;
+6. Rubato (Par-128S) on the same accelerator: a real message encrypted by the Rubato unit and sent
+   as packets (``hhe_gen.engine.rubato_program``), decrypted by the Rubato model, bit-exact with
+   the ISA model;
 7. a table of precision, cycles and timings, also written to ``out/demo.json``.
 """
 
@@ -51,7 +54,7 @@ def run_demo(preset_name: str = "dna-hhe", use_lattigo: bool = True, seed: int =
     keys, t = _timed(lambda: ckks.keygen(p, seed))
     rows.append(("keygen (model)", "", f"{t:.0f}"))
     slots = sample_slots(p.slots, seed)
-    ct, accel_ok = _accelerator(p, keys, slots, (seed + 1) % (1 << 256), rows, report)
+    ct, accel_ok, accel_rubato_ok = _accelerator(p, keys, slots, (seed + 1) % (1 << 256), rows, report)
 
     out, t = _timed(lambda: ckks.decrypt_slots(p, keys.sk, ct))
     prec = ckks.precision_bits(slots, out)
@@ -61,7 +64,7 @@ def run_demo(preset_name: str = "dna-hhe", use_lattigo: bool = True, seed: int =
     lattigo_note = _lattigo_decrypt(p, keys, ct, slots, rows, report) if use_lattigo else "skipped (--no-lattigo)"
     report["lattigo"] = lattigo_note
 
-    rubato_ok = _rubato_block(seed, rows, report)
+    rubato_ok = _rubato_block(seed, rows, report) and accel_rubato_ok
 
     print_table("results", ["step", "precision (bits)", "time (ms)"], rows)
     console.print(f"Lattigo: {lattigo_note}")
@@ -78,41 +81,59 @@ def run_demo(preset_name: str = "dna-hhe", use_lattigo: bool = True, seed: int =
     return 0 if ok else 1
 
 
+RUBATO_SET = "Par-128S"
+
+
 def _accelerator(p, keys, slots, seed, rows, report):
-    """Generate the accelerator, run encrypt_pk and decrypt on its RTL (Verilator); the ciphertext
-    and whether the RTL equalled the ISA model."""
+    """Generate the dual-mode accelerator, run encrypt_pk (near-network) and decrypt on its RTL
+    (Verilator), then Rubato; the ciphertext, whether the CKKS runs equalled the ISA model and
+    whether the Rubato run did and decrypted."""
     from hhe_gen.apps.generate_accel import DEFAULT_SLOT_FORMAT, client_engine, generate_accel
     from hhe_gen.engine import memory_map, programs
-    from hhe_gen.engine.client_memory import client_memory, run_model
+    from hhe_gen.engine.client_memory import client_memory
+    from hhe_gen.engine.model import EngineModel
     from hhe_gen.models.fft import FixedPointFormat
+    from hhe_gen.models.wire import Reassembler
+    from hhe_gen.net.udp import through_loopback
     from hhe_gen.sim.engine_verilator import VerilatedEngine
     from hhe_gen.sim.memory import MemoryModel
 
     lanes, fmt = 2, FixedPointFormat(*DEFAULT_SLOT_FORMAT)
-    console.print(f"generating the accelerator for {p.name} ({lanes} lanes) into out/accel ...")
-    gen, t = _timed(lambda: generate_accel(p, lanes, "out/accel"))
+    console.print(f"generating the accelerator for {p.name} ({lanes} lanes, CKKS + Rubato {RUBATO_SET}) "
+                  f"into out/accel ...")
+    gen, t = _timed(lambda: generate_accel(p, lanes, "out/accel", rubato=RUBATO_SET))
     man = gen["manifest"]
     rows.append((f"generate the accelerator: out/accel (Verilog, manifest, {len(man['programs'])} programs; "
                  f"{man['parameters']['buffers']} buffers, {man['memory_plan']['dp16kd']} DP16KD)", "", f"{t:.0f}"))
     console.print("building the accelerator's RTL in Verilator (cached after the first time) ...")
-    rtl = VerilatedEngine(client_engine(p, lanes), progress="verilator build of the accelerator")
+    rtl = VerilatedEngine(client_engine(p, lanes, rubato=RUBATO_SET), progress="verilator build of the accelerator")
     engine = rtl.engine
     shape, layout = engine.shape, memory_map.MemoryMap.for_params(p)
 
     mem = client_memory(p, shape, keys, seed=seed, slots=slots, fmt=fmt, layout=layout)
     same, cycles = True, {}
+    target = programs.NetworkTarget(message=1)
     for name in ("encrypt_pk", "decrypt"):
-        words = getattr(programs, name)(p, shape, layout=layout).words
-        want = run_model(shape, p.n, words, mem, fmt=fmt)
+        words = getattr(programs, name)(p, shape, layout=layout, **({"network": target} if name == "encrypt_pk"
+                                                                      else {})).words
+        model = EngineModel(shape, p.n, fmt=fmt)
+        model.memory = dict(mem)
+        model.run(words)
         console.print(f"running {name} on the RTL accelerator (Verilator) ...")
         run, t = _timed(lambda: rtl.run(words, MemoryModel(mem)))
-        equal = run.error_cause == 0 and all(run.memory.words.get(a, 0) == v for a, v in want.items())
+        equal = run.error_cause == 0 and model.error == 0 and \
+            all(run.memory.words.get(a, 0) == v for a, v in model.memory.items()) and \
+            [pk.payload for pk in run.packets] == [pk.payload for pk in model.packets]
         same = same and equal
         cycles[name] = run.cycles
         mem = dict(run.memory.words)
         if name == "encrypt_pk":
-            ct = memory_map.read_ciphertext(mem, layout, p)
-            rows.append((f"encode + encrypt, public key (RTL accelerator): {run.cycles} cycles",
+            messages = through_loopback([pk.payload for pk in run.packets], reassembler=Reassembler())
+            same = same and len(messages) == 1
+            ct = messages[0].ciphertext() if messages else memory_map.read_ciphertext(mem, layout, p)
+            memory_map.write_ciphertext(mem, layout, p, ct)
+            rows.append((f"encode + encrypt, public key (RTL accelerator): {run.cycles} cycles to the last of "
+                         f"{len(run.packets)} UDP packets, received over the loopback",
                          "bit-exact with the ISA model" if equal else "DIFFERS from the ISA model", f"{t:.0f}"))
         else:
             got = memory_map.read_slots(mem, layout, fmt, engine.word_bits)
@@ -121,9 +142,59 @@ def _accelerator(p, keys, slots, seed, rows, report):
             rows.append((f"decrypt + decode (RTL accelerator): {run.cycles} cycles",
                          f"{prec['mean_bits']:.1f} mean / {prec['min_bits']:.1f} min"
                          + ("" if equal else ", DIFFERS from the ISA model"), f"{t:.0f}"))
+    rubato_ok = _rubato_on_the_accelerator(rtl, seed, rows, report)
     report["accelerator"] = {"lanes": lanes, "cycles": cycles, "equal_to_model": same,
-                             "memory_plan_dp16kd": man["memory_plan"]["dp16kd"]}
-    return ct, same
+                             "memory_plan_dp16kd": man["memory_plan"]["dp16kd"], "rubato": RUBATO_SET}
+    return ct, same, rubato_ok
+
+
+def _rubato_on_the_accelerator(rtl, seed, rows, report) -> bool:
+    """A real message encrypted by the accelerator's Rubato unit and sent as packets; decrypted by
+    the Rubato model."""
+    from hhe_gen.engine.model import EngineModel
+    from hhe_gen.engine.rubato_program import rubato_encrypt, write_key_block, write_scaled_message
+    from hhe_gen.engine.programs import NetworkTarget
+    from hhe_gen.models import rubato
+    from hhe_gen.models.wire import Kind, Reassembler
+    from hhe_gen.params.rubato import rubato_params
+    from hhe_gen.sim.memory import MemoryModel
+
+    engine, rp = rtl.engine, rubato_params(RUBATO_SET)
+    rng = random.Random(seed)
+    key = [rng.randrange(rp.q) for _ in range(rp.n)]
+    nonce, noise_seed = rng.getrandbits(64), rng.getrandbits(64)
+    blocks = min(16, engine.n // rp.l)
+    message = [round(rng.uniform(-4, 4), 3) for _ in range(blocks * rp.l)]
+    mem: dict = {}
+    write_key_block(mem, 0, rp, key, nonce, noise_seed, 0)
+    write_scaled_message(mem, 0x1000, rp, message, engine.word_bits)
+    prog = rubato_encrypt(engine.shape, engine.n, key_address=0, message_address=0x1000, blocks=blocks,
+                          network=NetworkTarget(message=2))
+    model = EngineModel(engine.shape, engine.n)
+    model.memory = dict(mem)
+    model.run(prog.words)
+    run, t = _timed(lambda: rtl.run(prog.words, MemoryModel(mem)))
+    equal = run.error_cause == 0 and [pk.payload for pk in run.packets] == [pk.payload for pk in model.packets]
+    rx = Reassembler(kinds=(Kind.RUBATO,))
+    got = [m for m in (rx.feed(pk.payload) for pk in run.packets) if m is not None]
+    back = []
+    if got:
+        words = got[0].polys[Kind.RUBATO][0]
+        for k in range(blocks):
+            back += rubato.decrypt(rp, key, nonce, k, words[k * rp.l:(k + 1) * rp.l])
+    err = max(abs(a - b) for a, b in zip(message, back)) if len(back) == len(message) else float("inf")
+    from hhe_gen.cores.engine.isa import Opcode, decode
+    enc = next(k for k, w in enumerate(prog.words) if decode(w).opcode == Opcode.RUBATO_ENC)
+    (task,) = [tk for tk in run.tasks if tk.position == enc] or [None]
+    per_block = (task.finished - task.dispatched) / blocks if task else 0
+    report["rubato_accelerator"] = {"set": rp.name, "blocks": blocks, "cycles": run.cycles,
+                                    "cycles_per_block": per_block, "equal_to_model": equal, "max_abs_error": err}
+    rows.append((f"Rubato {rp.name} on the accelerator: {blocks} blocks encrypted ({per_block:.0f} cycles per "
+                 f"block), {len(run.packets)} UDP packets, decrypted by the model",
+                 (f"{-math.log2(err):.1f}" if 0 < err < 1 else "-") + (", bit-exact with the ISA model" if equal
+                                                                       else ", DIFFERS from the ISA model"),
+                 f"{t:.0f}"))
+    return equal and err < 2 ** -10
 
 
 def _lattigo_decrypt(p, keys, ct, slots, rows, report) -> str:
@@ -158,18 +229,4 @@ def _rubato_block(seed: int, rows, report) -> bool:
     report["rubato"] = {"set": rp.name, "max_abs_error": err, "bits": bits, "ms_per_block": t}
     rows.append((f"Rubato {rp.name} block (model): keystream + noise, encrypt, decrypt",
                  f"{bits:.1f} (noise/Delta)", f"{t:.1f}"))
-    rtl_ok = _rubato_rtl(rp, key, nonce, counter, seed, list(ks), rows, report)
-    return err < 2 ** -10 and rtl_ok
-
-
-def _rubato_rtl(rp, key, nonce, counter, seed, expected, rows, report) -> bool:
-    """The same block on the Rubato core (2 lanes, noise on) in Amaranth's simulator."""
-    from hhe_gen.cores.rubato import RubatoCore
-    from hhe_gen.sim.rubato import simulate_blocks
-    core = RubatoCore(rp, lanes=2)
-    run, t = _timed(lambda: simulate_blocks(core, key, [(nonce, counter, 1)], seed=seed)[0])
-    same = run.outputs == expected
-    report["rubato_rtl"] = {"lanes": 2, "cycles": run.cycles, "equal_to_model": same}
-    rows.append((f"Rubato {rp.name} block (RTL core, 2 lanes, simulated): {run.cycles} cycles",
-                 "bit-exact with the model" if same else "DIFFERS from the model", f"{t:.0f}"))
-    return same
+    return err < 2 ** -10
