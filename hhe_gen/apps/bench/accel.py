@@ -221,21 +221,22 @@ def memory_plan(params: str = "dna-hhe", lanes: int = 2, device: str = "LFE5UM5G
             **{f"{k}_dp16kd": v["dp16kd"] for k, v in parts.items() if v["dp16kd"]}}
 
 
-def area(params: str = "dna-hhe", lanes: int = 2) -> dict:
-    """Yosys area of the client accelerator (the engine with every unit): ECP5 (``synth_ecp5``,
-    Yosys only: placing and routing the whole engine belongs to the timing-closure work) and
-    Xilinx 7 (``synth_xilinx``)."""
+def area(params: str = "dna-hhe", lanes: int = 2, rubato: str | None = None, xilinx: bool = True) -> dict:
+    """Yosys area of the client accelerator (the engine with every unit; ``rubato``: dual mode with
+    that set's Rubato unit): ECP5 (``synth_ecp5``, Yosys only: placing and routing the whole engine
+    belongs to the timing-closure work) and Xilinx 7 (``synth_xilinx``)."""
     from hhe_gen.cores.unused import mark_unused
     from hhe_gen.flow.synth import synth_ecp5, synth_xilinx
     from hhe_gen.params import preset
     p = preset(params)
-    name = f"hhe_accel_{params.replace('-', '_')}_p{lanes}"
-    engine = client_engine(p, lanes)
+    name = f"hhe_accel_{params.replace('-', '_')}_p{lanes}" + (f"_{rubato[4:].lower()}" if rubato else "")
+    engine = client_engine(p, lanes, rubato=rubato)
     mark_unused(engine)
     ecp5 = synth_ecp5(engine, name=name, timeout=4 * 3600, place_and_route=False)
-    xc7 = synth_xilinx(client_engine(p, lanes, target="xilinx"), name=name, timeout=4 * 3600)
     out = {k: ecp5.get(k) for k in ("LUT4", "FF", "MULT18X18D", "DP16KD")}
-    out.update({f"xc7_{k}": xc7.get(k) for k in ("LUT", "FF", "DSP48E1", "RAMB18", "RAMB36")})
+    if xilinx:
+        xc7 = synth_xilinx(client_engine(p, lanes, rubato=rubato, target="xilinx"), name=name, timeout=4 * 3600)
+        out.update({f"xc7_{k}": xc7.get(k) for k in ("LUT", "FF", "DSP48E1", "RAMB18", "RAMB36")})
     return out
 
 
@@ -324,6 +325,7 @@ def _cases():
     for lanes in (2, 8):
         bench_case("accel", f"plan-dna-hhe-{lanes}lanes", quick=True, lanes=lanes)(memory_plan)
         bench_case("accel", f"area-dna-hhe-{lanes}lanes", quick=False, lanes=lanes)(area)
+    bench_case("accel", "area-dna-hhe-2lanes-dual-128s", quick=False, lanes=2, rubato="Par-128S")(area)
     bench_case("accel", "area-toy", quick=False, params="toy")(area)
 
 
