@@ -186,3 +186,82 @@ def test_ckks_rubato_ckks_in_one_program_each_as_alone():
 def test_bad_parameters(kw, name):
     with pytest.raises(ParameterError, match=name):
         _engine(**kw)
+
+
+# -- random dual-mode programs ---------------------------------------------------------------------
+RN = 32                                         # a Par-128S key block (22 words) fits; 2 blocks of 12
+RPRIME = ntt_primes(RN, 30, 1)[0]
+RBUFFERS = 5
+
+
+def _dual_program(rng, length):
+    """Random interleavings of CKKS tasks (load, ntt / intt, add / mul), Rubato tasks (rubato.key,
+    rubato.stream, rubato.enc) and sends; the initial memory. state[b]: "res" (residues mod the
+    prime, or still all zero: None) | "key" | "msg" | "mixed" (neither: not an operand of the CKKS
+    tasks, whose contract wants residues)."""
+    p = rubato_model.rubato_params("Par-128S")
+    memory = {}
+    for j in range(2):
+        block = _key_block(p, [rng.randrange(p.q) for _ in range(p.n)], rng.getrandbits(64), rng.getrandbits(64),
+                           rng.getrandbits(64))
+        memory.update({KEY + 0x40 * j + k: w for k, w in enumerate(block)})
+    memory.update({MSG + k: rng.randrange(-p.q + 1, p.q) % (1 << 64) for k in range(RN)})
+    memory.update({0x200 + k: rng.randrange(RPRIME) for k in range(RN)})
+    lines = ["cfg.prime s0, p0", "cfg.rubato 3", "cfg.net.segment 7", f"cfg.net.message {rng.getrandbits(32)}"]
+    state = [None] * RBUFFERS
+    for _ in range(length):
+        dst = rng.randrange(RBUFFERS)
+        res = [b for b in range(RBUFFERS) if state[b] == "res"]
+        choice = rng.random()
+        if choice < 0.2:
+            what = rng.choice(["res", "key", "msg"])
+            addr = {"res": 0x200, "key": KEY + 0x40 * rng.randrange(2), "msg": MSG}[what]
+            lines.append(f"load b{dst}, {addr:#x}")
+            state[dst] = what
+        elif choice < 0.3 and "key" in state:
+            lines.append(f"rubato.key b{state.index('key')}")
+        elif choice < 0.5:
+            blocks, counter, noise = rng.randrange(1, 3), rng.getrandbits(24), rng.choice(["", ", noise"])
+            msg = [b for b in range(RBUFFERS) if state[b] == "msg"]
+            if msg and rng.random() < 0.5:
+                lines.append(f"rubato.enc b{dst}, b{rng.choice(msg)}, blocks={blocks}, counter={counter}{noise}")
+            else:
+                lines.append(f"rubato.stream b{dst}, blocks={blocks}, counter={counter}{noise}")
+            # keystream words are < t < q; the words past the blocks keep what they held
+            state[dst] = "res" if state[dst] in ("res", None) else "mixed"
+        elif choice < 0.7 and res:
+            lines.append(f"{rng.choice(['ntt', 'intt'])} b{dst}, b{rng.choice(res)}, s0")
+            state[dst] = "res"
+        elif choice < 0.85 and res:
+            lines.append(f"{rng.choice(['add', 'mul'])} b{dst}, b{rng.choice(res)}, b{rng.choice(res)}, s0")
+            state[dst] = "res"
+        elif choice < 0.95:
+            kind = rng.choice(["c0", "rubato", "slots"])
+            lines.append(f"send b{rng.randrange(RBUFFERS)}, {kind}, rows=1, words={rng.randrange(RN + 1)}")
+        else:
+            lines.append(f"notify {rng.randrange(1 << 16)}")
+    lines += [f"store b{b}, {OUT + RN * b:#x}" for b in range(RBUFFERS)] + ["notify 48879"]
+    return "\n".join(lines), memory
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_random_dual_mode_programs_equal_the_model(seed):
+    """Whatever the dispatch order, CKKS, Rubato and network tasks interleaved at random leave the
+    memory, the packets, the notify codes and the error status of the ISA model."""
+    rng = random.Random(seed)
+    src, memory = _dual_program(rng, 16)
+    for ooo in (True, False):
+        engine = Engine(RN, (RPRIME,), lanes=2, buffers=RBUFFERS, ooo=ooo, window=8, codec=False,
+                        net=dict(max_segment=8), rubato=dict(params="Par-128S"))
+        model, run = _run_both(engine, src, memory)
+        assert (run.error_cause, run.error_position if run.error_cause else 0) == \
+            (int(model.error), model.error_position if model.error else 0)
+        assert _same_memory(model, run, range(OUT, OUT + RN * RBUFFERS)), ooo
+        assert [p.payload for p in run.packets] == [p.payload for p in model.packets]
+        assert [c for _, c in run.notifies] == list(model.events)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(4, 40))
+def test_many_random_dual_mode_programs_equal_the_model(seed):
+    test_random_dual_mode_programs_equal_the_model(seed)
