@@ -49,49 +49,38 @@ def _over_udp(payloads):
     return through_loopback(payloads, reassembler=Reassembler())
 
 
+@pytest.mark.parametrize("sent", [False, True], ids=["stored", "sent-as-packets"])
 @pytest.mark.parametrize("name", ["encrypt_pk", "encrypt_sk"])
-def test_lattigo_decrypts_rtl_ciphertexts(lattigo_peer, setup, name):
+def test_lattigo_decrypts_rtl_ciphertexts(lattigo_peer, setup, name, sent):
     keys, layout, mem = setup
-    z = _slots(1)
+    z = _slots(3 if sent else 1)
     mem = dict(mem)
     memory_map.write_seed(mem, layout, 9)
     memory_map.write_slots(mem, layout, z, isa.DEFAULT_FORMAT)
-    run = run_engine(_engine(), getattr(programs, name)(PARAMS, SHAPE, layout=layout).words, MemoryModel(mem))
+    engine = _engine(net=dict()) if sent else _engine()
+    target = programs.NetworkTarget(segment=25, message=0x5EED) if sent else None
+    run = run_engine(engine, getattr(programs, name)(PARAMS, engine.shape, layout=layout, network=target).words,
+                     MemoryModel(mem))
     assert run.error_cause == 0
-    ct = memory_map.read_ciphertext(run.memory.words, layout, PARAMS)
+    if sent:
+        assert all(p.steady and p.gaps == 0 for p in run.packets)
+        assert run.memory.writes == 0                        # nothing went through the memory port
+        (msg,) = _over_udp([p.payload for p in run.packets])
+        assert msg.id == 0x5EED
+        ct = msg.ciphertext()
+        pt = ckks.encode(PARAMS, z, fmt=isa.DEFAULT_FORMAT)
+        ref = getattr(ckks, name)(PARAMS, keys if name == "encrypt_pk" else keys.sk, pt, seed=9, form="ntt")
+        assert (ct.c0, ct.c1) == (ref.c0, ref.c1)
+    else:
+        ct = memory_map.read_ciphertext(run.memory.words, layout, PARAMS)
     got = lattigo_peer.decrypt(PARAMS.interchange(), keys.sk, ct.to_json())
     assert got["coeffs"] == ckks.decrypt(PARAMS, keys.sk, ct).rows
     prec = ckks.precision_bits(z, slots_from_json(got))
     want = ckks.precision_bits(z, ckks.decrypt_slots(PARAMS, keys.sk, ct))
-    print(f"\nRTL {name} -> Lattigo decrypt: {prec['mean_bits']:.2f} mean bits (model decrypt "
+    how = "UDP packets" if sent else "stored"
+    print(f"\nRTL {name} ({how}) -> Lattigo decrypt: {prec['mean_bits']:.2f} mean bits (model decrypt "
           f"{want['mean_bits']:.2f})")
     assert abs(prec["mean_bits"] - want["mean_bits"]) < 0.5 and prec["mean_bits"] > 10
-
-
-@pytest.mark.parametrize("name", ["encrypt_pk", "encrypt_sk"])
-def test_lattigo_decrypts_the_packets_the_rtl_engine_sends(lattigo_peer, setup, name):
-    keys, layout, mem = setup
-    z = _slots(3)
-    mem = dict(mem)
-    memory_map.write_seed(mem, layout, 9)
-    memory_map.write_slots(mem, layout, z, isa.DEFAULT_FORMAT)
-    engine = _engine(net=dict())
-    target = programs.NetworkTarget(segment=25, message=0x5EED)
-    run = run_engine(engine, getattr(programs, name)(PARAMS, engine.shape, layout=layout, network=target).words,
-                     MemoryModel(mem))
-    assert run.error_cause == 0 and all(p.steady and p.gaps == 0 for p in run.packets)
-    assert run.memory.writes == 0                        # nothing went through the memory port
-    (msg,) = _over_udp([p.payload for p in run.packets])
-    assert msg.id == 0x5EED
-    ct = msg.ciphertext()
-    keys_ref = keys if name == "encrypt_pk" else keys.sk
-    pt = ckks.encode(PARAMS, z, fmt=isa.DEFAULT_FORMAT)
-    ref = getattr(ckks, name)(PARAMS, keys_ref, pt, seed=9, form="ntt")
-    assert (ct.c0, ct.c1) == (ref.c0, ref.c1)
-    got = lattigo_peer.decrypt(PARAMS.interchange(), keys.sk, ct.to_json())
-    prec = ckks.precision_bits(z, slots_from_json(got))
-    print(f"\nRTL {name} packets -> UDP -> Lattigo decrypt: {prec['mean_bits']:.2f} mean bits")
-    assert prec["mean_bits"] > 10
 
 
 def test_rtl_decrypts_lattigo_ciphertexts(lattigo_peer, setup):
