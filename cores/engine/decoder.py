@@ -10,7 +10,7 @@ apply to that opcode, in ``check``'s order (the first rule that fires gives the 
 3. ``NOT_BUILT``       - the opcode's ``requires`` unit is not in ``shape.units`` (static);
 4. ``BAD_IMMEDIATE``   - ``encode`` / ``decode``: imm >= 16 or rows = imm[3:0] = 0; ``send``: rows
                          = 0, a kind imm[6:4] outside 1 .. 4, imm[15:12] not zero, slot + rows >
-                         T (imm[11:8], 0: rows) or words imm[31:16] > N;
+                         T (imm[11:8], 0: rows) or words imm[31:16] > N; ``recv``: imm >= 16, rows 0 or odd;
 5. ``BUFFER_RANGE``    - an operand's base + span > B (span = rows for a ``+rows`` operand, else 1;
                          the seed is not a buffer);
 6. ``SLOT_RANGE``      - the opcode uses ``slot`` and slot + (rows if it uses the prime else 1) > S;
@@ -126,6 +126,8 @@ class InstructionDecoder(wiring.Component):
         rows = w.imm[:4] if code in isa.ROW_OPCODES else Const(1, 4)
         if codec:
             rules.append(((w.imm[4:] != 0) | (rows == 0), ErrorCause.BAD_IMMEDIATE))
+        if code == Opcode.RECV:
+            rules.append(((w.imm[4:] != 0) | (rows == 0) | rows[0], ErrorCause.BAD_IMMEDIATE))
         if code == Opcode.SEND:
             kind, total_rows, words = w.imm[4:7], Mux(w.imm[8:12] == 0, rows, w.imm[8:12]), w.imm[16:]
             bad_words = (words > shape.n) if shape.n is not None and shape.n < (1 << 16) else Const(0)

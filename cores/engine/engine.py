@@ -13,8 +13,8 @@ to its memory port.
 
 Buffer ports: memory unit read 0 / write 0, NTT unit read 1 / write 1 (in place: the bank port, and
 read 1 / write 1 stay idle), pointwise unit reads 2, 3, 4 / write 2, sampler unit write 3, codec
-unit read 5 (slots) and 6 .. (decode's rows) / write 4, network unit the next read port, Rubato
-unit the read port after it and the next write port.  The scoreboard keeps every buffer to one unit at a time
+unit read 5 (slots) and 6 .. (decode's rows) / write 4, network unit the next read and write
+ports, Rubato unit the read and write ports after them.  The scoreboard keeps every buffer to one unit at a time
 (readers too: a buffer has one read port; the manager is built with ``exclusive_reads``), so the
 crossbar needs no arbitration.
 
@@ -49,6 +49,7 @@ i_instr : In(stream.Signature(64))   instruction words
 abort : In(1)                        soft reset: clears the manager and every unit
 mem : Out(MemoryPort())              the memory-master port
 o_udp : Out(stream of UDP_LAYOUT)    (network unit built) packets, LiteEth's UDP user port shape
+i_udp : In(stream of UDP_LAYOUT)     (network unit built) arriving packets, for ``recv``
 busy, error, error_cause, error_position, notify, notify_code, cycle, completed : Out
                                      the task manager's status (:class:`.task_manager.TaskManager`);
                                      ``busy`` also while the network unit finishes a packet after
@@ -141,7 +142,8 @@ class Engine(wiring.Component):
             self.shape = dataclasses.replace(self.shape, rubato_set=self.rubato_unit.set_id)
         self.net_read_port = 5 + codec_reads
         self.rubato_read_port = self.net_read_port + bool(self.network_unit)
-        self.rubato_write_port = 4 + bool(self.codec_unit)
+        self.net_write_port = 4 + bool(self.codec_unit)
+        self.rubato_write_port = self.net_write_port + bool(self.network_unit)
         self.buffers_file = BufferFile(buffers, self.rows, lanes, self.word_bits,
                                        read_ports=self.rubato_read_port + bool(self.rubato_unit),
                                        write_ports=self.rubato_write_port + bool(self.rubato_unit),
@@ -157,7 +159,8 @@ class Engine(wiring.Component):
             "i_instr": In(stream.Signature(isa.WORD_BITS)),
             "abort": In(1),
             "mem": Out(MemoryPort()),
-            **({"o_udp": Out(stream.Signature(UDP_LAYOUT))} if self.network_unit else {}),
+            **({"o_udp": Out(stream.Signature(UDP_LAYOUT)), "i_udp": In(stream.Signature(UDP_LAYOUT))}
+               if self.network_unit else {}),
             **status_members(),
             "completed": Out(self.manager.completed.shape()),
         })
@@ -231,6 +234,8 @@ class Engine(wiring.Component):
             wiring.connect(m, mgr.unit_network, nw.port)
             wiring.connect(m, nw.rd, bufs.read(self.net_read_port))
             wiring.connect(m, nw.o_udp, wiring.flipped(self.o_udp))
+            wiring.connect(m, wiring.flipped(self.i_udp), nw.i_udp)
+            wiring.connect(m, nw.wr, bufs.write(self.net_write_port))
             cfg = mgr.cfg
             m.d.comb += [nw.cfg.ip_address.eq(cfg.net_ip), nw.cfg.src_port.eq(cfg.net_src_port),
                          nw.cfg.dst_port.eq(cfg.net_dst_port), nw.cfg.segment.eq(cfg.net_segment),

@@ -207,6 +207,7 @@ class Opcode(IntEnum):
     ENCODE = 0x30
     DECODE = 0x31
     SEND = 0x38
+    RECV = 0x3C
     RUBATO_KEY = 0x39
     RUBATO_STREAM = 0x3A
     RUBATO_ENC = 0x3B
@@ -269,6 +270,9 @@ OPCODES: dict[int, OpcodeInfo] = {info.code: info for info in (
         "packets of a .. a+rows-1 (rows imm[3:0]) as rows slot .. slot+rows-1 of a polynomial of T rows "
         "(imm[11:8], 0: rows) and kind imm[6:4] (imm[7]: NTT form), words 0 .. W-1 of each "
         "(W = imm[31:16], 0: N)"),
+    _op(Opcode.RECV, "recv", Unit.NETWORK, ("dst", "imm"), (), ("dst+rows", "net"), False,
+        "dst .. dst+rows-1 <- the next CKKS ciphertext arriving on the UDP port: c0 rows 0 .. rows/2-1, then "
+        "c1 rows (rows imm[3:0] even), N words each, packets taken in order"),
     _op(Opcode.RUBATO_KEY, "rubato.key", Unit.RUBATO, ("a",), ("a",), ("rubato",), False,
         "Rubato key block from a: key words 0 .. n-1 (each < t), nonce n, n+1, noise seed n+2, n+3, counter "
         "base n+4, n+5 (32-bit halves, low first) into write-only registers"),
@@ -281,7 +285,7 @@ OPCODES: dict[int, OpcodeInfo] = {info.code: info for info in (
 )}
 _BY_MNEMONIC = {info.mnemonic: info for info in OPCODES.values()}
 SERIALISING = frozenset(c for c, info in OPCODES.items() if info.unit == Unit.NONE and c != Opcode.NOP)
-ROW_OPCODES = frozenset({Opcode.ENCODE, Opcode.DECODE, Opcode.SEND})
+ROW_OPCODES = frozenset({Opcode.ENCODE, Opcode.DECODE, Opcode.SEND, Opcode.RECV})
 """The opcodes whose imm[3:0] is a row count (1 .. 15) spanning consecutive buffers."""
 MAX_SEGMENT = 181
 """The most coefficients of one packet (``cfg.net.segment``): 1472 payload bytes, docs/wire.md."""
@@ -443,6 +447,8 @@ def check(ins: Instruction, shape: EngineShape, bound: set[int] | frozenset[int]
     if ins.opcode in (Opcode.ENCODE, Opcode.DECODE) and (ins.imm >> 4 or rows == 0):
         return ErrorCause.BAD_IMMEDIATE
     if ins.opcode == Opcode.SEND and _bad_send(ins.slot, ins.imm, shape.n):
+        return ErrorCause.BAD_IMMEDIATE
+    if ins.opcode == Opcode.RECV and (ins.imm >> 4 or rows == 0 or rows % 2):
         return ErrorCause.BAD_IMMEDIATE
     for operand in info.reads + info.writes:
         if operand in REGISTERS:

@@ -12,6 +12,13 @@
   ``cfg.net.ports``.
 - The unit's ``done`` comes with the last word of the last packet on ``o_udp``: a ``store`` or
   ``send`` after it sees the packets out.
+- ``recv dst, rows=R`` (the way back, cloud -> ct-to-m): the packets arriving on ``i_udp`` go
+  through a :class:`hhe_gen.cores.net.Depacketizer` (R/2 rows of N words, kinds c0 then c1, in
+  order; a malformed or misplaced packet writes nothing and is counted in ``received_dropped``)
+  into dst + j (c0 row j) and dst + R/2 + j (c1 row j), one word per cycle; the task completes
+  once a whole message is written.  ``i_udp`` is taken only while a ``recv`` runs (otherwise it is
+  held back).  It waits for the packets as long as they take: ``abort`` ends the wait (the
+  packet in progress is dropped).
 - Abort: the packetizer finishes the packet already on the wire (LiteEth must see whole packets)
   and drops the rest; ``task.ready`` stays low until then; no ``done``.
 
@@ -32,6 +39,9 @@ cfg : In(:func:`net_config_layout`)  ip_address, src_port, dst_port, segment, me
                                      manager's ``cfg.net_*``)
 restart : In(1)                      ``cfg.net.message`` executes: number the packets from 0 again
 o_udp : Out(stream of :data:`hhe_gen.cores.net.UDP_LAYOUT`)   LiteEth's UDP user port shape
+i_udp : In(stream of UDP_LAYOUT)     arriving packets (LiteEth's UDP user port, receive side)
+wr : Out(write_port_signature(...))  write port into the buffers (``recv``)
+received_dropped : Out(32)           packets ``recv`` dropped since reset
 busy : Out(1)                        a task held, or (after an abort) a packet still going out
 
 Latency
@@ -51,12 +61,13 @@ from amaranth.hdl import Module, Mux, ResetInserter, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from hhe_gen.cores.net.depacketizer import Depacketizer
 from hhe_gen.cores.net.packetizer import UDP_LAYOUT, Packetizer
 from hhe_gen.cores.unused import quiet_on_error
 from hhe_gen.params.checks import check_int
 
 from . import isa
-from .buffers import read_port_signature
+from .buffers import read_port_signature, write_port_signature
 from .row_reader import RowReader
 from .units import UnitPort, check_unit_sizes
 
@@ -86,6 +97,9 @@ class NetworkUnit(wiring.Component):
             "cfg": In(net_config_layout()),
             "restart": In(1),
             "o_udp": Out(stream.Signature(UDP_LAYOUT)),
+            "i_udp": In(stream.Signature(UDP_LAYOUT)),
+            "wr": Out(write_port_signature(buffers, self.rows, lanes, word_bits)),
+            "received_dropped": Out(32),
             "busy": Out(1),
         })
 
@@ -100,6 +114,25 @@ class NetworkUnit(wiring.Component):
         m.d.comb += [pk.cfg.ip_address.eq(self.cfg.ip_address), pk.cfg.src_port.eq(self.cfg.src_port),
                      pk.cfg.dst_port.eq(self.cfg.dst_port), pk.cfg.segment.eq(self.cfg.segment),
                      pk.abort.eq(abort)]
+
+        m.submodules.depacketizer = dp = Depacketizer()
+        receiving = Signal()
+        half = Signal(3)                         # rows of each polynomial of the message received
+        dst = Signal(isa.BUFFER_BITS)
+        messages_before = Signal(32)
+        P = self.lanes
+        wr = dp.o_write.payload
+        taking = Signal()                        # a recv runs and its message is not complete yet
+        m.d.comb += taking.eq(receiving & (dp.messages == messages_before))
+        m.d.comb += [dp.abort.eq(abort), dp.cfg.rows.eq(half), dp.cfg.total.eq(self.n),
+                     dp.i_stream.valid.eq(self.i_udp.valid & taking), dp.i_stream.payload.eq(self.i_udp.payload),
+                     self.i_udp.ready.eq(dp.i_stream.ready & taking), dp.o_write.ready.eq(1),
+                     self.received_dropped.eq(dp.dropped),
+                     self.wr.sel.eq(dst + Mux(wr.kind, half, 0) + wr.row),
+                     self.wr.addr.eq(wr.index >> (P.bit_length() - 1)),
+                     self.wr.lanes.eq(Mux(dp.o_write.valid, 1 << (wr.index[:P.bit_length() - 1] if P > 1 else 0), 0))]
+        for j in range(P):
+            m.d.comb += self.wr.data[j].eq(wr.data[:self.word_bits])
 
         base = Signal(isa.BUFFER_BITS)
         first_row = Signal(isa.SLOT_BITS)
@@ -125,7 +158,11 @@ class NetworkUnit(wiring.Component):
             m.d.comb += self.busy.eq(~fsm.ongoing("idle") | pk.busy)
             with m.State("idle"):
                 m.d.comb += task.ready.eq(~abort & ~pk.busy)
-                with m.If(task.valid & task.ready):
+                with m.If(task.valid & task.ready & (task.payload.opcode == isa.Opcode.RECV)):
+                    m.d.sync += [dst.eq(task.payload.dst), half.eq(task.payload.imm[1:4]),
+                                 messages_before.eq(dp.messages), receiving.eq(1)]
+                    m.next = "recv"
+                with m.Elif(task.valid & task.ready):
                     imm, slot = task.payload.imm, task.payload.slot
                     rows_f, words_f = imm[:4], imm[16:]
                     m.d.sync += [base.eq(task.payload.a), first_row.eq(slot), row.eq(slot),
@@ -139,6 +176,14 @@ class NetworkUnit(wiring.Component):
                 with m.Elif(pk.cmd.ready):
                     m.d.comb += reader.start.eq(1)
                     m.next = "row"
+            with m.State("recv"):
+                with m.If(abort):
+                    m.d.sync += receiving.eq(0)
+                    m.next = "idle"
+                with m.Elif((dp.messages != messages_before) & dp.i_stream.ready & ~dp.o_write.valid):
+                    m.d.comb += self.port.done.eq(1)
+                    m.d.sync += receiving.eq(0)
+                    m.next = "idle"
             with m.State("row"):
                 with m.If(abort):
                     m.next = "idle"

@@ -199,6 +199,7 @@ SYNTAX: dict[int, tuple[Operand, ...]] = {
     Opcode.SEND: (_buf("a"), _OPT_SLOT, Operand("packet", "packet", "KIND"), Operand("keyword", "rows", "R"),
                   Operand("keyword", "of", "T", optional=True), Operand("keyword", "words", "W", optional=True),
                   Operand("flag", "ntt", "ntt", optional=True)),
+    Opcode.RECV: (_buf("dst"), Operand("keyword", "rows", "R")),
     Opcode.RUBATO_KEY: (_buf("a"),),
     Opcode.RUBATO_STREAM: (_buf("dst"),) + _BLOCKS,
     Opcode.RUBATO_ENC: (_buf("dst"), _buf("a")) + _BLOCKS,

@@ -53,6 +53,12 @@ there is outside the contract: the model reduces it mod q, an engine may give an
   coefficients (0: ``max_segment``) by :func:`hhe_gen.models.wire.polynomial_packets` with the
   message id ``net.message``, log_scale the engine's for c0 / c1 (else 0), numbered on from the
   previous ``send``; each packet is appended to ``packets`` with ``net.ip`` and ``net.ports``.
+- ``recv dst, rows=R``: payloads are taken from ``incoming`` (the packets the UDP port delivers,
+  in arrival order) by :class:`hhe_gen.models.wire_in_order.InOrderReceiver` (R/2 rows of N words,
+  kinds c0 then c1) until a message is complete; its writes go to dst + j (c0 row j) and
+  dst + R/2 + j (c1 row j), word index, the coefficient modulo 2^word_bits; malformed or misplaced
+  packets are dropped (``received_dropped`` counts them).  If ``incoming`` runs out first the
+  engine would wait: the model raises RuntimeError (the caller supplies whole messages).
 - ``rubato.key a``: the key block of a (words 0 .. n-1 the key, n .. n+5 the nonce, the noise seed
   and the counter base as 32-bit halves, low first) into the Rubato registers (a key word is kept
   modulo 2^t_bits, a half modulo 2^32); a key word >= t or a half >= 2^32 records DATA_RANGE (the
@@ -82,6 +88,7 @@ from dataclasses import dataclass
 from hhe_gen.cores.engine import isa
 from hhe_gen.cores.engine.isa import CKKS_UNITS, EngineShape, ErrorCause, Instruction, Opcode, SampleKind, Unit
 from hhe_gen.models import ckks_fixed, rubato, sampler, wire
+from hhe_gen.models.wire_in_order import InOrderReceiver
 from hhe_gen.models.fft import FixedPointFormat
 from hhe_gen.models.ntt import intt, ntt
 from hhe_gen.params.checks import check_int, check_power_of_two
@@ -180,6 +187,8 @@ class EngineModel:
     position : int                    instructions seen since the last soft reset
     trace : list[Step]                every instruction seen (kept across soft resets)
     packets : list[Packet]            every packet sent, in order
+    incoming : list[bytes]            the payloads the UDP port delivers to ``recv`` (consumed)
+    received_dropped : int            payloads ``recv`` dropped
     """
 
     def __init__(self, shape: EngineShape, n: int, *, fmt: FixedPointFormat = DEFAULT_FORMAT,
@@ -228,6 +237,8 @@ class EngineModel:
         self.position = 0
         self.packets: list[Packet] = []
         self._sequence = 0
+        self.incoming: list[bytes] = []
+        self.received_dropped = 0
         self.rubato_registers: dict | None = None      # key, nonce, seed, counter (rubato.key)
 
     @classmethod
@@ -423,6 +434,21 @@ class EngineModel:
         self.buffers[ins.dst] = out
         return ErrorCause.DATA_RANGE if bad else None
 
+    def _recv(self, ins):
+        half = ins.rows // 2
+        rx = InOrderReceiver(half, self.n)
+        rows = [list(self.buffers[ins.dst + j]) for j in range(2 * half)]
+        while rx.messages == 0:
+            if not self.incoming:
+                raise RuntimeError("recv: the incoming packets end before a whole message")
+            payload = self.incoming.pop(0)
+            writes = rx.feed(payload)
+            self.received_dropped += not writes
+            for kind, row, index, value in writes:
+                rows[kind * half + row][index] = value & self._mask
+        for j, row in enumerate(rows):
+            self.buffers[ins.dst + j] = row
+
     def _cfg_net_message(self, ins):
         self.config["net.message"] = ins.imm
         self._sequence = 0
@@ -482,6 +508,7 @@ _EXECUTE = {
     Opcode.ENCODE: EngineModel._encode,
     Opcode.DECODE: EngineModel._decode,
     Opcode.SEND: EngineModel._send,
+    Opcode.RECV: EngineModel._recv,
     Opcode.RUBATO_KEY: EngineModel._rubato_key,
     Opcode.RUBATO_STREAM: lambda model, ins: model._rubato_blocks(ins, message=False),
     Opcode.RUBATO_ENC: lambda model, ins: model._rubato_blocks(ins, message=True),

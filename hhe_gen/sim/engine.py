@@ -90,7 +90,7 @@ class EngineRun:
 
 
 def run_engine(engine, words, memory, *, max_cycles: int = 10_000_000, abort_after=None,
-               udp_ready=None, vcd: str | None = None) -> EngineRun:
+               udp_ready=None, udp_in=(), vcd: str | None = None) -> EngineRun:
     """Simulate ``engine`` running ``words`` against ``memory`` (a :class:`MemoryModel`, changed in
     place).
 
@@ -104,6 +104,9 @@ def run_engine(engine, words, memory, *, max_cycles: int = 10_000_000, abort_aft
                                  soft reset); the run then ends when the engine is idle
     udp_ready : callable or None (network unit) ``udp_ready(cycle)``: is the UDP port ready in that
                                  cycle (default: always)
+    udp_in : sequence of bytes   (network unit) payloads offered on ``i_udp`` from the first cycle,
+                                 back to back as 32-bit little-endian words (``last_be`` one-hot on
+                                 the last byte); ``recv`` takes them
     """
     from amaranth.sim import Simulator
 
@@ -179,12 +182,31 @@ def run_engine(engine, words, memory, *, max_cycles: int = 10_000_000, abort_aft
                 run.packets.append(udp_packet(beats, gaps))
                 beats, gaps = [], 0
 
+    async def udp_source(ctx):
+        port = engine.i_udp
+        for payload in udp_in:
+            padded = payload + bytes(-len(payload) % 4)
+            beats = [int.from_bytes(padded[k:k + 4], "little") for k in range(0, len(padded), 4)] or [0]
+            for k, beat in enumerate(beats):
+                last = k == len(beats) - 1
+                ctx.set(port.payload.data, beat)
+                ctx.set(port.payload.last, last)
+                ctx.set(port.payload.last_be, 1 << ((len(payload) - 1) % 4) if last and payload else 0)
+                ctx.set(port.valid, 1)
+                while True:
+                    *_, ready = await ctx.tick().sample(port.ready)
+                    if ready:
+                        break
+        ctx.set(port.valid, 0)
+
     sim = Simulator(engine)
     sim.add_clock(1e-8)
     sim.add_process(memory.process(engine.mem))
     sim.add_process(monitor)
     if hasattr(engine, "o_udp"):
         sim.add_process(udp_sink)
+    if udp_in:
+        sim.add_process(udp_source)
     sim.add_testbench(feeder)
     run_simulation(sim, vcd)
     return run

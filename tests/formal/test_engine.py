@@ -66,8 +66,10 @@ def test_harness_specification_equals_reads_writes(buffers):
                                   b=rng.randrange(buffers), c=rng.randrange(buffers),
                                   slot=rng.randrange(8), flags=rng.randrange(8),
                                   imm=rng.randrange(1, 1 + buffers) if code in (
-                                      isa.Opcode.ENCODE, isa.Opcode.DECODE, isa.Opcode.SEND) else rng.getrandbits(32))
-            base = {isa.Opcode.ENCODE: ins.dst, isa.Opcode.DECODE: ins.a, isa.Opcode.SEND: ins.a}.get(code)
+                                      isa.Opcode.ENCODE, isa.Opcode.DECODE, isa.Opcode.SEND, isa.Opcode.RECV)
+                                  else rng.getrandbits(32))
+            base = {isa.Opcode.ENCODE: ins.dst, isa.Opcode.DECODE: ins.a, isa.Opcode.SEND: ins.a,
+                    isa.Opcode.RECV: ins.dst}.get(code)
             if base is not None and base + ins.rows > buffers:
                 continue
             cases.append(ins)
