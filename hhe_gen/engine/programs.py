@@ -486,12 +486,16 @@ def decode_rows(params: CKKSParams, shape: EngineShape, rows: int) -> int:
 
 
 def decrypt(params: CKKSParams, shape: EngineShape, *, level: int | None = None,
-            layout: MemoryMap | None = None) -> Program:
+            layout: MemoryMap | None = None, network: bool = False) -> Program:
     """Decrypt the ciphertext in ``c0`` / ``c1`` at ``level`` (default top) and decode it into
     ``slots_out``; on an engine whose decoder takes one row only (:func:`decode_rows`), only the
-    row of q_0 is decrypted and decoded."""
+    row of q_0 is decrypted and decoded.  With ``network`` the ciphertext is not loaded: ``recv``
+    takes it from the network unit into b0 .. b(2R-1) (c0 rows, then c1 rows; 2R + 1 buffers
+    needed), the cloud -> ct-to-m path without memory."""
     rows, layout, alloc, w = _setup("decrypt", params, shape, level, layout, scale=True)
     used = decode_rows(params, shape, rows)
+    if network:
+        return _decrypt_received(w, params, shape, layout, rows, used, alloc)
     d = alloc.shared["d"]
     sets = len(alloc.sets)
     if used < rows:
@@ -511,6 +515,27 @@ def decrypt(params: CKKSParams, shape: EngineShape, *, level: int | None = None,
     out = alloc.sets[0]["c0"]
     w(f"decode b{out}, b{first}, s0, rows={used}", "slots")
     w(f"store b{out}, {layout.address('slots_out'):#x}", "slots_out")
+    return _finish("decrypt", w, shape, layout, rows, alloc)
+
+
+def _decrypt_received(w, params, shape, layout, rows, used, alloc) -> Program:
+    """``decrypt`` with the ciphertext taken from the network (see :func:`decrypt`)."""
+    if Unit.NETWORK not in shape.units:
+        raise ParameterError("units", sorted(u.name for u in shape.units), "decrypt from the network needs the NETWORK unit")
+    s_hat = 2 * rows
+    if s_hat + 1 > shape.buffers:
+        raise ParameterError("buffers", shape.buffers, f">= {s_hat + 1}: decrypt from the network at {rows} rows "
+                                                       f"receives 2R = {2 * rows} buffers and loads the key beside them")
+    w(f"recv b0, rows={2 * rows}", f"the ciphertext from the network: c0 rows in b0 .., c1 rows in b{rows} ..")
+    if used < rows:
+        w.note(f"the decoder takes {used} row: q_0's row alone (|m| < q_0 / 2)")
+    for i in range(used):
+        w.note(f"row {i}")
+        w(f"load b{s_hat}, s{i}, {layout.address('sk_ntt', i):#x}, check", f"sk_ntt[{i}]")
+        w(f"mac b{i}, b{rows + i}, b{s_hat}, b{i}, s{i}", "c0 + c1*s")
+        w(f"intt b{rows + i}, b{i}, s{i}", f"m mod q_{i}, the rows decode reads consecutive")
+    w(f"decode b0, b{rows}, s0, rows={used}", "slots")
+    w(f"store b0, {layout.address('slots_out'):#x}", "slots_out")
     return _finish("decrypt", w, shape, layout, rows, alloc)
 
 

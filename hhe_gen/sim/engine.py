@@ -106,7 +106,7 @@ def run_engine(engine, words, memory, *, max_cycles: int = 10_000_000, abort_aft
                                  cycle (default: always)
     udp_in : sequence of bytes   (network unit) payloads offered on ``i_udp`` from the first cycle,
                                  back to back as 32-bit little-endian words (``last_be`` one-hot on
-                                 the last byte); ``recv`` takes them
+                                 the last byte; empty ones are skipped); ``recv`` takes them
     """
     from amaranth.sim import Simulator
 
@@ -185,6 +185,8 @@ def run_engine(engine, words, memory, *, max_cycles: int = 10_000_000, abort_aft
     async def udp_source(ctx):
         port = engine.i_udp
         for payload in udp_in:
+            if not payload:                      # nothing to put on a stream
+                continue
             padded = payload + bytes(-len(payload) % 4)
             beats = [int.from_bytes(padded[k:k + 4], "little") for k in range(0, len(padded), 4)] or [0]
             for k, beat in enumerate(beats):

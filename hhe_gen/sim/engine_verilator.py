@@ -15,6 +15,7 @@ takes minutes (the bench prints it), a rerun none.
 
 Driver protocol (standard input, one item per line): ``P latency cycles_per_beat abort_after
 max_cycles`` (abort_after -1: none), ``I hex`` per instruction word, ``M addr hex`` per memory word,
+``R hex`` per payload offered on ``i_udp`` (its bytes; as :func:`~.engine.run_engine`'s ``udp_in``),
 ``GO``.  Standard error: ``cycle N`` every 2^16 cycles (progress).  Output: ``END cycles error cause
 position``, then ``N cycle code``, ``K position unit dispatched finished``, ``C addr count write``,
 ``W addr hex`` (every word the engine wrote, final value), ``S reads writes`` and, with a network
@@ -87,8 +88,14 @@ def driver_for(engine):
         rdata = "mem__rdata__payload"                 # 65 bits (data, last): a VlWide of 3 words
         set_rdata = (f"top->{rdata}[0] = (uint32_t)d; top->{rdata}[1] = (uint32_t)(d >> 32); "
                      f"top->{rdata}[2] = (uint32_t)l;")
-        udp_init, udp_sample = "", ""
-        if hasattr(engine, "o_udp"):
+        udp_init, udp_sample, udp_offer = "", "", ""
+        if hasattr(engine, "i_udp"):
+            from hhe_gen.cores.net.packetizer import UDP_LAYOUT
+            f = _fields(UDP_LAYOUT)
+            sets = " ".join(f"set_bits(top->i_udp__payload, {f[k][0]}, {f[k][1]}, {v});"
+                            for k, v in (("data", "b.data"), ("last", "b.last"), ("last_be", "b.last_be")))
+            udp_offer = ("if (rx_i < rx.size()) { const InBeat &b = rx[rx_i]; " + sets +
+                         " top->i_udp__valid = 1; } else top->i_udp__valid = 0;")
             from hhe_gen.cores.net.packetizer import UDP_LAYOUT
             udp = _fields(UDP_LAYOUT)
             fields = ", ".join(get("o_udp__payload", name, udp) for name in
@@ -99,6 +106,9 @@ def driver_for(engine):
                           "in_packet = !v[2]; if (v[2]) gaps = 0; } else if (in_packet) gaps++;")
         text = (_DRIVER.replace("@TOP@", top)
                 .replace("@UDP_INIT@", udp_init).replace("@UDP_SAMPLE@", udp_sample)
+                .replace("@UDP_OFFER@", udp_offer)
+                .replace("@UDP_TAKE@", "bool rx_take = top->i_udp__valid && top->i_udp__ready;"
+                         if udp_offer else "bool rx_take = false;")
                 .replace("@LANES@", "\n".join(lane_reads))
                 .replace("@CMD_ADDR@", get("mem__cmd__payload", "addr", cmd))
                 .replace("@CMD_COUNT@", get("mem__cmd__payload", "count", cmd))
@@ -129,7 +139,7 @@ class VerilatedEngine:
         self.model = build(engine, "engine", driver=driver_for(engine),
                            progress=progress or "verilator build of the engine")
 
-    def run(self, words, memory, *, max_cycles: int = 10_000_000, abort_after=None) -> EngineRun:
+    def run(self, words, memory, *, max_cycles: int = 10_000_000, abort_after=None, udp_in=()) -> EngineRun:
         """:func:`hhe_gen.sim.engine.run_engine`'s run and result (``memory`` is changed in place:
         the words the engine wrote, ``reads``, ``writes``, ``commands``)."""
         check_int("max_cycles", max_cycles, 1)
@@ -139,6 +149,7 @@ class VerilatedEngine:
                  f"{max_cycles}"]
         lines += [f"I {w:x}" for w in words]
         lines += [f"M {a} {v & MASK64:x}" for a, v in memory.words.items()]
+        lines += [f"R {payload.hex()}" for payload in udp_in if payload]
         lines.append("GO")
         result = EngineRun(memory)
         beats = []
@@ -171,11 +182,11 @@ class VerilatedEngine:
 
 
 def verilate_engine(engine, words, memory, *, max_cycles: int = 10_000_000, abort_after=None,
-                    progress: str | None = None) -> EngineRun:
+                    progress: str | None = None, udp_in=()) -> EngineRun:
     """:func:`hhe_gen.sim.engine.run_engine` in Verilator: same arguments, same result; one build
     and one run (:class:`VerilatedEngine` runs several programs on one build)."""
     return VerilatedEngine(engine, progress=progress).run(words, memory, max_cycles=max_cycles,
-                                                           abort_after=abort_after)
+                                                           abort_after=abort_after, udp_in=udp_in)
 
 
 PROGRESS_SECONDS = 10.0
@@ -241,6 +252,19 @@ static uint64_t hex(const std::string &s) { return std::stoull(s, nullptr, 16); 
 
 struct Task { uint64_t position, unit, dispatched, finished; };
 struct Beat { uint64_t cycle, data, last_be, last, ip, src, dst, length, gaps; };
+struct InBeat { uint64_t data, last, last_be; };
+
+template <typename T> static void set_bits(T &port, int lo, int bits, uint64_t value) {
+    for (int i = 0; i < bits; i++) {
+        int at = lo + i;
+        if constexpr (sizeof(T) <= 8) {
+            if ((value >> i) & 1) port |= (T)1 << at; else port &= ~((T)1 << at);
+        } else {
+            uint32_t bit = 1u << (at % 32);
+            if ((value >> i) & 1) port[at / 32] |= bit; else port[at / 32] &= ~bit;
+        }
+    }
+}
 enum MemState { CMD, WBEAT, WGAP, RLAT, RBEAT, RGAP };
 
 int main(int argc, char **argv) {
@@ -249,12 +273,24 @@ int main(int argc, char **argv) {
     long long latency = 8, cpb = 1, abort_after = -1;
     unsigned long long max_cycles = 10000000ULL;
     std::vector<uint64_t> words;
+    std::vector<InBeat> rx; size_t rx_i = 0;
     std::unordered_map<uint64_t, uint64_t> mem;
     std::map<uint64_t, uint64_t> written;
     while (std::cin >> op) {
         if (op == "P") { std::cin >> latency >> cpb >> abort_after >> max_cycles; }
         else if (op == "I") { std::string h; std::cin >> h; words.push_back(hex(h)); }
         else if (op == "M") { uint64_t a; std::string h; std::cin >> a >> h; mem[a] = hex(h); }
+        else if (op == "R") {       // an incoming payload as hex bytes: 32-bit little-endian beats
+            std::string h; std::cin >> h;
+            size_t nbytes = h.size() / 2, nbeats = nbytes ? (nbytes + 3) / 4 : 1;
+            for (size_t k = 0; k < nbeats; k++) {
+                uint64_t beat = 0;
+                for (size_t j = 0; j < 4 && 4 * k + j < nbytes; j++)
+                    beat |= (uint64_t)std::stoul(h.substr(2 * (4 * k + j), 2), nullptr, 16) << (8 * j);
+                bool last = k + 1 == nbeats;
+                rx.push_back({beat, last ? 1ULL : 0ULL, last && nbytes ? (1ULL << ((nbytes - 1) % 4)) : 0ULL});
+            }
+        }
         else if (op == "GO") break;
         else { std::fprintf(stderr, "unknown line %s\n", op.c_str()); return 2; }
     }
@@ -279,6 +315,7 @@ int main(int argc, char **argv) {
     if (phase == 1 && (long long)cycles >= abort_after) { top->abort = 1; phase = 3; }
     top->mem__cmd__ready = 1; top->mem__wdata__ready = 0; top->mem__rdata__valid = 0;
     @UDP_INIT@
+    @UDP_OFFER@
     while (!done) {
         top->eval();
         // values sampled at the clock edge
@@ -291,10 +328,13 @@ int main(int argc, char **argv) {
         bool r_take = top->mem__rdata__valid && top->mem__rdata__ready;
 @LANES@
 @UDP_SAMPLE@
+        @UDP_TAKE@
         top->clk = 1; top->eval(); top->clk = 0;
         cycles++;
         if ((cycles & 0xffff) == 0) { std::fprintf(stderr, "cycle %llu\n", cycles); std::fflush(stderr); }
         if (notify) notifies.push_back({cycles, code});
+        if (rx_take) { rx_i++; }
+        @UDP_OFFER@
         // feeder
         if (phase == 0) {
             if (abort_after >= 0 && (long long)cycles == abort_after) {

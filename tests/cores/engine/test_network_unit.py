@@ -179,3 +179,29 @@ def test_recv_waits_for_its_message_and_abort_ends_the_wait():
     assert run.notifies == [] and run.cycles < 3100          # still waiting at 3000; idle after the abort
     bad = isa.encode(isa.Instruction(isa.Opcode.RECV, dst=0, imm=3))                  # odd rows
     assert isa.check(isa.decode(bad), engine.shape, frozenset()) == isa.ErrorCause.BAD_IMMEDIATE
+
+
+@pytest.mark.parametrize("level", [0, 1])
+def test_decrypt_from_the_network_equals_decrypt_from_memory(level):
+    """decrypt(network=True): the ciphertext's packets (hhe_gen.models.wire.ciphertext_packets) taken by
+    recv give the same slots as the decrypt program loading it from memory (ISA model), bit for bit."""
+    from hhe_gen.engine import memory_map, programs
+    from hhe_gen.engine.client_memory import client_memory
+    from hhe_gen.models import ckks
+    from hhe_gen.models.wire import ciphertext_packets
+
+    engine = Engine.for_params(PARAMS, lanes=2, buffers=6, net=dict())
+    shape, layout = engine.shape, memory_map.MemoryMap.for_params(PARAMS)
+    keys = ckks.keygen(PARAMS, seed=5)
+    mem = client_memory(PARAMS, shape, keys, layout=layout)
+    ct = ckks.encrypt_pk(PARAMS, keys, ckks.encode(PARAMS, [0.25, -0.5j, 0.75], level=level), seed=3, form="ntt")
+    stored = dict(mem)
+    memory_map.write_ciphertext(stored, layout, PARAMS, ct)
+    model = EngineModel(shape, N)
+    model.memory = stored
+    model.run(programs.decrypt(PARAMS, shape, level=level, layout=layout).words)
+    words = programs.decrypt(PARAMS, shape, level=level, layout=layout, network=True).words
+    run = run_engine(engine, words, MemoryModel(mem, latency=6),
+                     udp_in=ciphertext_packets(ct, 8, PARAMS.log_scale, segment=16))
+    out = layout.address("slots_out")
+    assert run.error_cause == 0 and run.memory.dump(out, N) == [model.memory.get(out + k, 0) for k in range(N)]
