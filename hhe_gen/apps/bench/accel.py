@@ -134,6 +134,8 @@ def _near_network(p, engine, program, level, layout, keys, z, mem, fmt, memory, 
     from hhe_gen.sim.engine_verilator import VerilatedEngine
 
     rtl = VerilatedEngine(engine, progress=progress)
+    if program == "decrypt":
+        return _near_network_decrypt(p, engine, rtl, level, layout, keys, z, mem, fmt, memory)
     target = programs.NetworkTarget(segment=MAX_COUNT, message=1)
     sent = getattr(programs, program)(p, engine.shape, level=level, layout=layout, network=target)
     model = EngineModel(engine.shape, p.n, fmt=fmt)
@@ -209,6 +211,37 @@ def _accepted(p, nonce: int, counter: int) -> list[int]:
     count = 4 * p.round_constant_count + 64
     stream = hashlib.shake_256(nonce.to_bytes(8, "little") + counter.to_bytes(8, "little")).digest(4 * count)
     return candidate_positions(p.q, p.q_bits, struct.unpack(f"<{count}I", stream), p.round_constant_count)
+
+
+def _near_network_decrypt(p, engine, rtl, level, layout, keys, z, mem, fmt, memory) -> dict:
+    """cloud -> ct-to-m: the ciphertext's packets arrive back to back on ``i_udp`` from the first
+    cycle and ``decrypt(network=True)`` takes them (``recv``); against the ciphertext received
+    into memory by a DMA first (the wire and the bus as in :func:`store_then_send_cycles`), then the
+    decrypt program loading it."""
+    from hhe_gen.engine import memory_map, programs
+    from hhe_gen.engine.model import EngineModel
+    from hhe_gen.models.wire import MAX_COUNT, ciphertext_packets
+
+    ct = memory_map.read_ciphertext(mem, layout, p, level)
+    packets = ciphertext_packets(ct, 1, p.log_scale, segment=MAX_COUNT)
+    received = programs.decrypt(p, engine.shape, level=level, layout=layout, network=True)
+    run = rtl.run(received.words, memory, udp_in=packets)
+    loaded = programs.decrypt(p, engine.shape, level=level, layout=layout)
+    model = EngineModel(engine.shape, p.n, fmt=fmt)
+    model.memory = dict(mem)
+    model.run(loaded.words)
+    stored = rtl.run(loaded.words, type(memory)(mem, latency=memory.latency, cycles_per_beat=memory.cycles_per_beat))
+    out = layout.address("slots_out")
+    exact = run.error_cause == 0 and all(run.memory.words.get(out + k, 0) == model.memory.get(out + k, 0)
+                                         for k in range(p.n))
+    got = memory_map.read_slots(run.memory.words, layout, fmt, engine.word_bits)
+    rows = received.rows
+    wb = stored.cycles + store_then_send_cycles(p.n, rows, MAX_COUNT, 4)
+    dram = stored.cycles + store_then_send_cycles(p.n, rows, MAX_COUNT, 1)
+    return {"cycles": run.cycles, "bit_exact": exact, "precision_bits": round(ckks_fixed.precision_bits(z, got)[0], 1),
+            "packets": len(packets), "loaded_cycles": stored.cycles, "receive_then_load_wb": wb,
+            "receive_then_load_dram": dram, "gain_vs_wb": round(wb / run.cycles, 3),
+            "gain_vs_dram": round(dram / run.cycles, 3), "dna_hhe_gain": "1.09 - 1.56"}
 
 
 def memory_plan(params: str = "dna-hhe", lanes: int = 2, device: str = "LFE5UM5G-85F", fmt=SLOT_FORMAT) -> dict:
@@ -299,10 +332,12 @@ def _cases():
     bench_case("accel", "cycles-toy-pk", quick=True, params="toy", program="encrypt_pk")(program_cycles)
     bench_case("accel", "cycles-toy-decrypt", quick=True, params="toy", program="decrypt")(program_cycles)
     bench_case("accel", "nearnet-toy-pk", quick=True, params="toy", program="encrypt_pk", network=True)(program_cycles)
+    bench_case("accel", "nearnet-toy-ct-to-m-l0", quick=True, params="toy", program="decrypt", level=0,
+               network=True)(program_cycles)
     for lanes in (2, 8):
-        for program, tag in (("encrypt_pk", "pk"), ("encrypt_sk", "sk")):
+        for program, tag, level in (("encrypt_pk", "pk", None), ("encrypt_sk", "sk", None), ("decrypt", "ct-to-m-l0", 0)):
             bench_case("accel", f"nearnet-dna-hhe-{tag}-{lanes}lanes", quick=False, params="dna-hhe", lanes=lanes,
-                       program=program, network=True)(program_cycles)
+                       program=program, level=level, network=True)(program_cycles)
     for lanes in (2, 8):
         for ooo in (True, False):
             mode = "ooo" if ooo else "inorder"
