@@ -220,6 +220,7 @@ def _near_network_decrypt(p, engine, rtl, level, layout, keys, z, mem, fmt, memo
     decrypt program loading it."""
     from hhe_gen.engine import memory_map, programs
     from hhe_gen.engine.model import EngineModel
+    from hhe_gen.models import ckks_fixed
     from hhe_gen.models.wire import MAX_COUNT, ciphertext_packets
 
     ct = memory_map.read_ciphertext(mem, layout, p, level)
