@@ -7,8 +7,9 @@
 3. encode + public-key encryption of sample data (a sine wave plus a random complex vector) by the
    ``encrypt_pk`` program on the RTL accelerator (Verilator; the first build takes minutes and is
    cached), near-network: the accelerator sends the ciphertext as UDP packets itself, which cross a
-   socket on the loopback to the host's receiver (``hhe_gen.net``); the packets are checked bit
-   for bit against the ISA model's;
+   socket on the loopback to the host's receiver (``hhe_gen.net``; also written to
+   ``out/encrypt_pk.pcap`` for Wireshark); the packets are checked bit for bit against the ISA
+   model's;
 4. decryption and decoding of that ciphertext by Lattigo v6 (an independent implementation) where
    Go is present, and by the model in any case; the precision of both;
 5. the ``decrypt`` program on the RTL (ciphertext -> slots) and its precision;
@@ -128,6 +129,9 @@ def _accelerator(p, keys, slots, seed, rows, report):
         cycles[name] = run.cycles
         mem = dict(run.memory.words)
         if name == "encrypt_pk":
+            from hhe_gen.net.pcap import UdpDatagram, write_pcap
+            write_pcap("out/encrypt_pk.pcap", [UdpDatagram(0x0A000032, pk.ip_address, pk.src_port, pk.dst_port,
+                                                           pk.payload) for pk in run.packets])
             messages = through_loopback([pk.payload for pk in run.packets], reassembler=Reassembler())
             same = same and len(messages) == 1
             ct = messages[0].ciphertext() if messages else memory_map.read_ciphertext(mem, layout, p)

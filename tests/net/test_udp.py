@@ -12,7 +12,7 @@ from hhe_gen.apps.cli import main
 from hhe_gen.models import ckks
 from hhe_gen.net.udp import receive, send
 from hhe_gen.models.wire import Reassembler, ciphertext_packets
-from hhe_gen.params import preset
+from hhe_gen.params import ParameterError, preset
 
 TOY = preset("toy")
 
@@ -82,3 +82,36 @@ def test_bad_options(argv, option, capsys, tmp_path):
         argv = [a if a != "X" else str(f) for a in argv]
     assert main(argv) == 2
     assert option in capsys.readouterr().err
+
+
+def test_pcap_capture_round_trip_and_cli(tmp_path, capsys):
+    """A capture written by hhe_gen.net.pcap (checked here against the frame layout: Ethernet, IPv4
+    with its header checksum, UDP with its checksum) reads back to the same payloads, other traffic
+    skipped; ``net receive --pcap`` reassembles the ciphertext from it."""
+    import struct
+
+    from hhe_gen.net.pcap import UdpDatagram, read_udp_payloads, write_pcap
+
+    ct = _ciphertext()
+    payloads = ciphertext_packets(ct, 9, TOY.log_scale, segment=20)
+    datagrams = [UdpDatagram(0x0A000002, 0x0A000064, 4791, 7000 if k % 3 else 7001, p) for k, p in
+                 enumerate(payloads + [b"not ours"])]
+    path = tmp_path / "cap.pcap"
+    assert write_pcap(path, datagrams) == len(datagrams)
+    raw = path.read_bytes()
+    assert struct.unpack_from("<IHHiIII", raw)[0] == 0xA1B2C3D4
+    frame = raw[24 + 16:24 + 16 + struct.unpack_from("<IIII", raw, 24)[2]]
+    ip = frame[14:34]
+    words = struct.unpack("!10H", ip)
+    assert sum(words) % 0xFFFF == 0                                 # the IPv4 header checksums to zero
+    assert frame[12:14] == b"\x08\x00" and ip[9] == 17 and frame[34 + 2:34 + 4] == (7001).to_bytes(2, "big")
+    got, skipped = read_udp_payloads(path)
+    assert [d.payload for d in got] == [d.payload for d in datagrams] and skipped == 0
+    got, skipped = read_udp_payloads(path, port=7000)
+    assert len(got) + skipped == len(datagrams) and all(d.dst_port == 7000 for d in got)
+    out = tmp_path / "ct.json"
+    assert main(["net", "receive", "--pcap", str(path), "-o", str(out)]) == 0
+    back = json.loads(out.read_text())
+    assert back["c0"] == ct.c0 and back["c1"] == ct.c1
+    with pytest.raises(ParameterError, match="pcap"):
+        read_udp_payloads(tmp_path / "ct.json")

@@ -1,10 +1,13 @@
 """``hhe-gen net``: the accelerator's packets on a real UDP socket (docs/wire.md).
 
     hhe-gen net receive --port P [--host H] [--timeout S] [--rows R] -o ct.json
+    hhe-gen net receive --pcap capture.pcap [--port P] [--rows R] -o ct.json
     hhe-gen net send --in ct.json --to HOST:PORT [--message ID] [--segment K] [--params P]
 
-``receive`` reassembles one CKKS ciphertext (c0 and c1) from the packets arriving on the port and
-writes it in the interchange format; the packets it dropped are counted by reason.  ``send`` cuts
+``receive`` reassembles one CKKS ciphertext (c0 and c1) from the packets arriving on the port, or
+from the UDP datagrams of a capture file (``--pcap``: classic pcap, e.g. ``tcpdump -w``; with
+``--port`` only those to that port), and writes it in the interchange format; the packets it
+dropped are counted by reason.  ``send`` cuts
 a ciphertext file into packets and sends them (the way back: a ciphertext for the accelerator to
 decrypt).
 """
@@ -24,12 +27,23 @@ def _receive(args) -> int:
     from hhe_gen.models.wire import Reassembler
 
     rx = Reassembler(rows=args.rows)
-    msgs = receive(args.port, host=args.host, timeout=args.timeout, reassembler=rx,
-                   ready=lambda p: console.print(f"listening on udp {args.host}:{p}"))
+    skipped = 0
+    if args.pcap:
+        from hhe_gen.net.pcap import read_udp_payloads
+        datagrams, skipped = read_udp_payloads(args.pcap, port=args.port)
+        msgs = [m for m in (rx.feed(d.payload) for d in datagrams) if m is not None]
+    elif args.port is None:
+        raise ParameterError("--port", None, "a UDP port to listen on (or --pcap FILE)")
+    else:
+        msgs = receive(args.port, host=args.host, timeout=args.timeout, reassembler=rx,
+                       ready=lambda p: console.print(f"listening on udp {args.host}:{p}"))
     rows = [("accepted", rx.accepted)] + [(f"dropped: {k}", v) for k, v in rx.dropped.items() if v]
+    if args.pcap:
+        rows.append(("capture records skipped (not UDP over IPv4, or another port)", skipped))
     print_table("packets", ["what", "count"], rows)
     if not msgs:
-        console.print(f"no complete ciphertext within {args.timeout} s of silence")
+        console.print("no complete ciphertext in the capture" if args.pcap else
+                      f"no complete ciphertext within {args.timeout} s of silence")
         return 1
     ct = msgs[0].ciphertext()
     write_json_output(ct.to_json(), args.output)
@@ -67,7 +81,8 @@ def register(sub) -> None:
     ops = p.add_subparsers(dest="net_op", required=True, metavar="receive|send",
                            help="receive a ciphertext from packets, or send one as packets")
     q = ops.add_parser("receive", help="reassemble a ciphertext from UDP packets and write its JSON")
-    q.add_argument("--port", type=int, required=True, help="UDP port to listen on")
+    q.add_argument("--port", type=int, help="UDP port to listen on (with --pcap: take only datagrams to it)")
+    q.add_argument("--pcap", metavar="FILE", help="read the datagrams of a capture file (classic pcap) instead")
     q.add_argument("--host", default="0.0.0.0", help="address to listen on (default all)")
     q.add_argument("--timeout", type=float, default=10.0, help="seconds of silence before giving up (default 10)")
     q.add_argument("--rows", type=int, help="rows the ciphertext must have (default: what the packets say)")
