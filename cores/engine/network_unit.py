@@ -1,5 +1,7 @@
 """The engine's network unit: ``send`` puts buffers on the network as UDP packets of the wire format
-(docs/wire.md) through a :class:`hhe_gen.cores.net.Packetizer`, with no CPU and no memory traffic.
+(docs/wire.md) through a :class:`hhe_gen.cores.net.Packetizer`, and ``recv`` takes a ciphertext from
+arriving packets through a :class:`hhe_gen.cores.net.Depacketizer`, with no CPU and no memory
+traffic.
 
 - ``send a, sK, KIND, rows=R, of=T, words=W[, ntt]``: buffers a .. a+R-1 are rows K .. K+R-1 of a
   polynomial of T rows (0: R) and kind KIND (c0, c1, Rubato, slots), so a program may send a
@@ -22,8 +24,9 @@
 - Abort: the packetizer finishes the packet already on the wire (LiteEth must see whole packets)
   and drops the rest; ``task.ready`` stays low until then; no ``done``.
 
-``model``: :meth:`hhe_gen.engine.model.EngineModel._send` (packets by
-:func:`hhe_gen.models.wire.polynomial_packets`).
+Model: :meth:`hhe_gen.engine.model.EngineModel._send` (packets by
+:func:`hhe_gen.models.wire.polynomial_packets`) and ``_recv``
+(:class:`hhe_gen.models.wire_in_order.InOrderReceiver`).
 
 Parameters
 ----------
@@ -52,7 +55,9 @@ last packet's last word: the first packet fills (c_0 words at one per cycle afte
 two cycles), then every packet is 6 + 2c words on the wire with two idle cycles before the next
 (which filled meanwhile).  Rows follow one another (a row's command waits for the previous
 row's last packet), so a send of R rows takes R times that.  At N = 2^13 and c = 181 a row is
-46 packets, 16,660 words on the wire, in 16,936 cycles.  Nothing depends on the words' values.
+46 packets, 16,660 words on the wire, in 16,936 cycles.  ``recv`` takes a word per cycle while a
+packet arrives, then writes its c coefficients in c + 1 cycles (the input waits meanwhile), and
+completes two cycles after the last packet's last write.  Nothing depends on the words' values.
 """
 
 from __future__ import annotations
@@ -82,7 +87,7 @@ def net_config_layout() -> data.StructLayout:
 
 
 class NetworkUnit(wiring.Component):
-    """``send``: buffers -> UDP packets (see the module docstring)."""
+    """``send``: buffers -> UDP packets; ``recv``: UDP packets -> buffers (see the module docstring)."""
 
     @quiet_on_error
     def __init__(self, n: int, lanes: int, word_bits: int, buffers: int, slots: int, tag_width: int, *,
