@@ -57,7 +57,7 @@ two cycles), then every packet is 6 + 2c words on the wire with two idle cycles 
 row's last packet), so a send of R rows takes R times that.  At N = 2^13 and c = 181 a row is
 46 packets, 16,660 words on the wire, in 16,936 cycles.  ``recv`` takes a word per cycle while a
 packet arrives, then writes its c coefficients in c + 1 cycles (the input waits meanwhile), and
-completes two cycles after the last packet's last write.  Nothing depends on the words' values.
+completes once the last packet's words are written.  Nothing depends on the words' values.
 """
 
 from __future__ import annotations

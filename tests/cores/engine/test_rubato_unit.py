@@ -265,3 +265,39 @@ def test_random_dual_mode_programs_equal_the_model(seed):
 @pytest.mark.parametrize("seed", range(4, 40))
 def test_many_random_dual_mode_programs_equal_the_model(seed):
     test_random_dual_mode_programs_equal_the_model(seed)
+
+
+def test_rubato_program_sends_a_ciphertext_the_model_decrypts():
+    """hhe_gen.engine.rubato_program on an engine with the Rubato and network units: the packets equal
+    the model's, reassemble into one row of kind rubato, and hhe_gen.models.rubato.decrypt gets the
+    message back block by block (counter base + k) within its error bound."""
+    from hhe_gen.engine.programs import NetworkTarget
+    from hhe_gen.engine.rubato_program import rubato_encrypt, write_key_block, write_scaled_message
+    from hhe_gen.models.wire import Kind, Reassembler
+
+    p = rubato_model.rubato_params("Par-128S")
+    engine = Engine.for_params(TOY, lanes=2, buffers=4, codec=False, net=dict(), rubato=dict(params=p.name))
+    rng = random.Random(10)
+    key = [rng.randrange(p.q) for _ in range(p.n)]
+    nonce, seed, base = rng.getrandbits(64), rng.getrandbits(64), (1 << 64) - 2
+    message = [rng.uniform(-7, 7) for _ in range(5 * p.l)]
+    mem = {}
+    write_key_block(mem, KEY, p, key, nonce, seed, base)
+    write_scaled_message(mem, MSG, p, message, engine.word_bits)
+    prog = rubato_encrypt(engine.shape, engine.n, key_address=KEY, message_address=MSG, blocks=5, counter=1,
+                          network=NetworkTarget(segment=16, message=3))
+    model = EngineModel(engine.shape, engine.n)
+    model.memory = dict(mem)
+    model.run(prog.words)
+    run = run_engine(engine, prog.words, MemoryModel(mem, latency=6))
+    assert run.error_cause == 0 and [pk.payload for pk in run.packets] == [pk.payload for pk in model.packets]
+    rx = Reassembler(kinds=(Kind.RUBATO,))
+    (msg,) = [m for m in (rx.feed(pk.payload) for pk in run.packets) if m is not None]
+    words = msg.polys[Kind.RUBATO][0]
+    assert len(words) == 5 * p.l
+    for k in range(5):
+        back = rubato_model.decrypt(p, key, nonce, (base + 1 + k) % (1 << 64), words[k * p.l:(k + 1) * p.l])
+        want = message[k * p.l:(k + 1) * p.l]
+        assert max(abs(a - b) for a, b in zip(back, want)) <= rubato_model.decryption_error_bound(p, 7)
+    with pytest.raises(ParameterError, match="blocks"):
+        rubato_encrypt(engine.shape, engine.n, key_address=KEY, message_address=MSG, blocks=6, out_address=0)
