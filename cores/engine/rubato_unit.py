@@ -65,6 +65,15 @@ from .units import UnitPort, check_unit_sizes
 __all__ = ["RubatoUnit"]
 
 
+def _times(value, constant: int):
+    """value * constant as shifts and adds (a product with a constant would take a DSP tile)."""
+    terms = [value << k for k in range(constant.bit_length()) if constant >> k & 1]
+    out = terms[0]
+    for term in terms[1:]:
+        out = out + term
+    return out
+
+
 class RubatoUnit(wiring.Component):
     """``rubato.key`` / ``rubato.stream`` / ``rubato.enc`` (see the module docstring)."""
 
@@ -113,7 +122,7 @@ class RubatoUnit(wiring.Component):
 
         m.d.comb += [reader.sel.eq(task.payload.a),
                      reader.count.eq(Mux(task.payload.opcode == isa.Opcode.RUBATO_KEY, p.n + isa.RUBATO_KEY_EXTRA,
-                                         task.payload.imm[24:] * p.l))]
+                                         _times(task.payload.imm[24:], p.l)))]
         cmd = core.i_stream.payload
         m.d.comb += [cmd.nonce.eq(nonce), cmd.counter.eq(counter_base + offset + issued), cmd.noise.eq(noise)]
 
@@ -147,7 +156,7 @@ class RubatoUnit(wiring.Component):
                     pl = task.payload
                     m.d.sync += [op.eq(pl.opcode), dst.eq(pl.dst), noise.eq(pl.flags[0]), blocks.eq(pl.imm[24:]),
                                  offset.eq(pl.imm[:24]), issued.eq(0), word.eq(0), error.eq(0),
-                                 total.eq(pl.imm[24:] * p.l)]
+                                 total.eq(_times(pl.imm[24:], p.l))]
                     with m.If(pl.opcode == isa.Opcode.RUBATO_KEY):
                         m.d.comb += reader.start.eq(1)
                         m.next = "key"
