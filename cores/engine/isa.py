@@ -207,10 +207,10 @@ class Opcode(IntEnum):
     ENCODE = 0x30
     DECODE = 0x31
     SEND = 0x38
-    RECV = 0x3C
     RUBATO_KEY = 0x39
     RUBATO_STREAM = 0x3A
     RUBATO_ENC = 0x3B
+    RECV = 0x3C
 
 
 def _op(code, mnemonic, unit, uses, reads, writes, needs_slot, summary, requires=None):
@@ -318,7 +318,8 @@ class Instruction:
 
     @property
     def rows(self) -> int:
-        """Rows of ``encode`` / ``decode`` / ``send`` (imm[3:0], 1 .. 15); 1 for every other opcode."""
+        """Rows of ``encode`` / ``decode`` / ``send`` / ``recv`` (imm[3:0], 1 .. 15); 1 for every other
+        opcode."""
         return self.imm & 0xF if self.opcode in ROW_OPCODES else 1
 
 
