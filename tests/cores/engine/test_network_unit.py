@@ -12,6 +12,7 @@ import pytest
 from hhe_gen.cores.engine import isa
 from hhe_gen.cores.engine.engine import Engine
 from hhe_gen.engine import asm
+from hhe_gen.cores.unused import mark_unused
 from hhe_gen.engine.model import EngineModel
 from hhe_gen.models.wire import MAX_PAYLOAD, Kind, parse, polynomial_packets
 from hhe_gen.params import preset
@@ -126,7 +127,7 @@ def test_malformed_send_is_refused_and_sends_nothing():
 
 
 def test_an_engine_without_the_network_unit_refuses_send():
-    engine = Engine.for_params(PARAMS, lanes=2, buffers=BUFFERS, codec=False)
+    engine = mark_unused(Engine.for_params(PARAMS, lanes=2, buffers=BUFFERS, codec=False), deep=True)
     assert not hasattr(engine, "o_udp")
     word = isa.encode(isa.Instruction(isa.Opcode.SEND, a=0, imm=1 | 1 << 4))
     assert isa.check(isa.decode(word), engine.shape, frozenset()) == isa.ErrorCause.NOT_BUILT

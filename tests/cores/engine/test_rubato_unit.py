@@ -11,6 +11,7 @@ import pytest
 
 from hhe_gen.cores.engine import isa
 from hhe_gen.cores.engine.engine import Engine
+from hhe_gen.cores.unused import mark_unused
 from hhe_gen.engine import asm, memory_map, programs
 from hhe_gen.engine.client_memory import client_memory
 from hhe_gen.engine.model import EngineModel
@@ -151,8 +152,7 @@ def test_every_kat_vector_through_the_engine(path):
 def test_ckks_rubato_ckks_in_one_program_each_as_alone():
     """encrypt_pk, then Rubato, then decrypt of the CKKS ciphertext, in one instruction stream: the
     memory equals the model's, and each part's results equal those of the part run alone."""
-    engine = _engine(codec=None, buffers=12)
-    shape = engine.shape
+    shape = mark_unused(_engine(codec=None, buffers=12), deep=True).shape
     layout = memory_map.MemoryMap.for_params(TOY)
     keys = ckks.keygen(TOY, seed=3)
     slots = [0.5, -0.25j, 0.125 + 0.5j]
