@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 __all__ = ["Phase", "phases", "WORDS_PER_BLOCK", "xof_first_word", "noise_first_word",
-           "cycles_per_block", "candidate_positions"]
+           "cycles_per_block", "candidate_positions", "block_positions"]
 
 WORDS_PER_BLOCK = 136 // 4      # SHAKE256 rate / 4-byte candidates: words never straddle blocks
 ARK, MC, MR, FEISTEL = "ARK", "MixColumns", "MixRows", "Feistel"
@@ -80,6 +80,19 @@ def candidate_positions(q: int, q_bits: int, words, count: int) -> list[int]:
     if len(out) < count:
         raise ValueError("not enough candidate words")
     return out
+
+
+def block_positions(params, nonce: int, counter: int) -> list[int]:
+    """The candidate positions of one block's accepted round constants (what
+    :func:`cycles_per_block` takes): the 32-bit words of SHAKE256(nonce LE64 || counter LE64)
+    through :func:`candidate_positions`."""
+    import hashlib
+    import struct
+
+    count = params.round_constant_count
+    words = 2 * count + 64                    # acceptance is above 0.98 for every set
+    stream = hashlib.shake_256(nonce.to_bytes(8, "little") + counter.to_bytes(8, "little")).digest(4 * words)
+    return candidate_positions(params.q, params.q_bits, struct.unpack(f"<{words}I", stream), count)
 
 
 def noise_first_word(rounds_per_cycle: int = 1) -> int:

@@ -168,8 +168,10 @@ def rubato_blocks(rubato: str = "Par-128S", rubato_lanes: int = 2, n: int = 256)
     from hhe_gen.apps.bench.rubato import DNA_HHE as DNA_HHE_RUBATO
     from hhe_gen.cores.engine import isa
     from hhe_gen.cores.engine.engine import Engine
+    from hhe_gen.cores.rubato.schedule import block_positions
     from hhe_gen.engine import asm
     from hhe_gen.engine.model import EngineModel
+    from hhe_gen.engine.rubato_program import write_key_block
     from hhe_gen.models import rubato as rubato_model
     from hhe_gen.params.primes import ntt_primes
     from hhe_gen.sim.engine import run_engine
@@ -180,37 +182,26 @@ def rubato_blocks(rubato: str = "Par-128S", rubato_lanes: int = 2, n: int = 256)
                     rubato=dict(params=p.name, rubato_lanes=rubato_lanes))
     rng = _random.Random(1)
     nonce, seed, counter = rng.getrandbits(64), rng.getrandbits(64), rng.getrandbits(32)
-    block = [rng.randrange(p.q) for _ in range(p.n)] + [v >> s & 0xFFFFFFFF for v in (nonce, seed, counter)
-                                                        for s in (0, 32)]
+    mem: dict = {}
+    write_key_block(mem, 0, p, [rng.randrange(p.q) for _ in range(p.n)], nonce, seed, counter)
     blocks = n // p.l
     words = asm.assemble(f"cfg.rubato {isa.RUBATO_SET_IDS.index(p.name)}\nload b0, 0\nrubato.key b0\n"
                          f"rubato.stream b1, blocks={blocks}, noise\nstore b1, 0x1000", engine.shape)
     model = EngineModel(engine.shape, n)
-    model.memory = dict(enumerate(block))
+    model.memory = dict(mem)
     model.run(words)
-    run = run_engine(engine, words, MemoryModel(dict(enumerate(block))))
+    run = run_engine(engine, words, MemoryModel(mem))
     (task,) = [t for t in run.tasks if t.position == 3]
     exact = run.error_cause == 0 and all(run.memory.words.get(0x1000 + k, 0) == model.memory.get(0x1000 + k, 0)
                                          for k in range(n))
     core = engine.rubato_unit.core
-    alone = [core.cycles_per_block(_accepted(p, nonce, counter + k), noise=True) for k in range(blocks)]
+    alone = [core.cycles_per_block(block_positions(p, nonce, counter + k), noise=True) for k in range(blocks)]
     per_block = (task.finished - task.dispatched) / blocks
     out = {"blocks": blocks, "cycles_per_block": round(per_block, 1), "core_alone": round(sum(alone) / blocks, 1),
            "bit_exact": exact, "blocks_per_mcycle": round(1e6 / per_block)}
     if p.name in DNA_HHE_RUBATO:
         out.update(dna_hhe=DNA_HHE_RUBATO[p.name], vs_dna_hhe=round(per_block / DNA_HHE_RUBATO[p.name], 3))
     return out
-
-
-def _accepted(p, nonce: int, counter: int) -> list[int]:
-    """The candidate positions of a block's accepted round constants (SHAKE256 of nonce || counter)."""
-    import hashlib
-    import struct
-
-    from hhe_gen.cores.rubato.schedule import candidate_positions
-    count = 4 * p.round_constant_count + 64
-    stream = hashlib.shake_256(nonce.to_bytes(8, "little") + counter.to_bytes(8, "little")).digest(4 * count)
-    return candidate_positions(p.q, p.q_bits, struct.unpack(f"<{count}I", stream), p.round_constant_count)
 
 
 def _near_network_decrypt(p, engine, rtl, level, layout, keys, z, mem, fmt, memory) -> dict:

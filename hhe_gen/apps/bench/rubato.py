@@ -80,10 +80,8 @@ more cycle per phase); a register between the squarer and the modular addition, 
 
 from __future__ import annotations
 
-import hashlib
-import struct
-
 from hhe_gen.apps.bench import bench_case
+from hhe_gen.cores.rubato.schedule import block_positions
 from hhe_gen.cores.unused import mark_unused
 
 DNA_HHE = {"Par-128S": 1235, "Par-128M": 2087, "Par-128L": 3036}
@@ -95,11 +93,7 @@ ECP5_85F_MULT18 = 156
 
 
 def _positions(p):
-    count = p.round_constant_count
-    words = 2 * count + 64
-    stream = hashlib.shake_256(NONCE.to_bytes(8, "little") + COUNTER.to_bytes(8, "little")).digest(4 * words)
-    mask = (1 << p.q_bits) - 1
-    return [i for i, w in enumerate(struct.unpack(f"<{words}I", stream)) if w & mask < p.q][:count]
+    return block_positions(p, NONCE, COUNTER)
 
 
 def _cycles(params, lanes, simulate):

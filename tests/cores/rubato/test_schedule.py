@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from hhe_gen.cores.rubato.schedule import candidate_positions
+from hhe_gen.cores.rubato.schedule import block_positions, candidate_positions
 from hhe_gen.params import rubato_params
 
 from ._helpers import KAT_DIR, SETS, accepted_positions
@@ -33,7 +33,7 @@ def test_hashlib_words(name):
         words = _words(nonce, counter, 2 * p.round_constant_count + 64)
         got = candidate_positions(p.q, p.q_bits, words, p.round_constant_count)
         assert got == [i for i, w in enumerate(words) if w & mask < p.q][:p.round_constant_count]
-        assert got == accepted_positions(p, nonce, counter)
+        assert got == accepted_positions(p, nonce, counter) == block_positions(p, nonce, counter)
         for count in (0, 1, 7):
             assert candidate_positions(p.q, p.q_bits, words, count) == got[:count]
 
