@@ -10,7 +10,7 @@ import pytest
 
 from hhe_gen.apps.cli import main
 from hhe_gen.models import ckks
-from hhe_gen.net.udp import receive, send
+from hhe_gen.net.udp import through_loopback
 from hhe_gen.models.wire import Reassembler, ciphertext_packets
 from hhe_gen.params import ParameterError, preset
 
@@ -32,24 +32,12 @@ def test_receive_reassembles_and_counts_garbage():
     ct = _ciphertext()
     payloads = ciphertext_packets(ct, 3, TOY.log_scale, segment=20)
     rx = Reassembler()
-    bound = threading.Event()
-    port = {}
-    out = {}
-
-    def listen():
-        out["msgs"] = receive(0, host="127.0.0.1", timeout=5, reassembler=rx,
-                              ready=lambda p: (port.update(p=p), bound.set()))
-
-    t = threading.Thread(target=listen)
-    t.start()
-    assert bound.wait(5)
     mixed = []
     for p in payloads:
         mixed += [b"not a packet", p[:30], p]          # the last good packet ends the reception
-    send(mixed, "127.0.0.1", port["p"])
-    t.join(10)
-    assert len(out["msgs"]) == 1
-    got = out["msgs"][0].ciphertext()
+    msgs = through_loopback(mixed, reassembler=rx, timeout=5)     # receive() in a thread, send() to it
+    assert len(msgs) == 1
+    got = msgs[0].ciphertext()
     assert (got.c0, got.c1, got.scale, got.form) == (ct.c0, ct.c1, ct.scale, ct.form)
     assert rx.dropped["short"] == len(payloads) and rx.dropped["length"] == len(payloads)
 

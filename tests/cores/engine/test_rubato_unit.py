@@ -15,6 +15,7 @@ from hhe_gen.cores.unused import mark_unused
 from hhe_gen.engine import asm, memory_map, programs
 from hhe_gen.engine.client_memory import client_memory
 from hhe_gen.engine.model import EngineModel
+from hhe_gen.engine.rubato_program import write_key_block
 from hhe_gen.host.kat import load_rubato_kat_file, shipped_kat_files
 from hhe_gen.models import ckks
 from hhe_gen.models import rubato as rubato_model
@@ -25,10 +26,6 @@ from hhe_gen.sim.memory import MemoryModel
 
 TOY = preset("toy")
 KEY, MSG, OUT = 0x4000, 0x4100, 0x5000
-
-
-def _key_block(p, key, nonce, seed, counter):
-    return key + [v >> s & 0xFFFFFFFF for v in (nonce, seed, counter) for s in (0, 32)]
 
 
 def _engine(set_name="Par-128S", n=None, **kw):
@@ -55,8 +52,8 @@ def _inputs(p, rng, *, counter=None, message=None):
     key = [rng.randrange(p.q) for _ in range(p.n)]
     key[:2] = [0, p.q - 1]
     counter = rng.getrandbits(64) if counter is None else counter
-    block = _key_block(p, key, rng.getrandbits(64), rng.getrandbits(64), counter)
-    mem = {KEY + k: w for k, w in enumerate(block)}
+    mem = {}
+    write_key_block(mem, KEY, p, key, rng.getrandbits(64), rng.getrandbits(64), counter)
     mem.update({MSG + k: x % (1 << 64) for k, x in enumerate(message or [])})
     return key, mem
 
@@ -110,8 +107,7 @@ def test_no_cycle_depends_on_key_seed_or_message():
         rng = random.Random(seed)
         message = [rng.randrange(-p.q + 1, p.q) for _ in range(5 * p.l)]
         key, mem = _inputs(p, rng, message=message)
-        block = [mem[KEY + k] for k in range(p.n)] + _key_block(p, [], 7, rng.getrandbits(64), 99)
-        mem.update({KEY + k: w for k, w in enumerate(block)})       # the same nonce and counter base
+        write_key_block(mem, KEY, p, key, 7, rng.getrandbits(64), 99)     # the same nonce and counter base
         _, run = _run_both(_engine(), PROGRAM.format(key=KEY, msg=MSG, out=OUT, out2=OUT + 64), mem)
         records.append([(t.position, t.dispatched, t.finished) for t in run.tasks])
     assert records[0] == records[1]
@@ -137,8 +133,7 @@ def test_every_kat_vector_through_the_engine(path):
     set_id = isa.RUBATO_SET_IDS.index(p.name)
     src, mem = [f"cfg.rubato {set_id}"], {}
     for j, vec in enumerate(data["vectors"]):
-        block = _key_block(p, vec["key"], vec["nonce"], vec["noise"]["seed"], vec["counter"])
-        mem.update({KEY + 0x100 * j + k: w for k, w in enumerate(block)})
+        write_key_block(mem, KEY + 0x100 * j, p, vec["key"], vec["nonce"], vec["noise"]["seed"], vec["counter"])
         src += [f"load b0, {KEY + 0x100 * j:#x}", "rubato.key b0", "rubato.stream b1, blocks=1",
                 "rubato.stream b2, blocks=1, noise", f"store b1, {OUT + 0x100 * j:#x}",
                 f"store b2, {OUT + 0x100 * j + 0x80:#x}"]
@@ -202,9 +197,8 @@ def _dual_program(rng, length):
     p = rubato_model.rubato_params("Par-128S")
     memory = {}
     for j in range(2):
-        block = _key_block(p, [rng.randrange(p.q) for _ in range(p.n)], rng.getrandbits(64), rng.getrandbits(64),
-                           rng.getrandbits(64))
-        memory.update({KEY + 0x40 * j + k: w for k, w in enumerate(block)})
+        write_key_block(memory, KEY + 0x40 * j, p, [rng.randrange(p.q) for _ in range(p.n)], rng.getrandbits(64),
+                        rng.getrandbits(64), rng.getrandbits(64))
     memory.update({MSG + k: rng.randrange(-p.q + 1, p.q) % (1 << 64) for k in range(RN)})
     memory.update({0x200 + k: rng.randrange(RPRIME) for k in range(RN)})
     lines = ["cfg.prime s0, p0", "cfg.rubato 3", "cfg.net.segment 7", f"cfg.net.message {rng.getrandbits(32)}"]
@@ -272,7 +266,7 @@ def test_rubato_program_sends_a_ciphertext_the_model_decrypts():
     the model's, reassemble into one row of kind rubato, and hhe_gen.models.rubato.decrypt gets the
     message back block by block (counter base + k) within its error bound."""
     from hhe_gen.engine.programs import NetworkTarget
-    from hhe_gen.engine.rubato_program import rubato_encrypt, write_key_block, write_scaled_message
+    from hhe_gen.engine.rubato_program import rubato_encrypt, write_scaled_message
     from hhe_gen.models.wire import Kind, Reassembler
 
     p = rubato_model.rubato_params("Par-128S")
