@@ -57,6 +57,7 @@ from dataclasses import dataclass
 from enum import IntEnum
 
 from hhe_gen.models.fft import FixedPointFormat
+from hhe_gen.models.wire import Kind
 from hhe_gen.params.checks import check_int, is_int
 from hhe_gen.params.errors import ParameterError
 from hhe_gen.params.rubato import rubato_params
@@ -289,7 +290,7 @@ ROW_OPCODES = frozenset({Opcode.ENCODE, Opcode.DECODE, Opcode.SEND, Opcode.RECV}
 """The opcodes whose imm[3:0] is a row count (1 .. 15) spanning consecutive buffers."""
 MAX_SEGMENT = 181
 """The most coefficients of one packet (``cfg.net.segment``): 1472 payload bytes, docs/wire.md."""
-SEND_KINDS = range(1, 5)
+SEND_KINDS = range(min(Kind), max(Kind) + 1)
 """``send``'s packet kinds, imm[6:4] (:class:`hhe_gen.models.wire.Kind`: c0, c1, Rubato, slots)."""
 
 

@@ -69,6 +69,7 @@ from amaranth.lib.wiring import In, Out
 from hhe_gen.cores.net.depacketizer import Depacketizer
 from hhe_gen.cores.net.packetizer import UDP_LAYOUT, Packetizer
 from hhe_gen.cores.unused import quiet_on_error
+from hhe_gen.models.wire import Kind
 from hhe_gen.params.checks import check_int
 
 from . import isa
@@ -78,7 +79,6 @@ from .units import UnitPort, check_unit_sizes
 
 __all__ = ["NetworkUnit", "net_config_layout"]
 
-_CKKS_KINDS = (1, 2)          # hhe_gen.models.wire.Kind.CKKS_C0, CKKS_C1: headers carry log_scale
 
 
 def net_config_layout() -> data.StructLayout:
@@ -151,7 +151,7 @@ class NetworkUnit(wiring.Component):
 
         cmd = pk.cmd.payload
         m.d.comb += [cmd.kind.eq(kind), cmd.message.eq(self.cfg.message), cmd.row.eq(row), cmd.rows.eq(total_rows),
-                     cmd.log_scale.eq(Mux((kind == _CKKS_KINDS[0]) | (kind == _CKKS_KINDS[1]), self.log_scale, 0)),
+                     cmd.log_scale.eq(Mux((kind == Kind.CKKS_C0) | (kind == Kind.CKKS_C1), self.log_scale, 0)),
                      cmd.ntt.eq(ntt), cmd.sequence.eq(sequence), cmd.total.eq(words),
                      reader.sel.eq(base + row - first_row), reader.count.eq(words)]
         m.d.comb += [pk.i_stream.valid.eq(reader.o_stream.valid), pk.i_stream.payload.eq(reader.o_stream.payload),

@@ -116,7 +116,7 @@ class RubatoUnit(wiring.Component):
         offset = Signal(24)
         nonce, counter_base = Signal(64), Signal(64)
         word = Signal(range(self.n + 1))           # words taken (key) / written (blocks)
-        total = Signal(range(self.n + 1))          # words of the task
+        total = Signal(range(self.n + 1))          # words of the task: blocks x l
         error = Signal()
         encrypt = op == isa.Opcode.RUBATO_ENC
 
@@ -124,7 +124,8 @@ class RubatoUnit(wiring.Component):
                      reader.count.eq(Mux(task.payload.opcode == isa.Opcode.RUBATO_KEY, p.n + isa.RUBATO_KEY_EXTRA,
                                          _times(task.payload.imm[24:], p.l)))]
         cmd = core.i_stream.payload
-        m.d.comb += [cmd.nonce.eq(nonce), cmd.counter.eq(counter_base + offset + issued), cmd.noise.eq(noise)]
+        m.d.comb += [cmd.nonce.eq(nonce), cmd.counter.eq(counter_base + offset + issued), cmd.noise.eq(noise),
+                     total.eq(_times(blocks, p.l))]
 
         # the key block's words
         x = reader.o_stream.payload
@@ -155,8 +156,7 @@ class RubatoUnit(wiring.Component):
                 with m.If(task.valid & ~abort):
                     pl = task.payload
                     m.d.sync += [op.eq(pl.opcode), dst.eq(pl.dst), noise.eq(pl.flags[0]), blocks.eq(pl.imm[24:]),
-                                 offset.eq(pl.imm[:24]), issued.eq(0), word.eq(0), error.eq(0),
-                                 total.eq(_times(pl.imm[24:], p.l))]
+                                 offset.eq(pl.imm[:24]), issued.eq(0), word.eq(0), error.eq(0)]
                     with m.If(pl.opcode == isa.Opcode.RUBATO_KEY):
                         m.d.comb += reader.start.eq(1)
                         m.next = "key"

@@ -45,7 +45,7 @@ from amaranth.lib import data, memory, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from hhe_gen.cores.unused import quiet_on_error
-from hhe_gen.models.wire import MAGIC, MAX_COUNT, VERSION
+from hhe_gen.models.wire import MAGIC, MAX_COUNT, VERSION, Kind
 from hhe_gen.params.checks import check_int
 from hhe_gen.params.errors import ParameterError
 
@@ -62,7 +62,7 @@ class Depacketizer(wiring.Component):
     """UDP packets -> in-order coefficient writes (see the module docstring)."""
 
     @quiet_on_error
-    def __init__(self, max_count: int = MAX_COUNT, kinds=(1, 2)):
+    def __init__(self, max_count: int = MAX_COUNT, kinds=(Kind.CKKS_C0, Kind.CKKS_C1)):
         self.max_count = check_int("max_count", max_count, 1, MAX_COUNT)
         self.kinds = tuple(int(k) for k in kinds)
         if not 1 <= len(self.kinds) <= 4 or any(not 1 <= k <= 4 for k in self.kinds) or \

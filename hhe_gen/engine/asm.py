@@ -69,6 +69,7 @@ from pathlib import Path
 from hhe_gen.cores.engine import isa
 from hhe_gen.cores.engine.isa import EngineShape, ErrorCause, Instruction, Opcode, SampleKind, Unit
 from hhe_gen.models.sampler import Domain
+from hhe_gen.models.wire import Kind
 from hhe_gen.params.errors import ParameterError
 
 __all__ = [
@@ -149,7 +150,7 @@ _PARTS = {
     "packet": ("imm", 4, 3), "ntt": ("imm", 7, 1), "of": ("imm", 8, 4), "words": ("imm", 16, 16),
     "blocks": ("imm", 24, 8), "counter": ("imm", 0, 24), "noise": ("flags", 0, 1),
 }
-PACKET_KINDS = {"c0": 1, "c1": 2, "rubato": 3, "slots": 4}
+PACKET_KINDS = {"c0": Kind.CKKS_C0, "c1": Kind.CKKS_C1, "rubato": Kind.RUBATO, "slots": Kind.SLOTS}
 """``send``'s packet kinds by name (:class:`hhe_gen.models.wire.Kind`)."""
 
 
