@@ -37,7 +37,8 @@ from hhe_gen.params.checks import check_int
 from hhe_gen.params.errors import ParameterError
 
 __all__ = ["MAGIC", "VERSION", "HEADER_BYTES", "MAX_PAYLOAD", "MAX_COUNT", "Kind", "Header", "WireError",
-           "DROP_REASONS", "parse", "polynomial_packets", "ciphertext_packets", "Message", "Reassembler"]
+           "DROP_REASONS", "parse", "polynomial_packets", "ciphertext_packets", "Message", "Reassembler",
+           "stream_beats", "stream_payload"]
 
 MAGIC = 0x4848
 VERSION = 1
@@ -124,6 +125,25 @@ def parse(payload: bytes) -> tuple[Header, list[int]]:
     coefficients = list(struct.unpack_from(f"<{count}Q", payload, HEADER_BYTES))
     return Header(Kind(kind), message, row, rows, sequence, count, offset, total, log_scale,
                   bool(flags & FLAG_NTT)), coefficients
+
+
+def stream_beats(payload: bytes) -> list[tuple[int, int]]:
+    """A non-empty payload as the 32-bit beats of LiteEth's UDP stream: ``(data, last_be)`` each,
+    little-endian (the first byte in ``data[0:8]``), the last beat zero-padded with ``last_be``
+    one-hot on its last valid byte (0b1000 for a whole word), 0 on the others."""
+    if not payload:
+        raise ParameterError("payload", payload, "at least one byte (a stream beat carries one or more)")
+    padded = bytes(payload) + bytes(-len(payload) % 4)
+    words = [int.from_bytes(padded[k:k + 4], "little") for k in range(0, len(padded), 4)]
+    return [(w, 0) for w in words[:-1]] + [(words[-1], 1 << ((len(payload) - 1) % 4))]
+
+
+def stream_payload(words, last_be: int) -> bytes:
+    """The payload of a packet's beats (:func:`stream_beats` reversed): the words' bytes, the last
+    one cut after the byte ``last_be`` marks."""
+    words = list(words)
+    size = 4 * (len(words) - 1) + int(last_be).bit_length()
+    return b"".join(int(w).to_bytes(4, "little") for w in words)[:size]
 
 
 def _check_segment(segment: int) -> int:

@@ -54,8 +54,8 @@ class UdpPacket:
 def udp_packet(beats, gaps: int) -> UdpPacket:
     """A packet from its beats, each ``(cycle, data, last_be, (ip, src_port, dst_port, length))``,
     and the cycles ``valid`` was low inside it."""
-    size = 4 * (len(beats) - 1) + int(beats[-1][2]).bit_length()
-    data = b"".join(b[1].to_bytes(4, "little") for b in beats)[:size]
+    from hhe_gen.models.wire import stream_payload
+    data = stream_payload((b[1] for b in beats), beats[-1][2])
     steady = len({b[3] for b in beats}) == 1 and all(b[2] == 0 for b in beats[:-1])
     return UdpPacket(beats[0][0], beats[-1][0], *beats[0][3], data, steady, gaps)
 
@@ -183,17 +183,16 @@ def run_engine(engine, words, memory, *, max_cycles: int = 10_000_000, abort_aft
                 beats, gaps = [], 0
 
     async def udp_source(ctx):
+        from hhe_gen.models.wire import stream_beats
         port = engine.i_udp
         for payload in udp_in:
             if not payload:                      # nothing to put on a stream
                 continue
-            padded = payload + bytes(-len(payload) % 4)
-            beats = [int.from_bytes(padded[k:k + 4], "little") for k in range(0, len(padded), 4)] or [0]
-            for k, beat in enumerate(beats):
-                last = k == len(beats) - 1
+            beats = stream_beats(payload)
+            for k, (beat, last_be) in enumerate(beats):
                 ctx.set(port.payload.data, beat)
-                ctx.set(port.payload.last, last)
-                ctx.set(port.payload.last_be, 1 << ((len(payload) - 1) % 4) if last and payload else 0)
+                ctx.set(port.payload.last, k == len(beats) - 1)
+                ctx.set(port.payload.last_be, last_be)
                 ctx.set(port.valid, 1)
                 while True:
                     *_, ready = await ctx.tick().sample(port.ready)

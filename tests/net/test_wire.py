@@ -132,3 +132,17 @@ def test_bad_packer_parameters(kw, name):
     rows = args.pop("rows_data")
     with pytest.raises(ParameterError, match=f"'{name}'"):
         polynomial_packets(args.pop("kind"), args.pop("message"), rows, **args)
+
+
+def test_stream_beats_and_back():
+    """LiteEth's 32-bit beats: little-endian words, the last zero-padded, last_be one-hot on its last
+    valid byte; stream_payload undoes it for every length."""
+    from hhe_gen.models.wire import stream_beats, stream_payload
+    assert stream_beats(bytes([1, 2, 3, 4, 5])) == [(0x04030201, 0), (0x05, 0b0001)]
+    assert stream_beats(bytes(range(8))) == [(0x03020100, 0), (0x07060504, 0b1000)]
+    for n in range(1, 13):
+        payload = bytes(range(7, 7 + n))
+        beats = stream_beats(payload)
+        assert stream_payload([w for w, _ in beats], beats[-1][1]) == payload
+    with pytest.raises(ParameterError, match="payload"):
+        stream_beats(b"")

@@ -27,7 +27,7 @@ def packetizer_row(n: int, segment: int) -> dict:
     from amaranth.sim import Simulator
 
     from hhe_gen.cores.net import Packetizer
-    from hhe_gen.models.wire import Kind, polynomial_packets
+    from hhe_gen.models.wire import Kind, polynomial_packets, stream_payload
     dut = Packetizer(segment)
     row = _row(n)
     words, out = [], {}
@@ -54,7 +54,7 @@ def packetizer_row(n: int, segment: int) -> dict:
                 current.append(beat.data)
                 words.append(beat.data)
                 if beat.last:
-                    packets.append(b"".join(w.to_bytes(4, "little") for w in current))
+                    packets.append(stream_payload(current, beat.last_be))
                     current = []
             if done:
                 break
@@ -73,16 +73,13 @@ def packetizer_row(n: int, segment: int) -> dict:
 
 @bench_case("net", "depacketizer-row-n8192-s181", n=_N, segment=181)
 def depacketizer_row(n: int, segment: int) -> dict:
-    import struct
-
     from amaranth.sim import Simulator
 
     from hhe_gen.cores.net import Depacketizer
-    from hhe_gen.models.wire import Kind, polynomial_packets
+    from hhe_gen.models.wire import Kind, polynomial_packets, stream_beats
     row = _row(n, 2)
     payloads = polynomial_packets(Kind.CKKS_C0, 1, [row], segment=segment)
-    beats = [(w, k == len(p) // 4 - 1) for p in payloads
-             for k, w in enumerate(struct.unpack(f"<{len(p) // 4}I", p))]
+    beats = [(w, be) for p in payloads for w, be in stream_beats(p)]
     dut = Depacketizer(segment, kinds=(int(Kind.CKKS_C0),))
     got, out = {}, {}
 
@@ -93,8 +90,8 @@ def depacketizer_row(n: int, segment: int) -> dict:
         while len(got) < n and cycles < 10 * len(beats):
             ctx.set(dut.i_stream.valid, k < len(beats))
             if k < len(beats):
-                ctx.set(dut.i_stream.payload, {"data": beats[k][0], "last": beats[k][1],
-                                               "last_be": 0b1000 if beats[k][1] else 0})
+                ctx.set(dut.i_stream.payload, {"data": beats[k][0], "last": beats[k][1] != 0,
+                                               "last_be": beats[k][1]})
             *_, took, valid, wr = await ctx.tick().sample(dut.i_stream.ready, dut.o_write.valid, dut.o_write.payload)
             cycles += 1
             if took and k < len(beats):

@@ -5,24 +5,21 @@ coefficient of the good message is written once at its place, nothing of a malfo
 and nothing hangs; abort; bad parameters."""
 
 import random
-import struct
 
 import pytest
 from amaranth.sim import Simulator
 
 from hhe_gen.cores.net import Depacketizer
 from hhe_gen.models.wire_in_order import InOrderReceiver
-from hhe_gen.models.wire import Kind, parse, polynomial_packets
+from hhe_gen.models.wire import Kind, parse, polynomial_packets, stream_beats
 from hhe_gen.params import ParameterError
 from testsupport import mutate_payload
 
 
-def _words(payload):
-    """The payload as LiteEth's 32-bit beats: (data, last_be of the last beat: one-hot last byte)."""
-    last_be = 1 << ((len(payload) - 1) % 4) if payload else 1
-    if len(payload) % 4 or not payload:
-        payload = payload + bytes(4 - len(payload) % 4)
-    return list(struct.unpack(f"<{len(payload) // 4}I", payload)), last_be
+def _beats(payload):
+    """The payload as LiteEth's 32-bit beats (wire.stream_beats); an empty (malformed) payload as one
+    zero beat marked at its first byte."""
+    return stream_beats(payload) if payload else [(0, 1)]
 
 
 def _run(dut, payloads, *, rows, total, seed=0, gaps=0.0, stall=0.0):
@@ -32,8 +29,7 @@ def _run(dut, payloads, *, rows, total, seed=0, gaps=0.0, stall=0.0):
 
     async def bench(ctx):
         ctx.set(dut.cfg, {"rows": rows, "total": total})
-        stream = [(w, i == len(ws) - 1, be if i == len(ws) - 1 else 0) for p in payloads
-                  for ws, be in [_words(p)] for i, w in enumerate(ws)]
+        stream = [(w, i == len(bs) - 1, be) for p in payloads for bs in [_beats(p)] for i, (w, be) in enumerate(bs)]
         k = 0
         idle = 0
         while k < len(stream) or idle < 400:
