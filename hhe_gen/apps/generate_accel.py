@@ -188,8 +188,10 @@ def generate_accel(params, lanes: int, out_dir, *, buffers: int | None = None, w
             "abort": "soft reset: clears the queue, the window, every unit and the error",
             "status": "busy, error, error_cause, error_position, notify, notify_code, cycle",
             "completed": "one lane per unit: valid, position, unit, dispatched, finished (per-task cycles)",
+            "completed_lanes": [u.name.lower() for u in engine.manager.units],
             "o_udp": "packets (send): LiteEth's UDP user port shape, data 32 bits, last, last_be one-hot, "
                      "ip_address / src_port / dst_port / length held over the packet (docs/wire.md)",
+            "i_udp": "arriving packets (recv), the same shape: taken only while a recv runs",
         },
         "isa": _isa_section(engine),
         "memory_map": [{"region": r, "row": i, "address": a} for r, i, a in layout.describe()],

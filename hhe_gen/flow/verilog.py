@@ -45,8 +45,20 @@ def check_name(name: str) -> str:
     return name
 
 
+def _struct_fields(layout) -> list[dict] | None:
+    """The fields of a struct layout as ``[{"name", "offset", "width"}]`` (None for other shapes)."""
+    from amaranth.hdl import Shape
+    from amaranth.lib import data
+    if not isinstance(layout, data.StructLayout):
+        return None
+    return [{"name": name, "offset": field.offset, "width": Shape.cast(field.shape).width}
+            for name, field in layout]
+
+
 def port_table(component) -> list[dict]:
-    """One row per Verilog port: name, dir ("in" / "out"), width (clk and rst first)."""
+    """One row per Verilog port: name, dir ("in" / "out"), width (clk and rst first); a struct
+    port also has ``fields`` (name, offset, width), an array of structs ``elements``,
+    ``element_width`` and ``element_fields``: what a wrapper needs to slice the port."""
     from amaranth.hdl import Shape
     rows = [{"name": "clk", "dir": "in", "width": 1}, {"name": "rst", "dir": "in", "width": 1}]
     for path, member in component.signature.members.flatten():
@@ -57,10 +69,16 @@ def port_table(component) -> list[dict]:
             continue
         row = {"name": "__".join(str(p) for p in path), "dir": "in" if member.flow.name == "In" else "out",
                "width": width}
+        fields = _struct_fields(member.shape)
+        if fields is not None:
+            row["fields"] = fields
         layout = getattr(member.shape, "elem_shape", None)
         if layout is not None:
             row["elements"] = member.shape.length
             row["element_width"] = Shape.cast(layout).width
+            element_fields = _struct_fields(layout)
+            if element_fields is not None:
+                row["element_fields"] = element_fields
         rows.append(row)
     return rows
 

