@@ -122,17 +122,22 @@ class SocHost:
 
     def run(self, words, *, timeout: float = 600.0, poll: float = 0.02) -> SocRun:
         """Run the program ``words`` (64-bit instruction words) and wait for the accelerator to be
-        idle; a program stopped on an error returns with its cause (it is not raised).  The program
-        is loaded into the instruction FIFO with ``hold`` set and then released, so ``busy_cycles``
-        counts the accelerator alone (a program longer than the FIFO is fed as it drains)."""
+        idle: :meth:`start` then :meth:`wait`."""
+        t0 = time.monotonic()
+        self.start(words, timeout=timeout)
+        return self.wait(timeout=timeout - (time.monotonic() - t0), poll=poll, t0=t0)
+
+    def start(self, words, *, timeout: float = 600.0) -> None:
+        """Load the program into the instruction FIFO with ``hold`` set, then release it, so
+        ``busy_cycles`` counts the accelerator alone (a program longer than the FIFO is fed as it
+        drains); the counters are cleared first."""
         regs, t0 = self.regs, time.monotonic()
         depth = self.info.get("instr_depth", 64)
         regs.accel_control.write(CLEAR | HOLD)
         pending = list(words)
-        first = pending[:depth]
-        for word in first:
+        for word in pending[:depth]:
             regs.accel_instr.write(word)
-        del pending[:len(first)]
+        del pending[:depth]
         regs.accel_control.write(0)
         while pending:
             status = regs.accel_instr_status.read()
@@ -142,6 +147,12 @@ class SocHost:
             for _ in range(min(room, len(pending))):
                 regs.accel_instr.write(pending.pop(0))
             self._check_timeout(t0, timeout)
+
+    def wait(self, *, timeout: float = 600.0, poll: float = 0.02, t0: float | None = None) -> SocRun:
+        """Wait until the accelerator is idle or stopped on an error (returned with its cause, not
+        raised); its status and counters."""
+        regs = self.regs
+        t0 = time.monotonic() if t0 is None else t0
         while True:
             status = regs.accel_status.read()
             if not status & 1 or status & 2:

@@ -19,6 +19,7 @@ import json
 import os
 import shutil
 import subprocess
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -142,18 +143,45 @@ def _elaborate(folder: Path, verilog: Path, manifest: dict, layout, progress: bo
                       csr_json=str(folder / "csr.json"), compile_software=True, compile_gateware=True)
     cwd = os.getcwd()
     try:
-        builder.build(sim_config=config, run=False, interactive=False)
+        with _output_to(folder / "build.log"):
+            builder.build(sim_config=config, run=False, interactive=False)
     finally:
         os.chdir(cwd)
     return info
 
 
+@contextmanager
+def _output_to(path: Path):
+    """Standard output and error (of this process and the compilers it starts) into ``path``, and
+    LiteX's INFO logging off: the build's chatter goes to the log, progress stays on the terminal."""
+    import logging
+    import sys
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = os.dup(1), os.dup(2)
+    level = logging.root.manager.disable
+    with open(path, "ab") as log:
+        os.dup2(log.fileno(), 1)
+        os.dup2(log.fileno(), 2)
+        logging.disable(logging.INFO)
+        try:
+            yield
+        finally:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os.dup2(saved[0], 1)
+            os.dup2(saved[1], 2)
+            os.close(saved[0])
+            os.close(saved[1])
+            logging.disable(level)
+
+
 def _compile(gateware: Path, progress: bool) -> None:
-    from hhe_gen.flow.runner import run as run_tool  # noqa: F401
     if progress:
-        say("compiling the SoC in Verilator (a few minutes; cached afterwards) ...")
+        say("compiling the SoC in Verilator (about 2 minutes at a small ring; cached afterwards) ...")
     proc = subprocess.run(["bash", "build_sim.sh"], cwd=gateware, env=verilator_environment(),
                           capture_output=True, text=True)
     if proc.returncode != 0 or not (gateware / "obj_dir" / "Vsim").exists():
         tail = "\n".join((proc.stdout + proc.stderr).splitlines()[-30:])
         raise RuntimeError(f"Verilator build of the SoC failed in {gateware}:\n{tail}")
+    (gateware.parent / "verilator.log").write_text(proc.stdout + proc.stderr)

@@ -112,4 +112,5 @@ class HheSimSoC(SoCCore):
         return {"main_ram": self.mem_map["main_ram"], "vault": vault, "windows": windows,
                 "ip": self._ip, "remote_ip": self._remote, "udp_port": self._udp_port, "etherbone_port": 1234, "etherbone_record": ETHERBONE_RECORD,
                 "instr_depth": self.accel.instr_depth,
+                "layout_words": self.layout.base + self.layout.size, "ram_words": self.integrated_main_ram_size // 8,
                 "clk_freq": int(self.sys_clk_freq)}

@@ -17,6 +17,7 @@
                        [--device D] [--reserve R] [--json FILE]
     hhe-gen net receive --port P [--host H] [--timeout S] [--rows R] -o ct.json
     hhe-gen net send --in ct.json --to HOST:PORT [--message ID] [--segment K]
+    hhe-gen soc sim [--params P] [--lanes L] [--rubato SET|none] [--no-lattigo] [--json FILE]
     hhe-gen generate ntt --n N --lanes P [--bits W --count C | --primes q,...] [--reducer KIND]
                          [--banking dual|single] [--twiddles rom|otf] [--arch iterative|sdf|mdc [--direction D]] -o DIR
     hhe-gen generate ifft|fft|encoder|decoder --n N --lanes P [--width W --frac-bits F]
@@ -53,13 +54,13 @@ import sys
 
 from hhe_gen.params import ParameterError
 
-from . import accel, ckks, generate, kat, net, presets, runs
+from . import accel, ckks, generate, kat, net, presets, runs, soc
 from .common import parse_seed
 
 __all__ = ["main", "build_parser", "parse_seed"]
 
 #: the modules that add sub-commands, in the order ``hhe-gen --help`` lists them
-COMMANDS = (presets, kat, ckks, accel, net, generate, runs)
+COMMANDS = (presets, kat, ckks, accel, net, soc, generate, runs)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,245 @@
+"""``hhe-gen soc sim``: the whole SoC in Verilator with Ethernet, end to end.
+
+    hhe-gen soc sim [--params toy|dna-hhe|...] [--lanes L] [--rubato SET|none] [--json FILE]
+
+Builds (or takes from the cache) the simulated SoC (:mod:`hhe_gen.soc.sim_build`), starts it in a
+network namespace (:mod:`hhe_gen.soc.sim_run`) and, as a host on the other side of its Ethernet:
+
+1. uploads the keys and a message over Etherbone (the secret key into the key vault) and runs
+   ``key_setup``;
+2. reads every CSR, the vault and the accelerator's RAM back: no word of the secret key may show;
+3. runs ``encrypt_pk`` and ``encrypt_sk`` near-network: the accelerator sends the ciphertext through
+   LiteEth's hardware UDP port, the host receives and reassembles it; the packets are compared
+   with the ISA model's, Lattigo v6 decrypts the ciphertext (the model when Go is missing);
+4. (dual mode) encrypts a message with Rubato on the accelerator, sent as packets, decrypted by the
+   Rubato model;
+5. the way back: the host sends a ciphertext (level 0) as packets to the SoC; ``decrypt`` with
+   ``recv`` takes it and writes the message, compared with the ISA model.
+
+Returns a report (also ``--json``): per step, cycles the accelerator was busy, packets, whether it
+equals the model, precision.
+"""
+
+from __future__ import annotations
+
+import cmath
+import math
+import random
+import time
+
+__all__ = ["run_soc_sim", "DEFAULT_RUBATO"]
+
+DEFAULT_RUBATO = "128s"
+
+
+def _slots(n: int, seed: int) -> list[complex]:
+    rng = random.Random(seed)
+    return [cmath.rect(rng.random(), rng.random() * 2 * math.pi) for _ in range(n)]
+
+
+def _secrecy(soc, sk_ntt_words) -> dict:
+    """Every readable CSR, the vault and the RAM of the memory map after the key upload: the vault
+    must read 0 everywhere and no NTT(s) word may appear anywhere."""
+    host, info = soc.host, soc.info
+    secret = {w for w in sk_ntt_words if w}
+    csr_values = []
+    for name, reg in vars(host.regs).items():
+        if getattr(reg, "mode", "") in ("rw", "ro"):
+            csr_values.append(reg.read())
+    vault = []
+    for w in info["windows"]:
+        for k in range(0, 2 * w["words"], 254):
+            n = min(254, 2 * w["words"] - k)
+            vault += host.comm.read(w["vault_address"] + 4 * k, length=n)
+    ram = host.read_memory(0, info["layout_words"])
+    halves = set(csr_values) | {v & 0xFFFFFFFF for v in ram} | {v >> 32 for v in ram}
+    found = [w for w in secret if w in ram or (w & 0xFFFFFFFF) in halves and w >> 32 == 0 and w > 0xFFFF]
+    return {"csrs_read": len(csr_values), "vault_words_read": len(vault), "vault_nonzero": sum(1 for v in vault if v),
+            "ram_words_read": len(ram), "secret_words_found": len(found),
+            "ok": not any(vault) and not found}
+
+
+def run_soc_sim(params_name: str = "toy", lanes: int = 2, rubato: str | None = DEFAULT_RUBATO, *,
+                use_lattigo: bool = True, seed: int = 7, progress=None) -> dict:
+    """Build and run the simulated SoC end to end (module docstring); returns the report."""
+    from hhe_gen.apps.generate_accel import DEFAULT_SLOT_FORMAT, client_engine
+    from hhe_gen.engine import memory_map, programs
+    from hhe_gen.engine.client_memory import client_memory
+    from hhe_gen.engine.model import EngineModel
+    from hhe_gen.flow.tools import say
+    from hhe_gen.models import ckks
+    from hhe_gen.models.fft import FixedPointFormat
+    from hhe_gen.models.wire import Kind, Reassembler
+    from hhe_gen.params.presets import preset
+    from hhe_gen.soc.sim_build import build_sim_soc
+    from hhe_gen.soc.sim_run import SimulatedSoC
+
+    say_ = progress or say
+    p = preset(params_name)
+    t0 = time.monotonic()
+    build = build_sim_soc(p, lanes, rubato=rubato)
+    report = {"params": p.name, "lanes": lanes, "rubato_set": rubato,
+              "build": {"cached": build.cached, "seconds": round(time.monotonic() - t0, 1), "folder": str(build.folder)}}
+    from hhe_gen.cores.unused import mark_unused
+    engine = client_engine(p, lanes, rubato=rubato)     # its shape and parameters: the SoC has the RTL
+    mark_unused(engine, deep=True)
+    shape, layout = engine.shape, memory_map.MemoryMap.for_params(p)
+    fmt = FixedPointFormat(*DEFAULT_SLOT_FORMAT)
+    keys = ckks.keygen(p, seed)
+    slots = _slots(p.slots, seed + 1)
+    mem = client_memory(p, shape, keys, seed=seed, slots=slots, fmt=fmt, layout=layout)
+    info = build.info
+    model = EngineModel(shape, p.n, fmt=fmt)
+    model.memory = dict(mem)
+
+    def step(name, words, *, messages=0, udp_in=None):
+        before = len(model.packets)
+        if udp_in is not None:
+            model.incoming.extend(udp_in)
+        model.run(words)
+        expected = [pk.payload for pk in model.packets[before:]]
+        if messages:
+            with soc.receiving(messages=messages, timeout=120, reassembler=Reassembler()) as rx:
+                run = soc.host.run(words)
+            got = rx.messages
+        else:
+            soc.host.start(words)
+            if udp_in is not None:
+                soc.send(udp_in)
+            run = soc.host.wait()
+            got = []
+        say_(f"{name}: {run.busy_cycles} cycles busy, error cause {run.error_cause}, "
+             f"{run.packets_sent} packets sent, {run.packets_received} received")
+        return run, got, expected
+
+    with SimulatedSoC(build) as soc:
+        report["start_seconds"] = round(time.monotonic() - t0, 1)
+        say_("uploading keys and the message over Etherbone (the secret key into the key vault) ...")
+        t = time.monotonic()
+        sent = soc.host.write_memory(mem)
+        report["upload"] = {"words32": sent, "seconds": round(time.monotonic() - t, 2)}
+        run, _, _ = step("key_setup", programs.key_setup(p, shape, layout=layout).words)
+        report["key_setup"] = {"busy_cycles": run.busy_cycles, "error_cause": run.error_cause}
+        sk_ntt = [model.memory.get(layout.address("sk_ntt", i) + k, 0) for i in range(len(p.moduli))
+                  for k in range(p.n)]
+        report["secrecy"] = _secrecy(soc, sk_ntt)
+
+        target = programs.NetworkTarget(ip=info["remote_ip"], dst_port=info["udp_port"], src_port=info["udp_port"])
+        for k, name in enumerate(("encrypt_pk", "encrypt_sk")):
+            words = getattr(programs, name)(p, shape, layout=layout,
+                                            network=programs.NetworkTarget(**{**vars(target), "message": k + 1})).words
+            run, got, expected = step(name, words, messages=1)
+            entry = {"busy_cycles": run.busy_cycles, "error_cause": run.error_cause, "packets": run.packets_sent,
+                     "units": run.units, "messages": len(got)}
+            if got:
+                ct = got[0].ciphertext()
+                want = _reassembled(expected)
+                entry["equal_to_model"] = want is not None and (ct.c0, ct.c1) == (want.polys[Kind.CKKS_C0],
+                                                                                   want.polys[Kind.CKKS_C1])
+                entry["precision"] = _decrypt_precision(p, keys, ct, slots, use_lattigo)
+                if name == "encrypt_pk":
+                    report["_ct"] = ct
+            else:
+                entry["equal_to_model"] = False
+            report[name] = entry
+
+        if rubato:
+            report["rubato"] = _rubato(soc, engine, target, say_)
+
+        if "_ct" in report:
+            report["decrypt_network"] = _way_back(soc, p, shape, layout, report.pop("_ct"), model, fmt, engine, slots,
+                                                  step)
+    report["seconds"] = round(time.monotonic() - t0, 1)
+    report["ok"] = bool(report["secrecy"]["ok"] and all(report[k].get("equal_to_model") for k in
+                                                         ("encrypt_pk", "encrypt_sk", "decrypt_network")
+                                                         if k in report)
+                        and (not rubato or report.get("rubato", {}).get("ok")))
+    return report
+
+
+def _decrypt_precision(p, keys, ct, slots, use_lattigo: bool) -> dict:
+    from hhe_gen.host.lattigo import LattigoPeer, go_available
+    from hhe_gen.models import ckks
+    if use_lattigo and go_available() is None:
+        answer = LattigoPeer().call("decrypt", {"params": p.interchange(), "sk": keys.sk, "ciphertext": ct.to_json()})
+        got = [complex(a, b) for a, b in zip(answer["re"], answer["im"])]
+        by = "lattigo"
+    else:
+        got = ckks.decode(p, ckks.decrypt(p, keys.sk, ct))
+        by = "model"
+    prec = ckks.precision_bits(slots, got)
+    return {"by": by, "mean_bits": round(prec["mean_bits"], 2), "min_bits": round(prec["min_bits"], 2)}
+
+
+def _rubato(soc, engine, target, say_) -> dict:
+    """A message encrypted by the Rubato unit, sent as packets, decrypted by the Rubato model."""
+    from hhe_gen.engine.model import EngineModel
+    from hhe_gen.engine.programs import NetworkTarget
+    from hhe_gen.engine.rubato_program import rubato_encrypt, write_key_block, write_scaled_message
+    from hhe_gen.models import rubato
+    from hhe_gen.models.wire import Kind, Reassembler
+    from hhe_gen.params.rubato import rubato_params
+
+    rp = rubato_params(engine.rubato_unit.params.name)
+    rng = random.Random(11)
+    key = [rng.randrange(rp.q) for _ in range(rp.n)]
+    nonce, noise_seed = rng.getrandbits(64), rng.getrandbits(64)
+    blocks = max(1, min(16, engine.n // rp.l))
+    message = [round(rng.uniform(-4, 4), 3) for _ in range(blocks * rp.l)]
+    key_at = soc.info["layout_words"]                    # after the CKKS memory map
+    msg_at = key_at + 128
+    mem: dict = {}
+    write_key_block(mem, key_at, rp, key, nonce, noise_seed, 0)
+    write_scaled_message(mem, msg_at, rp, message, engine.word_bits)
+    prog = rubato_encrypt(engine.shape, engine.n, key_address=key_at, message_address=msg_at, blocks=blocks,
+                          network=NetworkTarget(**{**vars(target), "message": 3}))
+    model = EngineModel(engine.shape, engine.n)
+    model.memory = dict(mem)
+    model.run(prog.words)
+    soc.host.write_memory(mem)
+    rx_kinds = Reassembler(kinds=(Kind.RUBATO,))
+    with soc.receiving(messages=1, timeout=120, reassembler=rx_kinds) as rx:
+        run = soc.host.run(prog.words)
+    say_(f"rubato {rp.name}: {run.busy_cycles} cycles busy, {run.packets_sent} packets sent")
+    back = []
+    if rx.messages:
+        words = rx.messages[0].polys[Kind.RUBATO][0]
+        for k in range(blocks):
+            back += rubato.decrypt(rp, key, nonce, k, words[k * rp.l:(k + 1) * rp.l])
+    err = max(abs(a - b) for a, b in zip(message, back)) if len(back) == len(message) else float("inf")
+    want = _reassembled([pk.payload for pk in model.packets], (Kind.RUBATO,))
+    equal = bool(rx.messages) and want is not None and rx.messages[0].polys == want.polys
+    return {"set": rp.name, "blocks": blocks, "busy_cycles": run.busy_cycles, "packets": run.packets_sent,
+            "error_cause": run.error_cause, "max_abs_error": err, "equal_to_model": equal,
+            "ok": run.error_cause == 0 and err < 2 ** -10}
+
+
+def _reassembled(payloads, kinds=None):
+    """The first message complete in ``payloads`` (the model's), or None."""
+    from hhe_gen.models.wire import Reassembler
+    rx = Reassembler() if kinds is None else Reassembler(kinds=kinds)
+    for payload in payloads:
+        message = rx.feed(payload)
+        if message is not None:
+            return message
+    return None
+
+
+def _way_back(soc, p, shape, layout, ct, model, fmt, engine, slots, step) -> dict:
+    """The ciphertext, at level 0, sent to the SoC as packets; decrypt with recv; the slots read back."""
+    from hhe_gen.engine import memory_map, programs
+    from hhe_gen.models import ckks_fixed
+    from hhe_gen.models.wire import MAX_COUNT, ciphertext_packets
+    scratch: dict = {}
+    memory_map.write_ciphertext(scratch, layout, p, ct)
+    ct0 = memory_map.read_ciphertext(scratch, layout, p, 0)
+    packets = ciphertext_packets(ct0, 9, p.log_scale, segment=MAX_COUNT)
+    words = programs.decrypt(p, shape, level=0, layout=layout, network=True).words
+    run, _, _ = step("decrypt (recv)", words, udp_in=packets)
+    out = layout.address("slots_out")
+    got = soc.host.read_memory(out, p.n)
+    expected = [model.memory.get(out + k, 0) for k in range(p.n)]
+    values = memory_map.read_slots(dict(zip(range(out, out + p.n), got)), layout, fmt, engine.word_bits)
+    return {"busy_cycles": run.busy_cycles, "error_cause": run.error_cause, "packets_received": run.packets_received,
+            "rx_dropped": run.rx_dropped, "equal_to_model": run.error_cause == 0 and got == expected,
+            "precision_bits": round(ckks_fixed.precision_bits(slots, values)[0], 2)}
