@@ -25,6 +25,7 @@ setup(
     package_data={
         "hhe_gen": ["data/kat/rubato/*.json", "data/kat/rubato/*.md"],
         "hhe_gen.formal": ["**/*.sby"],
+        "hhe_gen.soc": ["firmware/*.c", "firmware/*.ld", "firmware/Makefile"],
         "hhe_gen.host.lattigo_peer": ["*.go", "go.mod", "go.sum"],
     },
     include_package_data=False,

@@ -30,7 +30,7 @@ status : busy, error, notify, cause (4)
 error_position, notify_code, cycle : the engine's
 busy_cycles : cycles with the engine busy (or words released and waiting) since ``clear``
 mem_base : storage
-reads, writes : engine words over the memory port; packets_sent, packets_received, rx_dropped (beats)
+reads, writes : engine words over the memory port; vault_writes: 32-bit words the bus wrote into the vault; packets_sent, packets_received, rx_dropped (beats)
 <unit>_tasks, <unit>_cycles : per unit, tasks completed and the sum of their (finished - dispatched)
 ev : EventManager (done: busy fell, error: error rose, notify: a notify instruction ran)
 
@@ -122,6 +122,9 @@ class Accelerator(LiteXModule):
         self.bridge = MemoryBridge(core.cmd, core.wdata, core.rdata, self.bus, self._mem_base.storage,
                                    windows, self.vault)
         self._reads, self._writes = CSRStatus(32, name="reads"), CSRStatus(32, name="writes")
+        self._vault_writes = CSRStatus(32, name="vault_writes", description="32-bit words written to the key vault")
+        if self.vault is not None:
+            self.comb += self._vault_writes.status.eq(self.vault.writes)
         self.comb += [self._reads.status.eq(self.bridge.reads), self._writes.status.eq(self.bridge.writes)]
 
         # network

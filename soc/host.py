@@ -25,7 +25,8 @@ from dataclasses import dataclass, field
 
 from hhe_gen.params.errors import ParameterError
 
-__all__ = ["SocHost", "SocRun", "MAX_RECORD", "SYNC_RECORDS"]
+__all__ = ["SocHost", "SocRun", "FirmwareReply", "FIRMWARE_COMMANDS", "FIRMWARE_STATUS", "MAX_RECORD",
+           "SYNC_RECORDS"]
 
 MAX_RECORD = 255          # 32-bit words per Etherbone record (8-bit count), at most the SoC's etherbone_record
 SYNC_RECORDS = 4
@@ -57,6 +58,28 @@ class SocRun:
     wall: float = 0.0
 
 
+FIRMWARE_COMMANDS = {"ping": 1, "run": 2, "send": 3, "keycheck": 4}
+"""The firmware's mailbox commands (soc/firmware/main.c)."""
+FIRMWARE_STATUS = {0: "ok", 0x201: "unknown command", 0x202: "bad argument", 0x203: "time-out (aborted)",
+                   0x204: "key upload truncated", 0x205: "no route to the host"}
+"""The firmware's status codes; 0x100 | cause: the accelerator stopped on error ``cause``."""
+
+
+@dataclass
+class FirmwareReply:
+    """The firmware's answer to a mailbox command: ``status`` (:data:`FIRMWARE_STATUS`), ``values``
+    (four 32-bit words, per command) and the host's wall time."""
+    status: int
+    values: list
+    wall: float
+
+    @property
+    def meaning(self) -> str:
+        if 0x100 <= self.status < 0x200:
+            return f"accelerator error cause {self.status & 0xFF}"
+        return FIRMWARE_STATUS.get(self.status, f"status {self.status:#x}")
+
+
 class SocHost:
     """Etherbone access to an hhe-gen SoC (module docstring).
 
@@ -73,6 +96,7 @@ class SocHost:
         self.windows = [(w["first"], w["words"], w["vault_address"]) for w in info["windows"]]
         self.regs = comm.regs
         self.record = min(MAX_RECORD, info.get("etherbone_record", 16))
+        self.vault_words_sent = 0         # 32-bit words written into the key vault (KEYCHECK)
 
     # memory -------------------------------------------------------------------------------------
     def bus_address(self, word: int) -> int:
@@ -90,6 +114,8 @@ class SocHost:
             if not 0 <= value < 1 << 64:
                 raise ParameterError(f"memory word {word}", value, "0 .. 2^64 - 1")
             address = self.bus_address(word)
+            if address != self.main_ram + 8 * word:
+                self.vault_words_sent += 2
             if runs and runs[-1][0] + 4 * len(runs[-1][1]) == address:
                 runs[-1][1].extend((value & 0xFFFFFFFF, value >> 32))
             else:
@@ -168,6 +194,39 @@ class SocHost:
                       units=units, packets_sent=regs.accel_packets_sent.read(),
                       packets_received=regs.accel_packets_received.read(), rx_dropped=regs.accel_rx_dropped.read(),
                       wall=time.monotonic() - t0)
+
+    # the firmware's mailbox ---------------------------------------------------------------------
+    def command(self, code: int, *args: int, timeout: float = 600.0, poll: float = 0.01,
+                while_waiting=None) -> FirmwareReply:
+        """Send mailbox command ``code`` with up to four 32-bit ``args`` to the firmware and wait
+        for its reply (:data:`FIRMWARE_COMMANDS`, :data:`FIRMWARE_STATUS`); ``while_waiting()`` is
+        called once the command is given (to send the packets a ``recv`` waits for)."""
+        regs = self.regs
+        if len(args) > 4 or not all(0 <= a < 1 << 32 for a in args):
+            raise ParameterError("mailbox arguments", args, "at most four 32-bit values")
+        if not 0 <= code < 256:
+            raise ParameterError("mailbox command", code, "0 .. 255")
+        for k, a in enumerate(list(args) + [0] * (4 - len(args))):
+            getattr(regs, f"mailbox_arg{k}").write(a)
+        self._sequence = (regs.mailbox_reply.read() + 1) & 0xFFFFFF
+        t0 = time.monotonic()
+        regs.mailbox_command.write(self._sequence << 8 | code)
+        if while_waiting is not None:
+            while_waiting()
+        while regs.mailbox_reply.read() != self._sequence:
+            self._check_timeout(t0, timeout)
+            time.sleep(poll)
+        return FirmwareReply(regs.mailbox_status.read(), [getattr(regs, f"mailbox_value{k}").read() for k in range(4)],
+                             time.monotonic() - t0)
+
+    def firmware_run(self, words, *, timeout_cycles: int = 0, while_waiting=None) -> FirmwareReply:
+        """The program ``words`` written into the program area and run by the firmware (RUN)."""
+        area, room = self.info["program_area"], self.info["program_words"]
+        words = list(words)
+        if len(words) > room:
+            raise ParameterError("program", len(words), f"at most {room} words (the SoC's program area)")
+        self.write_memory({area + k: w for k, w in enumerate(words)})
+        return self.command(FIRMWARE_COMMANDS["run"], area, len(words), timeout_cycles, while_waiting=while_waiting)
 
     @staticmethod
     def _check_timeout(t0: float, timeout: float) -> None:

@@ -56,6 +56,7 @@ class KeyVault(LiteXModule):
     bus : wishbone.Interface       the SoC-bus slave: writes land, reads return 0
     private : wishbone.Interface   the bridge's slave: reads and writes
     size : int                     bytes
+    writes : Signal(32)            bus writes taken (32-bit words), for a check that an upload is whole
     """
 
     def __init__(self, words: int):
@@ -67,6 +68,8 @@ class KeyVault(LiteXModule):
         self.private = wishbone.Interface(data_width=32, address_width=32, addressing="word")
         self.bus_port = wishbone.SRAM(self.mem, write_only=True, bus=self.bus)
         self.private_port = wishbone.SRAM(self.mem, bus=self.private)
+        self.writes = Signal(32)
+        self.sync += If(self.bus.cyc & self.bus.stb & self.bus.we & self.bus.ack, self.writes.eq(self.writes + 1))
 
 
 class MemoryBridge(LiteXModule):

@@ -58,6 +58,11 @@ class NetworkNamespace:
             raise OSError(reason)
         _ip("netns", "add", self.name)
         _ip("-n", self.name, "link", "set", "lo", "up")
+        # no IPv6 on the TAP: its neighbour and router solicitations would fill the CPU MAC's
+        # receive slots (LiteEth hands every frame not for the hardware stack to the CPU)
+        subprocess.run(self.command(["sh", "-c", "for f in /proc/sys/net/ipv6/conf/all/disable_ipv6 "
+                                     "/proc/sys/net/ipv6/conf/default/disable_ipv6; do echo 1 > $f; done"]),
+                       capture_output=True)
         return self
 
     def __exit__(self, *exc):

@@ -27,7 +27,7 @@ from hhe_gen.flow.filelock import locked
 from hhe_gen.flow.tools import say
 from hhe_gen.params.errors import ParameterError
 
-__all__ = ["SimBuild", "build_sim_soc", "soc_cache_root", "verilator_environment"]
+__all__ = ["SimBuild", "build_sim_soc", "compile_firmware", "soc_cache_root", "verilator_environment"]
 
 
 @dataclass(frozen=True)
@@ -101,7 +101,8 @@ def build_sim_soc(params, lanes: int = 2, *, rubato: str | None = None, cache_di
         from .accel_instance import load_manifest
         verilog = Path(gen["paths"]["verilog"]).read_text()
         manifest = load_manifest(gen["paths"]["manifest"])
-        sources = sorted((Path(__file__).parent).glob("*.py"))
+        here = Path(__file__).parent
+        sources = sorted(here.glob("*.py")) + sorted((here / "firmware").glob("*"))
         key = _key([verilog, json.dumps(manifest, sort_keys=True, default=str), lanes, rubato]
                    + [p.read_bytes() for p in sources])
         root = Path(cache_dir or soc_cache_root())
@@ -126,28 +127,56 @@ def build_sim_soc(params, lanes: int = 2, *, rubato: str | None = None, cache_di
 
 
 def _elaborate(folder: Path, verilog: Path, manifest: dict, layout, progress: bool) -> dict:
+    """Two passes: the SoC with LiteX's BIOS builds the software libraries and headers the
+    firmware links against; the firmware is compiled; the SoC with the firmware in its ROM is
+    written out for Verilator."""
     from litex.build.sim.config import SimConfig
     from litex.soc.integration.builder import Builder
+    from litex.soc.integration.common import get_mem_data
 
     from .sim_soc import HheSimSoC
 
-    soc = HheSimSoC(manifest, verilog, layout)
-    info = soc.info()
-    config = SimConfig()
-    config.add_clocker("sys_clk", freq_hz=info["clk_freq"])
-    config.add_module("serial2console", "serial")
-    config.add_module("ethernet", "eth", args={"interface": "tap0", "ip": info["remote_ip"]})
+    common = dict(output_dir=str(folder), csr_csv=str(folder / "csr.csv"), csr_json=str(folder / "csr.json"))
     if progress:
-        say("elaborating the SoC and compiling its BIOS (riscv64-unknown-elf-gcc) ...")
-    builder = Builder(soc, output_dir=str(folder), csr_csv=str(folder / "csr.csv"),
-                      csr_json=str(folder / "csr.json"), compile_software=True, compile_gateware=True)
+        say("elaborating the SoC and compiling LiteX's libraries (riscv64-unknown-elf-gcc) ...")
     cwd = os.getcwd()
     try:
         with _output_to(folder / "build.log"):
-            builder.build(sim_config=config, run=False, interactive=False)
+            first = HheSimSoC(manifest, verilog, layout)
+            Builder(first, compile_software=True, compile_gateware=False, **common).build(run=False)
+        if progress:
+            say("compiling the firmware (soc/firmware) ...")
+        binary = compile_firmware(folder)
+        firmware = get_mem_data(str(binary), data_width=32, endianness="little")
+        with _output_to(folder / "build.log"):
+            soc = HheSimSoC(manifest, verilog, layout, firmware=firmware)
+        info = soc.info()
+        config = SimConfig()
+        config.add_clocker("sys_clk", freq_hz=info["clk_freq"])
+        config.add_module("serial2console", "serial")
+        config.add_module("ethernet", "eth", args={"interface": "tap0", "ip": info["remote_ip"]})
+        with _output_to(folder / "build.log"):
+            Builder(soc, compile_software=False, compile_gateware=True, **common).build(
+                sim_config=config, run=False, interactive=False)
     finally:
         os.chdir(cwd)
+    info["firmware_bytes"] = binary.stat().st_size
     return info
+
+
+def compile_firmware(folder: Path) -> Path:
+    """Compile ``soc/firmware`` against the SoC built in ``folder`` (its ``software/``); returns
+    ``folder/firmware/firmware.bin``."""
+    source = Path(__file__).parent / "firmware"
+    out = folder / "firmware"
+    out.mkdir(exist_ok=True)
+    proc = subprocess.run(["make", "-f", str(source / "Makefile"), f"BUILD_DIR={folder}", f"FIRMWARE_DIR={source}"],
+                          cwd=out, capture_output=True, text=True)
+    (out / "make.log").write_text(proc.stdout + proc.stderr)
+    if proc.returncode != 0 or not (out / "firmware.bin").exists():
+        tail = "\n".join((proc.stdout + proc.stderr).splitlines()[-30:])
+        raise RuntimeError(f"the firmware did not compile (log: {out / 'make.log'}):\n{tail}")
+    return out / "firmware.bin"
 
 
 @contextmanager

@@ -18,10 +18,12 @@ udp_port : int        the hardware UDP port of the accelerator (source port of i
                       port ``recv`` listens on)
 ip_address : str      the Etherbone / hardware UDP address; the CPU's MAC is one below it
 remote_ip : str       the host's address (the TAP's)
+firmware : list of int or None   the ROM's 32-bit words (``soc/firmware``); None: LiteX's BIOS
 
 Members
 -------
 accel : :class:`.accelerator.Accelerator`
+mailbox : :class:`.mailbox.Mailbox`   the host <-> firmware commands
 info() : dict          what the host needs: addresses of the main RAM and the vault, the windows,
                        IPs and ports
 """
@@ -35,6 +37,7 @@ from litex.soc.integration.soc import SoCRegion
 from litex.soc.integration.soc_core import SoCCore
 
 from .accelerator import Accelerator
+from .mailbox import Mailbox
 
 __all__ = ["SIM_IO", "HheSimSoC", "secret_windows", "SIM_REMOTE_IP", "SIM_IP", "SIM_UDP_PORT"]
 
@@ -52,6 +55,8 @@ SIM_IO = [
 """The pads LiteX's simulator modules (``serial2console``, ``ethernet``) attach to."""
 
 SIM_REMOTE_IP, SIM_IP, SIM_UDP_PORT = "192.168.1.100", "192.168.1.51", 4791
+PROGRAM_WORDS = 512
+"""64-bit words at the end of the main RAM where the host leaves programs for the firmware's RUN."""
 ETHERBONE_RECORD = 256
 """Words an Etherbone record may carry (LiteEth's ``buffer_depth``, at most 256): a longer record
 stalls LiteEth's Etherbone for good, so the host never sends one (:mod:`.host`)."""
@@ -72,7 +77,7 @@ class HheSimSoC(SoCCore):
 
     def __init__(self, manifest: dict, verilog, layout, *, sys_clk_freq: int = int(1e6),
                  udp_port: int = SIM_UDP_PORT, ip_address: str = SIM_IP, remote_ip: str = SIM_REMOTE_IP,
-                 **kwargs):
+                 firmware=None, **kwargs):
         from liteeth.common import convert_ip
         from liteeth.phy.model import LiteEthPHYModel
 
@@ -82,7 +87,8 @@ class HheSimSoC(SoCCore):
         self.crg = CRG(platform.request("sys_clk"))
         SoCCore.__init__(self, platform, clk_freq=sys_clk_freq, ident="hhe-gen SoC (simulation)",
                          cpu_type="vexriscv", uart_name="sim", integrated_rom_size=0x10000,
-                         integrated_sram_size=0x4000, integrated_main_ram_size=ram_bytes, **kwargs)
+                         integrated_sram_size=0x4000, integrated_main_ram_size=ram_bytes,
+                         integrated_rom_init=firmware or [], **kwargs)
 
         self.ethphy = LiteEthPHYModel(platform.request("eth", 0))
         mac_ip = convert_ip(ip_address) - 1
@@ -100,7 +106,16 @@ class HheSimSoC(SoCCore):
         self.bus.add_slave(name="keyvault", slave=vault.bus,
                            region=SoCRegion(origin=None, size=_pow2_at_least(vault.size), cached=False))
         self.irq.add("accel", use_loc_if_exists=True)
+        self.mailbox = Mailbox()
+        self.timer0.add_uptime()
         self._udp_port, self._ip, self._remote = udp_port, ip_address, remote_ip
+        for name, value in (("HHE_N", layout.n), ("HHE_UDP_PORT", udp_port), ("HHE_INSTR_DEPTH", self.accel.instr_depth),
+                            ("HHE_LOCAL_IP", mac_ip), ("HHE_REMOTE_IP", convert_ip(remote_ip))):
+            self.add_constant(name, value)
+        self.add_constant("UART_POLLING")           # the firmware runs without interrupts
+        # LiteEth's MAC adds preamble and CRC itself, but the hybrid core does not export the CSR by
+        # which LiteX's libliteeth learns that: without this, the CPU's frames carry them twice
+        self.add_constant("HW_PREAMBLE_CRC")
 
     def info(self) -> dict:
         """Addresses and settings the host side needs (written next to the build as soc.json)."""
@@ -113,4 +128,5 @@ class HheSimSoC(SoCCore):
                 "ip": self._ip, "remote_ip": self._remote, "udp_port": self._udp_port, "etherbone_port": 1234, "etherbone_record": ETHERBONE_RECORD,
                 "instr_depth": self.accel.instr_depth,
                 "layout_words": self.layout.base + self.layout.size, "ram_words": self.integrated_main_ram_size // 8,
+                "program_area": self.integrated_main_ram_size // 8 - PROGRAM_WORDS, "program_words": PROGRAM_WORDS,
                 "clk_freq": int(self.sys_clk_freq)}

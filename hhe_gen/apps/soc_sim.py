@@ -71,6 +71,7 @@ def run_soc_sim(params_name: str = "toy", lanes: int = 2, rubato: str | None = D
     from hhe_gen.models.fft import FixedPointFormat
     from hhe_gen.models.wire import Kind, Reassembler
     from hhe_gen.params.presets import preset
+    from hhe_gen.soc.host import FIRMWARE_COMMANDS
     from hhe_gen.soc.sim_build import build_sim_soc
     from hhe_gen.soc.sim_run import SimulatedSoC
 
@@ -93,24 +94,21 @@ def run_soc_sim(params_name: str = "toy", lanes: int = 2, rubato: str | None = D
     model.memory = dict(mem)
 
     def step(name, words, *, messages=0, udp_in=None):
+        """``words`` run by the firmware (RUN), the ISA model beside it; the packets the host took."""
         before = len(model.packets)
         if udp_in is not None:
             model.incoming.extend(udp_in)
         model.run(words)
         expected = [pk.payload for pk in model.packets[before:]]
+        feed = (lambda: soc.send(udp_in)) if udp_in is not None else None
         if messages:
             with soc.receiving(messages=messages, timeout=120, reassembler=Reassembler()) as rx:
-                run = soc.host.run(words)
+                reply = soc.host.firmware_run(words, while_waiting=feed)
             got = rx.messages
         else:
-            soc.host.start(words)
-            if udp_in is not None:
-                soc.send(udp_in)
-            run = soc.host.wait()
-            got = []
-        say_(f"{name}: {run.busy_cycles} cycles busy, error cause {run.error_cause}, "
-             f"{run.packets_sent} packets sent, {run.packets_received} received")
-        return run, got, expected
+            reply, got = soc.host.firmware_run(words, while_waiting=feed), []
+        say_(f"{name}: {reply.values[0]} cycles busy, {reply.meaning}")
+        return reply, got, expected
 
     with SimulatedSoC(build) as soc:
         report["start_seconds"] = round(time.monotonic() - t0, 1)
@@ -118,8 +116,12 @@ def run_soc_sim(params_name: str = "toy", lanes: int = 2, rubato: str | None = D
         t = time.monotonic()
         sent = soc.host.write_memory(mem)
         report["upload"] = {"words32": sent, "seconds": round(time.monotonic() - t, 2)}
-        run, _, _ = step("key_setup", programs.key_setup(p, shape, layout=layout).words)
-        report["key_setup"] = {"busy_cycles": run.busy_cycles, "error_cause": run.error_cause}
+        ping = soc.host.command(FIRMWARE_COMMANDS["ping"])
+        check = soc.host.command(FIRMWARE_COMMANDS["keycheck"], soc.host.vault_words_sent)
+        report["firmware"] = {"version": ping.values[0], "n": ping.values[1], "host_resolved": bool(ping.values[3]),
+                              "keycheck": check.meaning, "vault_words": check.values[0]}
+        reply, _, _ = step("key_setup", programs.key_setup(p, shape, layout=layout).words)
+        report["key_setup"] = {"busy_cycles": reply.values[0], "status": reply.meaning}
         sk_ntt = [model.memory.get(layout.address("sk_ntt", i) + k, 0) for i in range(len(p.moduli))
                   for k in range(p.n)]
         report["secrecy"] = _secrecy(soc, sk_ntt)
@@ -128,9 +130,9 @@ def run_soc_sim(params_name: str = "toy", lanes: int = 2, rubato: str | None = D
         for k, name in enumerate(("encrypt_pk", "encrypt_sk")):
             words = getattr(programs, name)(p, shape, layout=layout,
                                             network=programs.NetworkTarget(**{**vars(target), "message": k + 1})).words
-            run, got, expected = step(name, words, messages=1)
-            entry = {"busy_cycles": run.busy_cycles, "error_cause": run.error_cause, "packets": run.packets_sent,
-                     "units": run.units, "messages": len(got)}
+            reply, got, expected = step(name, words, messages=1)
+            entry = {"busy_cycles": reply.values[0], "status": reply.meaning, "packets": len(expected),
+                     "messages": len(got)}
             if got:
                 ct = got[0].ciphertext()
                 want = _reassembled(expected)
@@ -143,6 +145,8 @@ def run_soc_sim(params_name: str = "toy", lanes: int = 2, rubato: str | None = D
                 entry["equal_to_model"] = False
             report[name] = entry
 
+        report["cpu_driven"] = _cpu_driven(soc, p, shape, layout, model, report["encrypt_pk"], step, say_)
+        report["bad_input"] = _bad_input(soc, p, shape, layout, step)
         if rubato:
             report["rubato"] = _rubato(soc, engine, target, say_)
 
@@ -150,9 +154,10 @@ def run_soc_sim(params_name: str = "toy", lanes: int = 2, rubato: str | None = D
             report["decrypt_network"] = _way_back(soc, p, shape, layout, report.pop("_ct"), model, fmt, engine, slots,
                                                   step)
     report["seconds"] = round(time.monotonic() - t0, 1)
-    report["ok"] = bool(report["secrecy"]["ok"] and all(report[k].get("equal_to_model") for k in
-                                                         ("encrypt_pk", "encrypt_sk", "decrypt_network")
-                                                         if k in report)
+    report["ok"] = bool(report["secrecy"]["ok"] and report["firmware"]["keycheck"] == "ok"
+                        and report["bad_input"]["ok"]
+                        and all(report[k].get("equal_to_model") for k in
+                                ("encrypt_pk", "encrypt_sk", "decrypt_network", "cpu_driven") if k in report)
                         and (not rubato or report.get("rubato", {}).get("ok")))
     return report
 
@@ -235,11 +240,52 @@ def _way_back(soc, p, shape, layout, ct, model, fmt, engine, slots, step) -> dic
     ct0 = memory_map.read_ciphertext(scratch, layout, p, 0)
     packets = ciphertext_packets(ct0, 9, p.log_scale, segment=MAX_COUNT)
     words = programs.decrypt(p, shape, level=0, layout=layout, network=True).words
-    run, _, _ = step("decrypt (recv)", words, udp_in=packets)
+    reply, _, _ = step("decrypt (recv)", words, udp_in=packets)
     out = layout.address("slots_out")
     got = soc.host.read_memory(out, p.n)
     expected = [model.memory.get(out + k, 0) for k in range(p.n)]
     values = memory_map.read_slots(dict(zip(range(out, out + p.n), got)), layout, fmt, engine.word_bits)
-    return {"busy_cycles": run.busy_cycles, "error_cause": run.error_cause, "packets_received": run.packets_received,
-            "rx_dropped": run.rx_dropped, "equal_to_model": run.error_cause == 0 and got == expected,
+    regs = soc.host.regs
+    return {"busy_cycles": reply.values[0], "status": reply.meaning, "packets_sent": len(packets),
+            "packets_received": regs.accel_packets_received.read(), "rx_dropped": regs.accel_rx_dropped.read(),
+            "equal_to_model": reply.status == 0 and got == expected,
             "precision_bits": round(ckks_fixed.precision_bits(slots, values)[0], 2)}
+
+
+def _cpu_driven(soc, p, shape, layout, model, near, step, say_) -> dict:
+    """The CPU-driven path: the same encryption stored over the bus, then the firmware sends the
+    ciphertext through the CPU's MAC (SEND); against the near-network run's cycles."""
+    from hhe_gen.engine import memory_map, programs
+    from hhe_gen.models.wire import MAX_COUNT, Reassembler
+    from hhe_gen.soc.host import FIRMWARE_COMMANDS
+    stored, _, _ = step("encrypt_pk (stored)", programs.encrypt_pk(p, shape, layout=layout).words)
+    rows = len(p.moduli)
+    with soc.receiving(messages=1, timeout=300, reassembler=Reassembler()) as rx:
+        sent = soc.host.command(FIRMWARE_COMMANDS["send"], layout.address("c0"), layout.address("c1"),
+                                rows | p.log_scale << 8 | MAX_COUNT << 16, 21)
+    say_(f"CPU sends the stored ciphertext: {sent.values[0]} cycles, {sent.values[1]} packets, {sent.meaning}")
+    want = memory_map.read_ciphertext(model.memory, layout, p)
+    got = rx.messages[0].ciphertext() if rx.messages else None
+    total = stored.values[0] + sent.values[0]
+    return {"store_cycles": stored.values[0], "send_cycles": sent.values[0], "packets": sent.values[1],
+            "status": sent.meaning, "total_cycles": total, "near_network_cycles": near["busy_cycles"],
+            "speedup": round(total / near["busy_cycles"], 2) if near["busy_cycles"] else None,
+            "equal_to_model": got is not None and (got.c0, got.c1) == (want.c0, want.c1)}
+
+
+def _bad_input(soc, p, shape, layout, step) -> dict:
+    """An unknown command, an empty program, a malformed instruction: error codes, never a hang;
+    the next program runs."""
+    from hhe_gen.engine import programs
+    from hhe_gen.soc.host import FIRMWARE_COMMANDS
+    host = soc.host
+    unknown = host.command(0x77)
+    empty = host.command(FIRMWARE_COMMANDS["run"], host.info["program_area"], 0)
+    bad = host.firmware_run([(1 << 64) - 1])
+    host.abort()
+    after = host.firmware_run(programs.key_setup(p, shape, layout=layout).words)
+    out = {"unknown_command": unknown.meaning, "empty_program": empty.meaning, "malformed_word": bad.meaning,
+           "next_program": after.meaning}
+    out["ok"] = (unknown.status == 0x201 and empty.status == 0x202 and 0x100 < bad.status < 0x200
+                 and after.status == 0)
+    return out

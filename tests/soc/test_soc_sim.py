@@ -26,7 +26,7 @@ def report():
 def test_near_network_ciphertexts_equal_the_model_and_decrypt(report):
     for name in ("encrypt_pk", "encrypt_sk"):
         e = report[name]
-        assert e["error_cause"] == 0 and e["messages"] == 1, name
+        assert e["status"] == "ok" and e["messages"] == 1, name
         assert e["equal_to_model"], f"{name}: the packets that left the SoC differ from the ISA model's"
         assert e["packets"] == 4, name       # c0 and c1, one row per prime, 64 coefficients per packet
         assert e["precision"]["mean_bits"] > 10, name
@@ -39,7 +39,7 @@ def test_rubato_blocks_leave_the_soc_and_decrypt(report):
 
 def test_a_ciphertext_sent_to_the_soc_comes_back_as_the_message(report):
     e = report["decrypt_network"]
-    assert e["error_cause"] == 0 and e["packets_received"] == 2 and e["rx_dropped"] == 0
+    assert e["status"] == "ok" and e["packets_received"] == e["packets_sent"] == 2 and e["rx_dropped"] == 0
     assert e["equal_to_model"], "the slots the SoC wrote differ from the ISA model's"
 
 
@@ -47,6 +47,25 @@ def test_no_secret_key_word_is_readable_over_the_bus(report):
     s = report["secrecy"]
     assert s["csrs_read"] > 40 and s["vault_words_read"] == 2 * 3 * 64   # sk and NTT(s) rows, 32-bit words
     assert s["vault_nonzero"] == 0 and s["secret_words_found"] == 0
+
+
+def test_firmware_answers_and_checks_the_key_upload(report):
+    f = report["firmware"]
+    assert f["version"] == 1 and f["n"] == 64 and f["host_resolved"]
+    assert f["keycheck"] == "ok" and f["vault_words"] == 2 * 3 * 64
+
+
+def test_bad_input_gets_error_codes_and_the_soc_goes_on(report):
+    b = report["bad_input"]
+    assert b["unknown_command"] == "unknown command" and b["empty_program"] == "bad argument"
+    assert b["malformed_word"] == "accelerator error cause 1"      # UNKNOWN_OPCODE
+    assert b["next_program"] == "ok"
+
+
+def test_cpu_driven_path_sends_the_same_ciphertext_slower(report):
+    c = report["cpu_driven"]
+    assert c["status"] == "ok" and c["packets"] == 4 and c["equal_to_model"]
+    assert c["total_cycles"] > c["near_network_cycles"]
 
 
 def test_program_cycles_are_the_accelerators(report):

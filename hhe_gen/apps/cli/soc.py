@@ -42,7 +42,9 @@ def _sim(args) -> int:
     r = run_soc_sim(args.params, args.lanes, rubato, use_lattigo=not args.no_lattigo)
     rows = [("build", "cached" if r["build"]["cached"] else "built", "", f"{r['build']['seconds']:.0f}"),
             ("upload over Etherbone", f"{r['upload']['words32']} words", "", f"{r['upload']['seconds']:.1f}"),
-            ("key_setup", f"{r['key_setup']['busy_cycles']} cycles", "error " + str(r["key_setup"]["error_cause"]), ""),
+            ("firmware PING / KEYCHECK", f"version {r['firmware']['version']}, N = {r['firmware']['n']}",
+             f"key upload {r['firmware']['keycheck']} ({r['firmware']['vault_words']} words)", ""),
+            ("key_setup (firmware RUN)", f"{r['key_setup']['busy_cycles']} cycles", r["key_setup"]["status"], ""),
             ("secret key read back (CSRs, vault, RAM)",
              f"{r['secrecy']['csrs_read']} CSRs, {r['secrecy']['vault_words_read']} vault words",
              "none found" if r["secrecy"]["ok"] else "KEY VISIBLE", "")]
@@ -52,6 +54,14 @@ def _sim(args) -> int:
         rows.append((f"{name} -> UDP -> host ({prec.get('by', '-')} decrypts)",
                      f"{e['busy_cycles']} cycles, {e['packets']} packets",
                      ("= model" if e["equal_to_model"] else "DIFFERS") + f", {prec.get('mean_bits', 0):.1f} bits", ""))
+    c = r["cpu_driven"]
+    rows.append(("CPU-driven: store over the bus, CPU sends (SEND)",
+                 f"{c['store_cycles']} + {c['send_cycles']} cycles",
+                 ("= model" if c["equal_to_model"] else "DIFFERS") + f"; near-network {c['speedup']} x faster", ""))
+    b = r["bad_input"]
+    rows.append(("bad input: unknown command, empty program, bad word",
+                 f"{b['unknown_command']}; {b['empty_program']}; {b['malformed_word']}",
+                 "next program " + b["next_program"], ""))
     if "rubato" in r:
         e = r["rubato"]
         rows.append((f"Rubato {e['set']} -> UDP -> host", f"{e['busy_cycles']} cycles, {e['blocks']} blocks",
