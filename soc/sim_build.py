@@ -85,7 +85,7 @@ def build_sim_soc(params, lanes: int = 2, *, rubato: str | None = None, cache_di
     (a :class:`hhe_gen.params.ckks.CKKSParams`) at ``lanes`` lanes, dual mode with ``rubato``."""
     import tempfile
 
-    from hhe_gen.apps.generate_accel import generate_accel
+    from hhe_gen.engine.generate_accel import generate_accel
     from hhe_gen.engine.memory_map import MemoryMap
 
     if shutil.which("riscv64-unknown-elf-gcc") is None:

@@ -89,7 +89,7 @@ def _accelerator(p, keys, slots, seed, rows, report):
     """Generate the dual-mode accelerator, run encrypt_pk (near-network) and decrypt on its RTL
     (Verilator), then Rubato; the ciphertext, whether the CKKS runs equalled the ISA model and
     whether the Rubato run did and decrypted."""
-    from hhe_gen.apps.generate_accel import DEFAULT_SLOT_FORMAT, client_engine, generate_accel
+    from hhe_gen.engine.generate_accel import DEFAULT_SLOT_FORMAT, client_engine, generate_accel
     from hhe_gen.engine import memory_map, programs
     from hhe_gen.engine.client_memory import client_memory
     from hhe_gen.engine.model import EngineModel

@@ -62,7 +62,7 @@ def _secrecy(soc, sk_ntt_words) -> dict:
 def run_soc_sim(params_name: str = "toy", lanes: int = 2, rubato: str | None = DEFAULT_RUBATO, *,
                 use_lattigo: bool = True, seed: int = 7, progress=None) -> dict:
     """Build and run the simulated SoC end to end (module docstring); returns the report."""
-    from hhe_gen.apps.generate_accel import DEFAULT_SLOT_FORMAT, client_engine
+    from hhe_gen.engine.generate_accel import DEFAULT_SLOT_FORMAT, client_engine
     from hhe_gen.engine import memory_map, programs
     from hhe_gen.engine.client_memory import client_memory
     from hhe_gen.engine.model import EngineModel

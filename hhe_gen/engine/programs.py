@@ -476,7 +476,7 @@ def encrypt_sk(params: CKKSParams, shape: EngineShape, *, level: int | None = No
 def decode_rows(params: CKKSParams, shape: EngineShape, rows: int) -> int:
     """The rows ``decrypt`` decodes at ``rows`` primes on an engine of ``shape``: all of them if its
     decoder takes that count, else one (prime q_0 alone: the same slots whenever the message's
-    coefficients lie within +-q_0/2, which :func:`hhe_gen.apps.generate_accel.client_engine`
+    coefficients lie within +-q_0/2, which :func:`hhe_gen.engine.generate_accel.client_engine`
     checks before it builds a one-row decoder)."""
     if shape.decode_rows is None or rows in shape.decode_rows:
         return rows

@@ -11,7 +11,7 @@ import json
 import pytest
 
 from hhe_gen.apps.cli import main
-from hhe_gen.apps.generate_accel import client_decode_rows, client_engine, client_ntt_in_place, client_reducer
+from hhe_gen.engine.generate_accel import client_decode_rows, client_engine, client_ntt_in_place, client_reducer
 from hhe_gen.cores.unused import mark_unused
 from hhe_gen.engine import asm, memory_map, programs
 from hhe_gen.engine.model import EngineModel

@@ -111,7 +111,7 @@ def test_dna_hhe_rtl_and_lattigo_both_ways(lattigo_peer):
     and sent by the engine itself as UDP packets (reassembled by the Python receiver after a real
     socket on the loopback), and the RTL's decrypt turns Lattigo's ciphertext into slots with >= 30
     mean bits (a Verilator build ~1-3 min, each program 30-130 s)."""
-    from hhe_gen.apps.generate_accel import client_engine
+    from hhe_gen.engine.generate_accel import client_engine
     from hhe_gen.models.fft import FixedPointFormat
     from hhe_gen.sim.engine_verilator import VerilatedEngine
 

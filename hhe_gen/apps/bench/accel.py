@@ -12,7 +12,7 @@
   lanes, DNA-HHE's 1.79 ms at 60 MHz for 8 lanes), ``dna_hhe`` DNA-HHE's own cycles at 200 MHz.
   ``ntt_busy`` is the share of the run the NTT unit was busy (the bottleneck of m-to-ct), ``ntt``
   whether it transforms in place in the banked buffers or streams through its own banks (the
-  client engine's choice, :func:`hhe_gen.apps.generate_accel.client_ntt_in_place`; the
+  client engine's choice, :func:`hhe_gen.engine.generate_accel.client_ntt_in_place`; the
   ``-inplace`` / ``-stream`` cases take the other one).
 * ``nearnet-*``: near-network m-to-ct: the encryption sends each row of c0 / c1 as UDP packets
   itself (``send``, :class:`hhe_gen.engine.programs.NetworkTarget`, segments of 181 coefficients),
@@ -44,7 +44,7 @@ import math
 import random
 
 from hhe_gen.apps.bench import bench_case, bench_summary
-from hhe_gen.apps.generate_accel import DEFAULT_SLOT_FORMAT, client_engine
+from hhe_gen.engine.generate_accel import DEFAULT_SLOT_FORMAT, client_engine
 
 DNA_HHE = {"encrypt_pk": 358_000, "encrypt_sk": None, "decrypt": 58_000}
 """DNA-HHE (Kintex-7, 200 MHz, 2 butterflies): m-to-ct 1.79 ms, ct-to-m 0.29 ms, in cycles."""

@@ -587,7 +587,7 @@ def cmd_run(args):
 
 def cmd_plan(args):
     """``accel plan``: the engine's block RAMs (buffers and every unit's memories) against a device."""
-    from hhe_gen.apps.generate_accel import client_engine
+    from hhe_gen.engine.generate_accel import client_engine
     from hhe_gen.apps.report import print_table
     from hhe_gen.cores.engine.memory_plan import DEVICES
 

@@ -60,7 +60,7 @@ def _generate_fft(args):
 
 
 def _generate_accel(args):
-    from hhe_gen.apps.generate_accel import DEFAULT_SLOT_FORMAT, generate_accel
+    from hhe_gen.engine.generate_accel import DEFAULT_SLOT_FORMAT, generate_accel
     from hhe_gen.apps.report import console, print_table
     from hhe_gen.host.interchange import params_from
     from hhe_gen.params import DEFAULT_PRESET
