@@ -1,0 +1,207 @@
+"""The backends of :class:`hhe_gen.client.Client`: where the programs run.
+
+Each backend holds the accelerator's memory and runs programs on it with the same four calls:
+
+* ``write(image)``: {engine word address: 64-bit value} into the memory (secret words where the
+  backend keeps secrets: the SoC's key vault);
+* ``run(words, messages=0, udp_in=())`` -> :class:`BackendRun`: the program run to its end; the
+  ``messages`` it sends are reassembled (wire format); ``udp_in`` are payloads it may receive;
+* ``read(first, count)``: words of the memory;
+* ``close()``.
+
+=============  ===================================================================================
+``model``      :class:`hhe_gen.engine.model.EngineModel`, the ISA-level golden model (no cycles)
+``rtl``        the accelerator's RTL in Verilator (:class:`hhe_gen.sim.engine_verilator.VerilatedEngine`)
+``soc-sim``    the whole SoC in Verilator with Ethernet (:mod:`hhe_gen.soc.sim_run`): programs run by
+               the firmware, ciphertexts over UDP
+``board``      a board over Etherbone / UDP (``ip=``, ``csr_csv=``, ``info=`` of its build): the same
+               calls as ``soc-sim`` on real hardware
+=============  ===================================================================================
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+__all__ = ["Backend", "BackendRun", "ModelBackend", "RtlBackend", "SocSimBackend", "BoardBackend", "BACKENDS"]
+
+
+@dataclass
+class BackendRun:
+    """A program's end: ``error`` (0: none, else the engine's cause or the firmware's status),
+    ``cycles`` (None on the model), the reassembled ``messages``."""
+    error: int
+    cycles: int | None
+    messages: list = field(default_factory=list)
+    meaning: str = "ok"
+
+
+def _messages(payloads, count: int, kinds=None) -> list:
+    from hhe_gen.models.wire import Reassembler
+    rx = Reassembler() if kinds is None else Reassembler(kinds=kinds)
+    out = [m for m in (rx.feed(p) for p in payloads) if m is not None]
+    return out[:count] if count else out
+
+
+class Backend:
+    """The calls every backend has (module docstring)."""
+    name = "?"
+
+    def __init__(self, client):
+        self.client = client
+
+    def write(self, image: dict) -> None:
+        raise NotImplementedError
+
+    def run(self, words, *, messages: int = 0, udp_in=(), kinds=None) -> BackendRun:
+        raise NotImplementedError
+
+    def read(self, first: int, count: int) -> list[int]:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        pass
+
+
+class ModelBackend(Backend):
+    """The ISA model."""
+    name = "model"
+
+    def __init__(self, client):
+        from hhe_gen.engine.model import EngineModel
+        super().__init__(client)
+        self.model = EngineModel(client.shape, client.params.n, fmt=client.fmt)
+
+    def write(self, image):
+        self.model.memory.update(image)
+
+    def run(self, words, *, messages=0, udp_in=(), kinds=None):
+        before = len(self.model.packets)
+        self.model.incoming.extend(udp_in)
+        cause = self.model.run(words)
+        got = _messages([pk.payload for pk in self.model.packets[before:]], messages, kinds) if messages else []
+        if cause:                           # the model stops at an error; the next program starts afresh
+            self.model.error = 0
+        return BackendRun(int(cause), None, got, "ok" if not cause else f"engine error cause {int(cause)}")
+
+    def read(self, first, count):
+        return [self.model.memory.get(first + k, 0) for k in range(count)]
+
+
+class RtlBackend(Backend):
+    """The accelerator's RTL in Verilator (built once, cached)."""
+    name = "rtl"
+
+    def __init__(self, client):
+        from hhe_gen.sim.engine_verilator import VerilatedEngine
+        super().__init__(client)
+        self.rtl = VerilatedEngine(client.engine, progress="verilator build of the accelerator")
+        self.memory: dict = {}
+
+    def write(self, image):
+        self.memory.update(image)
+
+    def run(self, words, *, messages=0, udp_in=(), kinds=None):
+        from hhe_gen.sim.memory import MemoryModel
+        run = self.rtl.run(words, MemoryModel(self.memory), udp_in=list(udp_in))
+        self.memory = dict(run.memory.words)
+        got = _messages([pk.payload for pk in run.packets], messages, kinds) if messages else []
+        cause = int(run.error_cause)
+        return BackendRun(cause, run.cycles, got, "ok" if not cause else f"engine error cause {cause}")
+
+    def read(self, first, count):
+        return [self.memory.get(first + k, 0) for k in range(count)]
+
+
+class _SocBackend(Backend):
+    """A SoC over Etherbone, programs run by its firmware (shared by soc-sim and board)."""
+
+    def _run_on(self, host, words, messages, udp_in, kinds, receiving, send):
+        from hhe_gen.models.wire import Reassembler
+        feed = (lambda: send(list(udp_in))) if udp_in else None
+        if messages:
+            rx_model = Reassembler() if kinds is None else Reassembler(kinds=kinds)
+            with receiving(messages=messages, timeout=300, reassembler=rx_model) as rx:
+                reply = host.firmware_run(words, while_waiting=feed)
+            got = rx.messages
+        else:
+            reply, got = host.firmware_run(words, while_waiting=feed), []
+        return BackendRun(reply.status, reply.values[0], got, reply.meaning)
+
+
+class SocSimBackend(_SocBackend):
+    """The simulated SoC (built once, cached), started for the client's lifetime."""
+    name = "soc-sim"
+
+    def __init__(self, client):
+        from hhe_gen.soc.sim_build import build_sim_soc
+        from hhe_gen.soc.sim_run import SimulatedSoC
+        super().__init__(client)
+        build = build_sim_soc(client.params, client.lanes, rubato=client.rubato)
+        self.soc = SimulatedSoC(build).__enter__()
+        self.host = self.soc.host
+        self.host.command(1)                               # PING: the firmware learns the host's address
+
+    def write(self, image):
+        self.host.write_memory(image)
+
+    def run(self, words, *, messages=0, udp_in=(), kinds=None):
+        return self._run_on(self.host, words, messages, udp_in, kinds, self.soc.receiving, self.soc.send)
+
+    def read(self, first, count):
+        return self.host.read_memory(first, count)
+
+    def close(self):
+        self.soc.__exit__(None, None, None)
+
+
+class BoardBackend(_SocBackend):
+    """A board running the SoC: Etherbone to ``ip``, ciphertexts on the UDP port of its ``info``
+    (the build's ``soc.json``) and ``csr_csv``."""
+    name = "board"
+
+    def __init__(self, client, *, ip: str, csr_csv, info: dict, host_ip: str = "0.0.0.0"):
+        from litex.tools.remote.comm_udp import CommUDP
+
+        from hhe_gen.soc.host import SocHost
+        super().__init__(client)
+        comm = CommUDP(server=ip, port=info.get("etherbone_port", 1234), csr_csv=str(csr_csv))
+        comm.open()
+        self.info, self.host_ip = dict(info, ip=ip), host_ip
+        self.host = SocHost(comm, self.info)
+        self.host.command(1)
+
+    def _receiving(self, **kw):
+        from contextlib import contextmanager
+
+        from hhe_gen.net.udp import receive
+
+        @contextmanager
+        def block():
+            import threading
+            box = type("Rx", (), {"messages": []})()
+            thread = threading.Thread(target=lambda: setattr(box, "messages", receive(
+                self.info["udp_port"], host=self.host_ip, messages=kw["messages"], timeout=kw["timeout"],
+                reassembler=kw["reassembler"])), daemon=True)
+            thread.start()
+            yield box
+            thread.join(kw["timeout"] + 5)
+        return block()
+
+    def write(self, image):
+        self.host.write_memory(image)
+
+    def run(self, words, *, messages=0, udp_in=(), kinds=None):
+        from hhe_gen.net.udp import send
+        return self._run_on(self.host, words, messages, udp_in, kinds, self._receiving,
+                            lambda payloads: send(payloads, self.info["ip"], self.info["udp_port"]))
+
+    def read(self, first, count):
+        return self.host.read_memory(first, count)
+
+    def close(self):
+        self.host.comm.close()
+
+
+BACKENDS = {"model": ModelBackend, "rtl": RtlBackend, "soc-sim": SocSimBackend, "board": BoardBackend}
+"""Backend name -> class."""

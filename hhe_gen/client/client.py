@@ -1,0 +1,117 @@
+"""The client: CKKS (public- and secret-key) encryption, decryption and Rubato through an
+accelerator, the same calls on every backend (:mod:`.backends`).
+
+Parameters
+----------
+params : str or CKKSParams     a preset name or parameters
+backend : str                  "model" | "rtl" | "soc-sim" | "board" (then ``board=dict(ip=..., csr_csv=..., info=...)``)
+lanes : int                    the accelerator's lanes (rtl, soc-sim)
+rubato : str or None           the Rubato set of a dual-mode accelerator ("128s", ...)
+
+Members
+-------
+params, shape, layout, fmt, engine : what the programs are assembled for
+backend : :class:`.backends.Backend`
+last : :class:`.backends.BackendRun`   the last program's end (cycles, error)
+
+Every method raises RuntimeError naming the cause when the accelerator stops on an error.
+"""
+
+from __future__ import annotations
+
+from hhe_gen.params.errors import ParameterError
+
+__all__ = ["Client"]
+
+
+class Client:
+    """An accelerator, behind one API (module docstring)."""
+
+    def __init__(self, params="toy", *, backend: str = "model", lanes: int = 2, rubato: str | None = None,
+                 board: dict | None = None):
+        from hhe_gen.cores.unused import mark_unused
+        from hhe_gen.engine.generate_accel import DEFAULT_SLOT_FORMAT, client_engine
+        from hhe_gen.engine.memory_map import MemoryMap
+        from hhe_gen.models.fft import FixedPointFormat
+        from hhe_gen.params.ckks import CKKSParams
+        from hhe_gen.params.presets import preset
+
+        from .backends import BACKENDS
+        self.params = preset(params) if isinstance(params, str) else params
+        if not isinstance(self.params, CKKSParams):
+            raise ParameterError("params", params, "a preset name or a hhe_gen.params.CKKSParams")
+        if backend not in BACKENDS:
+            raise ParameterError("backend", backend, "one of " + ", ".join(BACKENDS))
+        self.lanes, self.rubato = lanes, rubato
+        self.engine = client_engine(self.params, lanes, rubato=rubato)
+        if backend != "rtl":
+            mark_unused(self.engine, deep=True)
+        self.shape, self.layout = self.engine.shape, MemoryMap.for_params(self.params)
+        self.fmt = FixedPointFormat(*DEFAULT_SLOT_FORMAT)
+        self.backend = BACKENDS[backend](self, **(board or {})) if backend == "board" else BACKENDS[backend](self)
+        self.last = None
+        self._message = 0
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def close(self) -> None:
+        self.backend.close()
+
+    # -------------------------------------------------------------------------------------------
+    def _run(self, words, **kw):
+        self.last = run = self.backend.run(words, **kw)
+        if run.error:
+            raise RuntimeError(f"the accelerator ({self.backend.name}) stopped: {run.meaning}")
+        return run
+
+    def _target(self):
+        from hhe_gen.engine.programs import NetworkTarget
+        info = getattr(self.backend, "info", None) or getattr(getattr(self.backend, "soc", None), "info", None)
+        self._message = (self._message + 1) & 0xFFFFFFFF
+        if info:
+            return NetworkTarget(ip=info["remote_ip"], dst_port=info["udp_port"], src_port=info["udp_port"],
+                                 message=self._message)
+        return NetworkTarget(message=self._message)
+
+    def set_keys(self, keys) -> None:
+        """Upload ``keys`` (:class:`hhe_gen.models.ckks.KeyPair`) and put them in NTT form on the
+        accelerator (``key_setup``); the secret key goes where the backend keeps secrets."""
+        from hhe_gen.engine import memory_map, programs
+        image: dict = {}
+        memory_map.write_keys(image, self.layout, self.params, keys)
+        self.backend.write(image)
+        self._run(programs.key_setup(self.params, self.shape, layout=self.layout).words)
+
+    def encrypt(self, slots, *, seed, mode: str = "pk"):
+        """The CKKS ciphertext of ``slots`` (N/2 complex values), encoded and encrypted on the
+        accelerator with randomness from ``seed`` and sent by it as packets (near-network)."""
+        from hhe_gen.engine import memory_map, programs
+        if mode not in ("pk", "sk"):
+            raise ParameterError("mode", mode, "pk (public key) or sk (secret key)")
+        image: dict = {}
+        memory_map.write_seed(image, self.layout, seed)
+        memory_map.write_slots(image, self.layout, list(slots), self.fmt)
+        self.backend.write(image)
+        program = programs.encrypt_pk if mode == "pk" else programs.encrypt_sk
+        run = self._run(program(self.params, self.shape, layout=self.layout, network=self._target()).words,
+                        messages=1)
+        if not run.messages:
+            raise RuntimeError(f"the accelerator ({self.backend.name}) sent no complete ciphertext")
+        return run.messages[0].ciphertext()
+
+    def decrypt(self, ct) -> list[complex]:
+        """The slots of ciphertext ``ct`` (any level), decrypted and decoded on the accelerator."""
+        from hhe_gen.engine import memory_map, programs
+        image: dict = {}
+        memory_map.write_ciphertext(image, self.layout, self.params, ct)
+        self.backend.write(image)
+        level = len(ct.c0) - 1
+        self._run(programs.decrypt(self.params, self.shape, level=level, layout=self.layout).words)
+        out = self.layout.address("slots_out")
+        words = self.backend.read(out, self.params.n)
+        return memory_map.read_slots(dict(zip(range(out, out + self.params.n), words)), self.layout, self.fmt,
+                                     self.engine.word_bits)

@@ -1,0 +1,74 @@
+"""hhe_gen.client: the same calls give the same ciphertexts and messages on the model, the RTL
+(Verilator) and the simulated SoC, and bad calls fail with the parameter named."""
+
+import cmath
+import math
+import os
+import random
+
+import pytest
+
+from hhe_gen.client import Client
+from hhe_gen.models import ckks
+from hhe_gen.params import ParameterError
+from hhe_gen.params.presets import preset
+
+PARAMS = preset("toy")
+KEYS = ckks.keygen(PARAMS, 3)
+SLOTS = [cmath.rect(r.random(), r.random() * 2 * math.pi) for r in [random.Random(1)] for _ in range(PARAMS.slots)]
+
+
+def _session(backend):
+    with Client("toy", backend=backend, rubato="128s") as c:
+        c.set_keys(KEYS)
+        pk = c.encrypt(SLOTS, seed=5)
+        pk_cycles = c.last.cycles
+        sk = c.encrypt(SLOTS, seed=5, mode="sk")
+        back = c.decrypt(pk)
+    return pk, sk, back, pk_cycles
+
+
+@pytest.fixture(scope="module")
+def on_model():
+    return _session("model")
+
+
+def test_model_backend_encrypts_what_the_reference_decrypts(on_model):
+    pk, sk, back, cycles = on_model
+    assert cycles is None
+    for ct in (pk, sk):
+        assert ckks.precision_bits(SLOTS, ckks.decode(PARAMS, ckks.decrypt(PARAMS, KEYS.sk, ct)))["mean_bits"] > 10
+    assert ckks.precision_bits(SLOTS, back)["mean_bits"] > 10
+
+
+@pytest.mark.toolchain
+def test_rtl_backend_gives_the_models_results(on_model):
+    pk, sk, back, cycles = _session("rtl")
+    assert (pk.c0, pk.c1, sk.c0, sk.c1, back) == (on_model[0].c0, on_model[0].c1, on_model[1].c0, on_model[1].c1,
+                                                  on_model[2])
+    assert cycles > 0
+
+
+@pytest.mark.toolchain
+def test_soc_sim_backend_gives_the_models_results(on_model):
+    from hhe_gen.soc.netns import namespace_support
+    reason = namespace_support()
+    if reason is not None:
+        if os.environ.get("CI"):
+            pytest.fail(reason)
+        pytest.skip(reason)
+    pk, sk, back, cycles = _session("soc-sim")
+    assert (pk.c0, pk.c1, sk.c0, sk.c1, back) == (on_model[0].c0, on_model[0].c1, on_model[1].c0, on_model[1].c1,
+                                                  on_model[2])
+    assert cycles > 0
+
+
+def test_bad_calls_name_the_parameter():
+    with pytest.raises(ParameterError, match="backend"):
+        Client("toy", backend="fpga")
+    with pytest.raises(ParameterError, match="params"):
+        Client(42)
+    with Client("toy") as c:
+        c.set_keys(KEYS)
+        with pytest.raises(ParameterError, match="mode"):
+            c.encrypt(SLOTS, seed=1, mode="xx")
