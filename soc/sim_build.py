@@ -27,7 +27,7 @@ from hhe_gen.flow.filelock import locked
 from hhe_gen.flow.tools import say
 from hhe_gen.params.errors import ParameterError
 
-__all__ = ["SimBuild", "build_sim_soc", "compile_firmware", "soc_cache_root", "verilator_environment"]
+__all__ = ["SimBuild", "build_sim_soc", "compile_firmware", "sim_support", "soc_cache_root", "verilator_environment"]
 
 
 @dataclass(frozen=True)
@@ -53,6 +53,18 @@ class SimBuild:
     @property
     def csr_csv(self) -> Path:
         return self.folder / "csr.csv"
+
+
+def sim_support() -> str | None:
+    """None when this machine can build and run the simulated SoC; else what is missing."""
+    from .netns import namespace_support
+    if shutil.which("riscv64-unknown-elf-gcc") is None:
+        return "riscv64-unknown-elf-gcc is missing (Debian: gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf)"
+    for header, package in (("/usr/include/event2/event.h", "libevent-dev"), ("/usr/include/json-c/json.h",
+                                                                             "libjson-c-dev")):
+        if not Path(header).exists():
+            return f"{header} is missing (Debian: {package}; LiteX's simulator links it)"
+    return namespace_support()
 
 
 def soc_cache_root() -> Path:

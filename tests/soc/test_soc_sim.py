@@ -6,11 +6,11 @@ import os
 
 import pytest
 
-from hhe_gen.soc.netns import namespace_support
+from hhe_gen.soc.sim_build import sim_support
 
 pytestmark = [pytest.mark.toolchain]
 
-REASON = namespace_support()
+REASON = sim_support()
 
 
 @pytest.fixture(scope="module")
@@ -72,3 +72,21 @@ def test_program_cycles_are_the_accelerators(report):
     # the program is loaded whole with hold, so the busy cycles are the engine's own, not the host's
     assert 0 < report["encrypt_pk"]["busy_cycles"] < 10_000
     assert report["ok"]
+
+
+def test_cli_refuses_an_unknown_preset_before_building(capsys):
+    from hhe_gen.apps.cli import main
+    assert main(["soc", "sim", "--params", "no-such-preset"]) == 2
+    assert "no-such-preset" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_dna_hhe_soc_end_to_end():
+    """N = 2^13, 3 x 54-bit primes, 2 lanes, dual mode: the whole flow (build and run: about
+    25 minutes on 2 cores; docs/soc.md)."""
+    if REASON is not None:
+        pytest.skip(REASON)
+    from hhe_gen.apps.soc_sim import run_soc_sim
+    r = run_soc_sim("dna-hhe", 2, "128s")
+    assert r["ok"], r
+    assert r["encrypt_pk"]["precision"]["mean_bits"] > 25

@@ -32,9 +32,9 @@ def _sim(args) -> int:
     from hhe_gen.apps.report import console, print_table
     from hhe_gen.apps.soc_sim import run_soc_sim
     from hhe_gen.params.presets import preset
-    from hhe_gen.soc.netns import namespace_support
+    from hhe_gen.soc.sim_build import sim_support
     preset(args.params)                       # a bad name fails here, before any build
-    reason = namespace_support()
+    reason = sim_support()
     if reason is not None:
         console.print(f"hhe-gen soc sim: cannot run: {reason}")
         return 2
