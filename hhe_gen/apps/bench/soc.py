@@ -1,0 +1,49 @@
+"""``hhe-gen bench soc``: the SoC end to end in simulation (:mod:`hhe_gen.apps.soc_sim`).
+
+Per parameter set: the accelerator's cycles for each step as the SoC runs it (memory at LiteX's
+Wishbone DMA rate, packets through LiteEth's PHY model at one byte per cycle), the near-network
+encryption against the CPU-driven path (the ciphertext stored over the bus, then sent by the
+firmware through the CPU's MAC), and the wire time of the ciphertext at 1 GbE reported apart: the
+bytes of its frames (payload + UDP, IPv4, Ethernet headers, FCS, preamble and inter-frame gap) at
+8 ns each.  Not in ``--quick``: each case builds a SoC (minutes) and runs it.
+"""
+
+from __future__ import annotations
+
+from . import bench_case
+
+__all__ = ["soc_end_to_end", "wire_ns"]
+
+FRAME_OVERHEAD = 8 + 14 + 20 + 8 + 4 + 12
+"""Bytes on a 1 GbE wire per UDP payload beyond the payload: preamble + SFD, Ethernet header, IPv4,
+UDP, FCS, inter-frame gap."""
+
+
+def wire_ns(n: int, rows: int, segment: int) -> float:
+    """Nanoseconds at 1 Gb/s of a ciphertext of 2 x ``rows`` rows of ``n`` coefficients in packets
+    of ``segment`` coefficients."""
+    from hhe_gen.models.wire import HEADER_BYTES
+    full, rest = divmod(n, segment)
+    per_row = full * (HEADER_BYTES + 8 * segment + FRAME_OVERHEAD) + (HEADER_BYTES + 8 * rest + FRAME_OVERHEAD
+                                                                      if rest else 0)
+    return 2 * rows * per_row * 8.0
+
+
+@bench_case("soc", "sim-toy", quick=False, params="toy")
+@bench_case("soc", "sim-dna-hhe", quick=False, params="dna-hhe")
+def soc_end_to_end(params: str, lanes: int = 2, rubato: str = "128s") -> dict:
+    from hhe_gen.apps.soc_sim import run_soc_sim
+    from hhe_gen.models.wire import MAX_COUNT
+    from hhe_gen.params.presets import preset
+    r = run_soc_sim(params, lanes, rubato)
+    p = preset(params)
+    c = r["cpu_driven"]
+    ns = wire_ns(p.n, len(p.moduli), MAX_COUNT)
+    return {"ok": r["ok"], "key_setup": r["key_setup"]["busy_cycles"],
+            "encrypt_pk_nearnet": r["encrypt_pk"]["busy_cycles"], "encrypt_sk_nearnet": r["encrypt_sk"]["busy_cycles"],
+            "encrypt_pk_stored": c["store_cycles"], "cpu_send": c["send_cycles"], "cpu_path": c["total_cycles"],
+            "speedup_vs_cpu": c["speedup"], "dna_hhe_speedup": "1.15 - 1.43",
+            "decrypt_recv": r["decrypt_network"]["busy_cycles"], "rubato": r.get("rubato", {}).get("busy_cycles"),
+            "wire_us_1gbe": round(ns / 1000, 2), "wire_cycles_75mhz": round(ns * 0.075),
+            "precision_bits": r["encrypt_pk"].get("precision", {}).get("mean_bits"),
+            "build_s": r["build"]["seconds"], "run_s": round(r["seconds"] - r["build"]["seconds"], 1)}
