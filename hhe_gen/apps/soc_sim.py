@@ -5,8 +5,9 @@
 Builds (or takes from the cache) the simulated SoC (:mod:`hhe_gen.soc.sim_build`), starts it in a
 network namespace (:mod:`hhe_gen.soc.sim_run`) and, as a host on the other side of its Ethernet:
 
-1. uploads the keys and a message over Etherbone (the secret key into the key vault) and runs
-   ``key_setup``;
+1. uploads the keys and a message over Etherbone (the secret key into the key vault), asks the
+   firmware to check the vault's word count, and runs ``key_setup`` through the firmware and again
+   from the host directly (CSR by CSR);
 2. reads every CSR, the vault and the accelerator's RAM back: no word of the secret key may show;
 3. runs ``encrypt_pk`` and ``encrypt_sk`` near-network: the accelerator sends the ciphertext through
    LiteEth's hardware UDP port, the host receives and reassembles it; the packets are compared
@@ -120,8 +121,12 @@ def run_soc_sim(params_name: str = "toy", lanes: int = 2, rubato: str | None = D
         check = soc.host.command(FIRMWARE_COMMANDS["keycheck"], soc.host.vault_words_sent)
         report["firmware"] = {"version": ping.values[0], "n": ping.values[1], "host_resolved": bool(ping.values[3]),
                               "keycheck": check.meaning, "vault_words": check.values[0]}
-        reply, _, _ = step("key_setup", programs.key_setup(p, shape, layout=layout).words)
+        setup = programs.key_setup(p, shape, layout=layout).words
+        reply, _, _ = step("key_setup", setup)
         report["key_setup"] = {"busy_cycles": reply.values[0], "status": reply.meaning}
+        direct = soc.host.run(setup)                 # the same program from the host, CSR by CSR
+        report["key_setup_direct"] = {"busy_cycles": direct.busy_cycles, "error_cause": direct.error_cause,
+                                      "units": direct.units}
         sk_ntt = [model.memory.get(layout.address("sk_ntt", i) + k, 0) for i in range(len(p.moduli))
                   for k in range(p.n)]
         report["secrecy"] = _secrecy(soc, sk_ntt)
@@ -155,6 +160,7 @@ def run_soc_sim(params_name: str = "toy", lanes: int = 2, rubato: str | None = D
                                                   step)
     report["seconds"] = round(time.monotonic() - t0, 1)
     report["ok"] = bool(report["secrecy"]["ok"] and report["firmware"]["keycheck"] == "ok"
+                        and report["key_setup_direct"]["error_cause"] == 0
                         and report["bad_input"]["ok"]
                         and all(report[k].get("equal_to_model") for k in
                                 ("encrypt_pk", "encrypt_sk", "decrypt_network", "cpu_driven") if k in report)

@@ -68,6 +68,14 @@ def test_cpu_driven_path_sends_the_same_ciphertext_slower(report):
     assert c["total_cycles"] > c["near_network_cycles"]
 
 
+def test_the_host_can_drive_the_accelerator_without_the_firmware(report):
+    d, f = report["key_setup_direct"], report["key_setup"]
+    assert d["error_cause"] == 0
+    # the program is loaded whole with hold either way: the same cycles within the start-up jitter
+    assert abs(d["busy_cycles"] - f["busy_cycles"]) < 64
+    assert d["units"]["ntt"]["tasks"] == 6 and d["units"]["memory"]["tasks"] == 11   # 2 primes x (3 NTT, 5 ld/st) + sk
+
+
 def test_program_cycles_are_the_accelerators(report):
     # the program is loaded whole with hold, so the busy cycles are the engine's own, not the host's
     assert 0 < report["encrypt_pk"]["busy_cycles"] < 10_000
