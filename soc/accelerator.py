@@ -30,7 +30,9 @@ status : busy, error, notify, cause (4)
 error_position, notify_code, cycle : the engine's
 busy_cycles : cycles with the engine busy (or words released and waiting) since ``clear``
 mem_base : storage
-reads, writes : engine words over the memory port; vault_writes: 32-bit words the bus wrote into the vault; packets_sent, packets_received, rx_dropped (beats)
+reads, writes : engine words over the memory port
+vault_writes : 32-bit words the bus wrote into the key vault (the firmware's KEYCHECK)
+packets_sent, packets_received : UDP packets; rx_dropped : arriving beats dropped (receive FIFO full)
 <unit>_tasks, <unit>_cycles : per unit, tasks completed and the sum of their (finished - dispatched)
 ev : EventManager (done: busy fell, error: error rose, notify: a notify instruction ran)
 
@@ -41,8 +43,9 @@ vault : KeyVault or None    its ``bus`` is the SoC slave to add (``soc.bus.add_s
 
 Latency
 -------
-An instruction written over the CSR bus reaches the engine two cycles after the write; the memory
-bridge's rate is in :mod:`.memory_bridge`.
+An instruction written over the CSR bus passes the (buffered) FIFO in a couple of cycles unless
+``hold`` is set; ``status.busy`` is set while the engine is busy or words wait in the FIFO.  The
+memory bridge's rate is in :mod:`.memory_bridge`.
 """
 
 from __future__ import annotations

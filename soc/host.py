@@ -12,7 +12,12 @@
   accelerator is idle (or stopped on an error) and returns a :class:`SocRun` (status, error cause
   and position, busy cycles, per-unit counters);
 * :meth:`read_memory` reads words back from the main RAM (a vault address reads as 0: that is the
-  point of the vault).
+  point of the vault);
+* :meth:`command` gives the firmware a mailbox command (:data:`FIRMWARE_COMMANDS`, docs/soc.md) and
+  waits for its reply; :meth:`firmware_run` leaves a program in the SoC's program area and has the
+  firmware run it (RUN).
+
+:meth:`run` drives the accelerator's CSRs from the host itself, with no firmware.
 
 Etherbone writes are not acknowledged: every :data:`SYNC_RECORDS` records a read waits for the
 ones before it, so a long upload never outruns the SoC.
@@ -25,12 +30,30 @@ from dataclasses import dataclass, field
 
 from hhe_gen.params.errors import ParameterError
 
-__all__ = ["SocHost", "SocRun", "FirmwareReply", "FIRMWARE_COMMANDS", "FIRMWARE_STATUS", "MAX_RECORD",
+__all__ = ["SocHost", "SocRun", "etherbone_client", "FirmwareReply", "FIRMWARE_COMMANDS", "FIRMWARE_STATUS", "MAX_RECORD",
            "SYNC_RECORDS"]
 
 MAX_RECORD = 255          # 32-bit words per Etherbone record (8-bit count), at most the SoC's etherbone_record
 SYNC_RECORDS = 4
 ABORT, CLEAR, HOLD = 1, 2, 4   # the accel_control fields (:mod:`.accelerator`)
+
+
+def etherbone_client(server: str, port: int, csr_csv, *, timeout: float = 20.0):
+    """LiteX's Etherbone client (``CommUDP``) whose unanswered read raises a TimeoutError that names
+    the SoC and the address (``CommUDP`` raises a bare ``socket.timeout``).  ``timeout``: seconds
+    per try (10 tries); a simulated SoC runs slowly, so the default is generous."""
+    import socket
+
+    from litex.tools.remote.comm_udp import CommUDP
+
+    class EtherboneClient(CommUDP):
+        def read(self, addr, length=None, burst="incr"):
+            try:
+                return super().read(addr, length, burst)
+            except socket.timeout:
+                raise TimeoutError(f"no Etherbone answer from {server}:{port} reading {addr:#x}") from None
+
+    return EtherboneClient(server=server, port=port, csr_csv=str(csr_csv), timeout=timeout)
 
 
 @dataclass
@@ -231,4 +254,4 @@ class SocHost:
     @staticmethod
     def _check_timeout(t0: float, timeout: float) -> None:
         if time.monotonic() - t0 > timeout:
-            raise TimeoutError(f"the SoC's accelerator did not finish within {timeout:.0f} s")
+            raise TimeoutError(f"the SoC did not finish (or answer) within {timeout:.0f} s")

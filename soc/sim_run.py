@@ -21,7 +21,7 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 
-from .host import SocHost
+from .host import SocHost, etherbone_client
 from .netns import NetworkNamespace
 
 __all__ = ["SimulatedSoC"]
@@ -41,6 +41,7 @@ class SimulatedSoC:
     ----------
     build : :class:`.sim_build.SimBuild`
     start_timeout : float     seconds to wait for the TAP device and the first Etherbone answer
+    timeout : float           seconds an Etherbone read may wait (per try; the simulation is slow)
 
     Members
     -------
@@ -49,8 +50,8 @@ class SimulatedSoC:
     console : str                   the UART's output so far
     """
 
-    def __init__(self, build, *, start_timeout: float = 120.0):
-        self.build, self.start_timeout = build, start_timeout
+    def __init__(self, build, *, start_timeout: float = 120.0, timeout: float = 30.0):
+        self.build, self.start_timeout, self.timeout = build, start_timeout, timeout
         self.info = build.info
         self.namespace = NetworkNamespace()
         self._proc = None
@@ -64,7 +65,6 @@ class SimulatedSoC:
     def __enter__(self):
         import tempfile
 
-        from litex.tools.remote.comm_udp import CommUDP
         self.namespace.__enter__()
         try:
             self._log = tempfile.NamedTemporaryFile("w+b", prefix="hhe-soc-console-", delete=False)
@@ -76,10 +76,11 @@ class SimulatedSoC:
                 if time.monotonic() - t0 > self.start_timeout:
                     raise TimeoutError("the simulator did not bring up its TAP device")
                 time.sleep(0.05)
-            comm = CommUDP(server=self.info["ip"], port=self.info["etherbone_port"],
-                           csr_csv=str(self.build.csr_csv), timeout=2.0)
+            comm = etherbone_client(self.info["ip"], self.info["etherbone_port"], self.build.csr_csv,
+                                    timeout=self.timeout)
             with self.namespace.entered():
                 comm.open(probe=False)
+            comm.socket.settimeout(2.0)
             while True:
                 self._alive()
                 try:
@@ -88,6 +89,7 @@ class SimulatedSoC:
                 except Exception:
                     if time.monotonic() - t0 > self.start_timeout:
                         raise TimeoutError("the simulated SoC does not answer Etherbone") from None
+            comm.socket.settimeout(self.timeout)
             self.host = SocHost(comm, self.info)
             return self
         except BaseException:

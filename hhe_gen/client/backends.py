@@ -161,11 +161,9 @@ class BoardBackend(_SocBackend):
     name = "board"
 
     def __init__(self, client, *, ip: str, csr_csv, info: dict, host_ip: str = "0.0.0.0"):
-        from litex.tools.remote.comm_udp import CommUDP
-
-        from hhe_gen.soc.host import SocHost
+        from hhe_gen.soc.host import SocHost, etherbone_client
         super().__init__(client)
-        comm = CommUDP(server=ip, port=info.get("etherbone_port", 1234), csr_csv=str(csr_csv))
+        comm = etherbone_client(ip, info.get("etherbone_port", 1234), csr_csv, timeout=1.0)
         comm.open()
         self.info, self.host_ip = dict(info, ip=ip), host_ip
         self.host = SocHost(comm, self.info)
