@@ -129,8 +129,9 @@ class SocHost:
                 return vault + 8 * (word - first)
         return self.main_ram + 8 * word
 
-    def write_memory(self, image: dict) -> int:
-        """Write ``image`` ({engine word address: 64-bit value}); returns the 32-bit words sent."""
+    def write_memory(self, image: dict, progress=None) -> int:
+        """Write ``image`` ({engine word address: 64-bit value}); returns the 32-bit words sent.
+        ``progress(sent, total)`` is called after every synchronising read."""
         runs, sent, records = [], 0, 0
         for word in sorted(image):
             value = image[word]
@@ -143,6 +144,7 @@ class SocHost:
                 runs[-1][1].extend((value & 0xFFFFFFFF, value >> 32))
             else:
                 runs.append([address, [value & 0xFFFFFFFF, value >> 32]])
+        total = sum(len(d) for _, d in runs)
         for address, datas in runs:
             for k in range(0, len(datas), self.record):
                 chunk = datas[k:k + self.record]
@@ -151,6 +153,8 @@ class SocHost:
                 records += 1
                 if records % SYNC_RECORDS == 0:
                     self.regs.accel_cycle.read()
+                    if progress is not None:
+                        progress(sent, total)
         self.regs.accel_cycle.read()
         return sent
 

@@ -55,6 +55,12 @@ class SimBuild:
         return self.folder / "csr.csv"
 
 
+BUILD_SOURCES = ("accel_instance.py", "accelerator.py", "memory_bridge.py", "mailbox.py", "sim_soc.py",
+                 "sim_build.py")
+"""The modules whose text is part of a build's cache key (with the firmware's files, the
+accelerator's Verilog and manifest): what the SoC is made of, not how a host talks to it."""
+
+
 def sim_support() -> str | None:
     """None when this machine can build and run the simulated SoC; else what is missing."""
     from .netns import namespace_support
@@ -114,7 +120,7 @@ def build_sim_soc(params, lanes: int = 2, *, rubato: str | None = None, cache_di
         verilog = Path(gen["paths"]["verilog"]).read_text()
         manifest = load_manifest(gen["paths"]["manifest"])
         here = Path(__file__).parent
-        sources = sorted(here.glob("*.py")) + sorted((here / "firmware").glob("*"))
+        sources = [here / f for f in BUILD_SOURCES] + sorted((here / "firmware").glob("*"))
         key = _key([verilog, json.dumps(manifest, sort_keys=True, default=str), lanes, rubato]
                    + [p.read_bytes() for p in sources])
         root = Path(cache_dir or soc_cache_root())

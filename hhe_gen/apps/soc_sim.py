@@ -115,7 +115,13 @@ def run_soc_sim(params_name: str = "toy", lanes: int = 2, rubato: str | None = D
         report["start_seconds"] = round(time.monotonic() - t0, 1)
         say_("uploading keys and the message over Etherbone (the secret key into the key vault) ...")
         t = time.monotonic()
-        sent = soc.host.write_memory(mem)
+        shown = [0.0]
+
+        def uploaded(done, total):
+            if total > 50_000 and done / total >= shown[0] + 0.1:
+                shown[0] = done / total
+                say_(f"  {done:,} of {total:,} words ({100 * done // total} %)")
+        sent = soc.host.write_memory(mem, progress=uploaded)
         report["upload"] = {"words32": sent, "seconds": round(time.monotonic() - t, 2)}
         ping = soc.host.command(FIRMWARE_COMMANDS["ping"])
         check = soc.host.command(FIRMWARE_COMMANDS["keycheck"], soc.host.vault_words_sent)
