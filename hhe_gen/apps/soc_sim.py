@@ -273,8 +273,9 @@ def _cpu_driven(soc, p, shape, layout, model, near, step, say_) -> dict:
     stored, _, _ = step("encrypt_pk (stored)", programs.encrypt_pk(p, shape, layout=layout).words)
     rows = len(p.moduli)
     with soc.receiving(messages=1, timeout=300, reassembler=Reassembler()) as rx:
+        # the CPU's sending is slow (LiteX's UDP stack, a byte at a time): hours of simulation at N = 2^13
         sent = soc.host.command(FIRMWARE_COMMANDS["send"], layout.address("c0"), layout.address("c1"),
-                                rows | p.log_scale << 8 | MAX_COUNT << 16, 21)
+                                rows | p.log_scale << 8 | MAX_COUNT << 16, 21, timeout=4 * 3600)
     say_(f"CPU sends the stored ciphertext: {sent.values[0]} cycles, {sent.values[1]} packets, {sent.meaning}")
     want = memory_map.read_ciphertext(model.memory, layout, p)
     got = rx.messages[0].ciphertext() if rx.messages else None
