@@ -15,6 +15,9 @@ backend : :class:`.backends.Backend`
 last : :class:`.backends.BackendRun`   the last program's end (cycles, error)
 
 Every method raises RuntimeError naming the cause when the accelerator stops on an error.
+
+Rubato (``rubato_encrypt``) needs a dual-mode accelerator (``rubato=``).  Its key block is written to
+the accelerator's ordinary memory, not the SoC's key vault (which holds the CKKS secret key only).
 """
 
 from __future__ import annotations
@@ -115,3 +118,31 @@ class Client:
         words = self.backend.read(out, self.params.n)
         return memory_map.read_slots(dict(zip(range(out, out + self.params.n), words)), self.layout, self.fmt,
                                      self.engine.word_bits)
+
+    def rubato_encrypt(self, message, *, key, nonce: int, noise_seed: int, counter: int = 0) -> list[int]:
+        """The Rubato ciphertext words of ``message`` (a whole number of blocks of l values, |x| < 8)
+        under ``key`` (n words < q), ``nonce`` and ``noise_seed`` (64-bit), blocks numbered from
+        ``counter``: encrypted by the accelerator's Rubato unit and sent as packets."""
+        from hhe_gen.engine.rubato_program import rubato_encrypt, write_key_block, write_scaled_message
+        from hhe_gen.models.wire import Kind
+        from hhe_gen.params.rubato import rubato_params
+        if self.rubato is None:
+            raise ParameterError("rubato", None, "a dual-mode accelerator: Client(..., rubato=SET)")
+        rp = rubato_params(self.rubato)
+        message = list(message)
+        blocks = len(message) // rp.l
+        key_at = self.layout.base + self.layout.size           # after the CKKS memory map
+        msg_at = key_at + 128
+        if not 1 <= blocks <= min(255, self.params.n // rp.l) or len(message) > 256:
+            raise ParameterError("message", f"<{len(message)} values>",
+                                 f"1 .. {min(255, self.params.n // rp.l, 256 // rp.l)} blocks of l = {rp.l} values")
+        image: dict = {}
+        write_key_block(image, key_at, rp, key, nonce, noise_seed, counter)
+        write_scaled_message(image, msg_at, rp, message, self.engine.word_bits)
+        self.backend.write(image)
+        program = rubato_encrypt(self.shape, self.params.n, key_address=key_at, message_address=msg_at,
+                                 blocks=blocks, network=self._target())
+        run = self._run(program.words, messages=1, kinds=(Kind.RUBATO,))
+        if not run.messages:
+            raise RuntimeError(f"the accelerator ({self.backend.name}) sent no complete Rubato ciphertext")
+        return list(run.messages[0].polys[Kind.RUBATO][0][:len(message)])

@@ -12,10 +12,15 @@ from hhe_gen.client import Client
 from hhe_gen.models import ckks
 from hhe_gen.params import ParameterError
 from hhe_gen.params.presets import preset
+from hhe_gen.params.rubato import rubato_params
 
 PARAMS = preset("toy")
 KEYS = ckks.keygen(PARAMS, 3)
 SLOTS = [cmath.rect(r.random(), r.random() * 2 * math.pi) for r in [random.Random(1)] for _ in range(PARAMS.slots)]
+
+
+RUBATO_KEY = [random.Random(2).randrange(rubato_params("128s").q) for _ in range(rubato_params("128s").n)]
+MESSAGE = [round(random.Random(4).uniform(-4, 4), 3) for _ in range(2 * rubato_params("128s").l)]
 
 
 def _session(backend):
@@ -25,7 +30,8 @@ def _session(backend):
         pk_cycles = c.last.cycles
         sk = c.encrypt(SLOTS, seed=5, mode="sk")
         back = c.decrypt(pk)
-    return pk, sk, back, pk_cycles
+        words = c.rubato_encrypt(MESSAGE, key=RUBATO_KEY, nonce=7, noise_seed=9)
+    return pk, sk, back, pk_cycles, words
 
 
 @pytest.fixture(scope="module")
@@ -34,18 +40,26 @@ def on_model():
 
 
 def test_model_backend_encrypts_what_the_reference_decrypts(on_model):
-    pk, sk, back, cycles = on_model
+    pk, sk, back, cycles, _ = on_model
     assert cycles is None
     for ct in (pk, sk):
         assert ckks.precision_bits(SLOTS, ckks.decode(PARAMS, ckks.decrypt(PARAMS, KEYS.sk, ct)))["mean_bits"] > 10
     assert ckks.precision_bits(SLOTS, back)["mean_bits"] > 10
 
 
+def test_model_backend_rubato_decrypts_with_the_reference(on_model):
+    from hhe_gen.models import rubato
+    rp, words = rubato_params("128s"), on_model[4]
+    back = [x for k in range(len(words) // rp.l)
+            for x in rubato.decrypt(rp, RUBATO_KEY, 7, k, words[k * rp.l:(k + 1) * rp.l])]
+    assert max(abs(a - b) for a, b in zip(MESSAGE, back)) < 2 ** -10
+
+
 @pytest.mark.toolchain
 def test_rtl_backend_gives_the_models_results(on_model):
-    pk, sk, back, cycles = _session("rtl")
-    assert (pk.c0, pk.c1, sk.c0, sk.c1, back) == (on_model[0].c0, on_model[0].c1, on_model[1].c0, on_model[1].c1,
-                                                  on_model[2])
+    pk, sk, back, cycles, words = _session("rtl")
+    assert (pk.c0, pk.c1, sk.c0, sk.c1, back, words) == (on_model[0].c0, on_model[0].c1, on_model[1].c0,
+                                                         on_model[1].c1, on_model[2], on_model[4])
     assert cycles > 0
 
 
@@ -57,9 +71,9 @@ def test_soc_sim_backend_gives_the_models_results(on_model):
         if os.environ.get("CI"):
             pytest.fail(reason)
         pytest.skip(reason)
-    pk, sk, back, cycles = _session("soc-sim")
-    assert (pk.c0, pk.c1, sk.c0, sk.c1, back) == (on_model[0].c0, on_model[0].c1, on_model[1].c0, on_model[1].c1,
-                                                  on_model[2])
+    pk, sk, back, cycles, words = _session("soc-sim")
+    assert (pk.c0, pk.c1, sk.c0, sk.c1, back, words) == (on_model[0].c0, on_model[0].c1, on_model[1].c0,
+                                                         on_model[1].c1, on_model[2], on_model[4])
     assert cycles > 0
 
 
@@ -72,3 +86,5 @@ def test_bad_calls_name_the_parameter():
         c.set_keys(KEYS)
         with pytest.raises(ParameterError, match="mode"):
             c.encrypt(SLOTS, seed=1, mode="xx")
+        with pytest.raises(ParameterError, match="rubato"):
+            c.rubato_encrypt(MESSAGE, key=RUBATO_KEY, nonce=1, noise_seed=1)
