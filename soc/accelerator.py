@@ -78,7 +78,8 @@ class Accelerator(LiteXModule):
 
         # instructions
         self.fifo = fifo = ResetInserter()(stream.SyncFIFO([("data", 64)], instr_depth, buffered=True))
-        self._instr = CSRStorage(64, write_from_dev=False, description="instruction word; writing the low word pushes it")
+        self._instr = CSRStorage(64, write_from_dev=False,
+                                 description="instruction word; writing the low word pushes it")
         self._instr_status = CSRStatus(fields=[
             CSRField("level", size=16, description="words waiting in the FIFO"),
             CSRField("full", size=1), CSRField("overflow", size=1, description="a word was lost: FIFO full")])

@@ -109,7 +109,8 @@ class HheSimSoC(SoCCore):
         self.mailbox = Mailbox()
         self.timer0.add_uptime()
         self._udp_port, self._ip, self._remote = udp_port, ip_address, remote_ip
-        for name, value in (("HHE_N", layout.n), ("HHE_UDP_PORT", udp_port), ("HHE_INSTR_DEPTH", self.accel.instr_depth),
+        for name, value in (("HHE_N", layout.n), ("HHE_UDP_PORT", udp_port),
+                            ("HHE_INSTR_DEPTH", self.accel.instr_depth),
                             ("HHE_LOCAL_IP", mac_ip), ("HHE_REMOTE_IP", convert_ip(remote_ip))):
             self.add_constant(name, value)
         self.add_constant("UART_POLLING")           # the firmware runs without interrupts
@@ -125,7 +126,8 @@ class HheSimSoC(SoCCore):
             windows.append({"first": first, "words": words, "vault_address": vault + 8 * offset})
             offset += words
         return {"main_ram": self.mem_map["main_ram"], "vault": vault, "windows": windows,
-                "ip": self._ip, "remote_ip": self._remote, "udp_port": self._udp_port, "etherbone_port": 1234, "etherbone_record": ETHERBONE_RECORD,
+                "ip": self._ip, "remote_ip": self._remote, "udp_port": self._udp_port, "etherbone_port": 1234,
+                "etherbone_record": ETHERBONE_RECORD,
                 "instr_depth": self.accel.instr_depth,
                 "layout_words": self.layout.base + self.layout.size, "ram_words": self.integrated_main_ram_size // 8,
                 "program_area": self.integrated_main_ram_size // 8 - PROGRAM_WORDS, "program_words": PROGRAM_WORDS,

@@ -81,7 +81,8 @@ def run_soc_sim(params_name: str = "toy", lanes: int = 2, rubato: str | None = D
     t0 = time.monotonic()
     build = build_sim_soc(p, lanes, rubato=rubato)
     report = {"params": p.name, "lanes": lanes, "rubato_set": rubato,
-              "build": {"cached": build.cached, "seconds": round(time.monotonic() - t0, 1), "folder": str(build.folder)}}
+              "build": {"cached": build.cached, "seconds": round(time.monotonic() - t0, 1),
+                        "folder": str(build.folder)}}
     from hhe_gen.cores.unused import mark_unused
     engine = client_engine(p, lanes, rubato=rubato)     # its shape and parameters: the SoC has the RTL
     mark_unused(engine, deep=True)

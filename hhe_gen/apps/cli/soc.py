@@ -70,8 +70,8 @@ def _sim(args) -> int:
         e = r["decrypt_network"]
         rows.append(("host -> UDP -> decrypt (recv)", f"{e['busy_cycles']} cycles",
                      ("= model" if e["equal_to_model"] else "DIFFERS") + f", {e['precision_bits']:.1f} bits", ""))
-    print_table(f"SoC simulation: {r['params']}, {r['lanes']} lanes" + (f", Rubato {r['rubato_set']}" if rubato else ""),
-                ["step", "result", "check", "s"], rows)
+    title = f"SoC simulation: {r['params']}, {r['lanes']} lanes" + (f", Rubato {r['rubato_set']}" if rubato else "")
+    print_table(title, ["step", "result", "check", "s"], rows)
     console.print(("all checks passed" if r["ok"] else "a check FAILED") + f" in {r['seconds']:.0f} s")
     if args.json:
         write_json_output(r, args.json)
