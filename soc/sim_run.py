@@ -47,7 +47,7 @@ class SimulatedSoC:
     -------
     host : :class:`.host.SocHost`   (inside the block)
     namespace : :class:`.netns.NetworkNamespace`
-    console : str                   the UART's output so far
+    console : str                   the UART's output so far (kept after the block)
     """
 
     def __init__(self, build, *, start_timeout: float = 120.0, timeout: float = 30.0):
@@ -56,11 +56,14 @@ class SimulatedSoC:
         self.namespace = NetworkNamespace()
         self._proc = None
         self._log = None
+        self._console = ""
         self.host = None
 
     @property
     def console(self) -> str:
-        return Path(self._log.name).read_text(errors="replace") if self._log else ""
+        if self._log is None:
+            return self._console
+        return Path(self._log.name).read_text(errors="replace")
 
     def __enter__(self):
         import tempfile
@@ -111,8 +114,11 @@ class SimulatedSoC:
                 self._proc.kill()
                 self._proc.wait()
         self.namespace.__exit__(*exc)
-        if self._log is not None:
+        if self._log is not None:                   # the console stays readable, its file goes
+            self._console = self.console
             self._log.close()
+            Path(self._log.name).unlink(missing_ok=True)
+            self._log = None
 
     @contextmanager
     def receiving(self, *, messages: int = 1, timeout: float = 120.0, reassembler=None):
