@@ -30,13 +30,27 @@ from dataclasses import dataclass, field
 
 from hhe_gen.params.errors import ParameterError
 
-__all__ = ["SocHost", "SocRun", "etherbone_client", "FirmwareReply", "FIRMWARE_COMMANDS", "FIRMWARE_STATUS",
+__all__ = ["SocHost", "SocRun", "etherbone_client", "firmware_run_with_packets", "FirmwareReply", "FIRMWARE_COMMANDS", "FIRMWARE_STATUS",
            "MAX_RECORD",
            "SYNC_RECORDS"]
 
 MAX_RECORD = 255          # 32-bit words per Etherbone record (8-bit count), at most the SoC's etherbone_record
 SYNC_RECORDS = 4
 ABORT, CLEAR, HOLD = 1, 2, 4   # the accel_control fields (:mod:`.accelerator`)
+
+
+def firmware_run_with_packets(host, words, *, receiving, send, messages: int = 0, udp_in=(), reassembler=None,
+                              timeout: float = 300.0):
+    """``words`` run by the firmware (RUN) while the host listens for ``messages`` messages
+    (``receiving``: a context manager like :meth:`.sim_run.SimulatedSoC.receiving`) and sends the
+    ``udp_in`` payloads (``send(payloads)``) once the program is given, for its ``recv``; returns
+    (the firmware's reply, the messages received)."""
+    feed = (lambda: send(list(udp_in))) if udp_in else None
+    if not messages:
+        return host.firmware_run(words, while_waiting=feed), []
+    with receiving(messages=messages, timeout=timeout, reassembler=reassembler) as rx:
+        reply = host.firmware_run(words, while_waiting=feed)
+    return reply, rx.messages
 
 
 def etherbone_client(server: str, port: int, csr_csv, *, timeout: float = 20.0):

@@ -72,7 +72,7 @@ def run_soc_sim(params_name: str = "toy", lanes: int = 2, rubato: str | None = D
     from hhe_gen.models.fft import FixedPointFormat
     from hhe_gen.models.wire import Kind, Reassembler
     from hhe_gen.params.presets import preset
-    from hhe_gen.soc.host import FIRMWARE_COMMANDS
+    from hhe_gen.soc.host import FIRMWARE_COMMANDS, firmware_run_with_packets
     from hhe_gen.soc.sim_build import build_sim_soc
     from hhe_gen.soc.sim_run import SimulatedSoC
 
@@ -102,13 +102,9 @@ def run_soc_sim(params_name: str = "toy", lanes: int = 2, rubato: str | None = D
             model.incoming.extend(udp_in)
         model.run(words)
         expected = [pk.payload for pk in model.packets[before:]]
-        feed = (lambda: soc.send(udp_in)) if udp_in is not None else None
-        if messages:
-            with soc.receiving(messages=messages, timeout=120, reassembler=Reassembler()) as rx:
-                reply = soc.host.firmware_run(words, while_waiting=feed)
-            got = rx.messages
-        else:
-            reply, got = soc.host.firmware_run(words, while_waiting=feed), []
+        reply, got = firmware_run_with_packets(soc.host, words, receiving=soc.receiving, send=soc.send,
+                                               messages=messages, udp_in=udp_in or (), reassembler=Reassembler(),
+                                               timeout=120)
         say_(f"{name}: {reply.values[0]} cycles busy, {reply.meaning}")
         return reply, got, expected
 
@@ -138,6 +134,7 @@ def run_soc_sim(params_name: str = "toy", lanes: int = 2, rubato: str | None = D
                   for k in range(p.n)]
         report["secrecy"] = _secrecy(soc, sk_ntt)
 
+        received_pk = None
         target = programs.NetworkTarget(ip=info["remote_ip"], dst_port=info["udp_port"], src_port=info["udp_port"])
         for k, name in enumerate(("encrypt_pk", "encrypt_sk")):
             words = getattr(programs, name)(p, shape, layout=layout,
@@ -152,7 +149,7 @@ def run_soc_sim(params_name: str = "toy", lanes: int = 2, rubato: str | None = D
                                                                                    want.polys[Kind.CKKS_C1])
                 entry["precision"] = _decrypt_precision(p, keys, ct, slots, use_lattigo)
                 if name == "encrypt_pk":
-                    report["_ct"] = ct
+                    received_pk = ct
             else:
                 entry["equal_to_model"] = False
             report[name] = entry
@@ -162,8 +159,8 @@ def run_soc_sim(params_name: str = "toy", lanes: int = 2, rubato: str | None = D
         if rubato:
             report["rubato"] = _rubato(soc, engine, target, say_)
 
-        if "_ct" in report:
-            report["decrypt_network"] = _way_back(soc, p, shape, layout, report.pop("_ct"), model, fmt, engine, slots,
+        if received_pk is not None:
+            report["decrypt_network"] = _way_back(soc, p, shape, layout, received_pk, model, fmt, engine, slots,
                                                   step)
     report["seconds"] = round(time.monotonic() - t0, 1)
     report["ok"] = bool(report["secrecy"]["ok"] and report["firmware"]["keycheck"] == "ok"

@@ -118,14 +118,10 @@ class _SocBackend(Backend):
 
     def _run_on(self, host, words, messages, udp_in, kinds, receiving, send):
         from hhe_gen.models.wire import Reassembler
-        feed = (lambda: send(list(udp_in))) if udp_in else None
-        if messages:
-            rx_model = Reassembler() if kinds is None else Reassembler(kinds=kinds)
-            with receiving(messages=messages, timeout=300, reassembler=rx_model) as rx:
-                reply = host.firmware_run(words, while_waiting=feed)
-            got = rx.messages
-        else:
-            reply, got = host.firmware_run(words, while_waiting=feed), []
+        from hhe_gen.soc.host import firmware_run_with_packets
+        reply, got = firmware_run_with_packets(
+            host, words, receiving=receiving, send=send, messages=messages, udp_in=udp_in,
+            reassembler=Reassembler() if kinds is None else Reassembler(kinds=kinds))
         return BackendRun(reply.status, reply.values[0], got, reply.meaning)
 
 
