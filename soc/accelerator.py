@@ -19,6 +19,9 @@ instr_depth : int                instruction FIFO depth (words)
 udp_port : LiteEth UDP user port or None   (``ethcore.udp.crossbar.get_port(port, dw=32)``)
 rx_depth : int                   receive FIFO depth (32-bit beats); a beat arriving with it full is
                                  dropped and counted, so a packet nobody asked for never stalls LiteEth
+cd : str                         the accelerator's clock domain (default "sys"); another one puts
+                                 :class:`.clock_crossing.AcceleratorCrossing` between it and the
+                                 peripheral, which stays in ``sys``
 
 Members (CSRs, in the order of csr.csv)
 ---------------------------------------
@@ -28,12 +31,15 @@ control : abort (pulse: the engine's soft reset, clears the FIFO and ``overflow`
           hold (the FIFO keeps its words: a program is loaded whole, then released)
 status : busy, error, notify, cause (4)
 error_position, notify_code, cycle : the engine's
-busy_cycles : cycles with the engine busy (or words released and waiting) since ``clear``
+busy_cycles : cycles (of the accelerator's clock) with the engine busy or words waiting at its input,
+              since ``clear``
+<unit>_tasks, <unit>_cycles : per unit, tasks completed and the sum of their (finished - dispatched)
+The engine's status and the counters of its clock (busy_cycles, <unit>_*) are read together, from
+one cycle of that clock.
 mem_base : storage
 reads, writes : engine words over the memory port
 vault_writes : 32-bit words the bus wrote into the key vault (the firmware's KEYCHECK)
 packets_sent, packets_received : UDP packets; rx_dropped : arriving beats dropped (receive FIFO full)
-<unit>_tasks, <unit>_cycles : per unit, tasks completed and the sum of their (finished - dispatched)
 ev : EventManager (done: busy fell, error: error rose, notify: a notify instruction ran)
 
 Members (buses)
@@ -44,8 +50,9 @@ vault : KeyVault or None    its ``bus`` is the SoC slave to add (``soc.bus.add_s
 Latency
 -------
 An instruction written over the CSR bus passes the (buffered) FIFO in a couple of cycles unless
-``hold`` is set; ``status.busy`` is set while the engine is busy or words wait in the FIFO.  The
-memory bridge's rate is in :mod:`.memory_bridge`.
+``hold`` is set (plus the crossing's few cycles with ``cd``); ``status.busy`` is set while the
+engine is busy or words wait in the FIFO or the crossing.  The memory bridge's rate is in
+:mod:`.memory_bridge`.
 """
 
 from __future__ import annotations
@@ -59,7 +66,8 @@ from litex.soc.interconnect.csr_eventmanager import EventManager, EventSourcePro
 
 from hhe_gen.params.checks import check_int
 
-from .accel_instance import AcceleratorInstance
+from .accel_instance import STATUS_PORTS, AcceleratorInstance
+from .clock_crossing import AcceleratorCrossing
 from .memory_bridge import KeyVault, MemoryBridge
 
 __all__ = ["Accelerator"]
@@ -69,12 +77,13 @@ class Accelerator(LiteXModule):
     """The accelerator peripheral (module docstring)."""
 
     def __init__(self, platform, manifest: dict, verilog, *, mem_base: int = 0, secret_windows=(),
-                 instr_depth: int = 512, udp_port=None, rx_depth: int = 1024):
+                 instr_depth: int = 512, udp_port=None, rx_depth: int = 1024, cd: str = "sys"):
         check_int("instr_depth", instr_depth, 2, 4096)
         check_int("rx_depth", rx_depth, 16, 1 << 16)
         self.instr_depth = instr_depth
-        self.core = core = AcceleratorInstance(platform, manifest, verilog)
-        st = core.status
+        self.core = AcceleratorInstance(platform, manifest, verilog, cd=cd)
+        self.crossing = core = AcceleratorCrossing(self.core, cd)
+        sync_core = getattr(self.sync, cd)
 
         # instructions
         self.fifo = fifo = ResetInserter()(stream.SyncFIFO([("data", 64)], instr_depth, buffered=True))
@@ -95,28 +104,45 @@ class Accelerator(LiteXModule):
             fifo.source.connect(core.instr, omit={"valid", "ready"}),
             core.instr.valid.eq(fifo.source.valid & ~hold), fifo.source.ready.eq(core.instr.ready & ~hold),
             fifo.reset.eq(abort),
-            core.abort.eq(abort),
+            core.abort.eq(abort), core.clear.eq(clear),
             self._instr_status.fields.level.eq(fifo.level), self._instr_status.fields.full.eq(~fifo.sink.ready),
             self._instr_status.fields.overflow.eq(overflow),
         ]
         self.sync += If(abort, overflow.eq(0)).Elif(self._instr.re & ~fifo.sink.ready, overflow.eq(1))
 
-        # status
+        # status and the counters of the accelerator's clock, read in sys from one of its cycles
+        st = self.core.status
+        busy_cycles = Signal(32)
+        sync_core += If(core.clear_core, busy_cycles.eq(0)).Elif(
+            st["busy"] | self.core.instr.valid, busy_cycles.eq(busy_cycles + 1))
+        units = self.core.completed_units or [f"lane{k}" for k in range(len(self.core.completed))]
+        unit_counts = []
+        for lane in self.core.completed:
+            tasks, cycles = Signal(32), Signal(32)
+            sync_core += If(core.clear_core, tasks.eq(0), cycles.eq(0)).Elif(
+                lane["valid"], tasks.eq(tasks + 1), cycles.eq(cycles + lane["finished"] - lane["dispatched"]))
+            unit_counts += [tasks, cycles]
+        names = list(STATUS_PORTS)
+        seen = dict(zip(names + ["busy_cycles"] + [f"{u}_{c}" for u in units for c in ("tasks", "cycles")],
+                        core.snapshot([st[n] for n in names] + [busy_cycles] + unit_counts)))
+
         self._status = CSRStatus(fields=[CSRField("busy", size=1), CSRField("error", size=1),
                                          CSRField("notify", size=1), CSRField("cause", size=4)])
-        self.comb += [self._status.fields.busy.eq(st["busy"] | fifo.source.valid),
-                      self._status.fields.error.eq(st["error"]), self._status.fields.notify.eq(st["notify"]),
-                      self._status.fields.cause.eq(st["error_cause"])]
+        self.comb += [self._status.fields.busy.eq(seen["busy"] | fifo.source.valid | core.pending),
+                      self._status.fields.error.eq(seen["error"]), self._status.fields.notify.eq(seen["notify"]),
+                      self._status.fields.cause.eq(seen["error_cause"])]
         self._error_position = CSRStatus(32)
         self._notify_code = CSRStatus(16)
         self._cycle = CSRStatus(32)
         self._busy_cycles = CSRStatus(32, description="cycles with the engine busy or words waiting, since clear")
-        busy = Signal()
-        self.comb += busy.eq(st["busy"] | (fifo.source.valid & ~hold))
-        self.sync += If(clear, self._busy_cycles.status.eq(0)).Elif(
-            busy, self._busy_cycles.status.eq(self._busy_cycles.status + 1))
-        self.comb += [self._error_position.status.eq(st["error_position"]),
-                      self._notify_code.status.eq(st["notify_code"]), self._cycle.status.eq(st["cycle"])]
+        self.comb += [self._error_position.status.eq(seen["error_position"]),
+                      self._notify_code.status.eq(seen["notify_code"]), self._cycle.status.eq(seen["cycle"]),
+                      self._busy_cycles.status.eq(seen["busy_cycles"])]
+        for unit in units:
+            for count in ("tasks", "cycles"):
+                csr = CSRStatus(32, name=f"{unit}_{count}")
+                setattr(self, f"_{unit}_{count}", csr)
+                self.comb += csr.status.eq(seen[f"{unit}_{count}"])
 
         # memory
         self._mem_base = CSRStorage(32, reset=mem_base, description="bus byte address of engine word 0")
@@ -138,15 +164,6 @@ class Accelerator(LiteXModule):
         if core.has_network and udp_port is not None:
             self._attach_udp(core, udp_port, rx_depth, clear)
 
-        # per-unit counters
-        for lane, unit in zip(core.completed, core.completed_units or [f"lane{k}" for k in range(len(core.completed))]):
-            tasks, cycles = CSRStatus(32, name=f"{unit}_tasks"), CSRStatus(32, name=f"{unit}_cycles")
-            setattr(self, f"_{unit}_tasks", tasks)
-            setattr(self, f"_{unit}_cycles", cycles)
-            self.sync += If(clear, tasks.status.eq(0), cycles.status.eq(0)).Elif(
-                lane["valid"], tasks.status.eq(tasks.status + 1),
-                cycles.status.eq(cycles.status + lane["finished"] - lane["dispatched"]))
-
         # interrupt
         self.ev = EventManager()
         self.ev.done = EventSourceProcess(edge="falling", description="the engine went idle")
@@ -154,9 +171,9 @@ class Accelerator(LiteXModule):
         self.ev.notify = EventSourcePulse(description="a notify instruction ran")
         self.ev.finalize()
         notify_seen = Signal()
-        self.sync += notify_seen.eq(st["notify"])
-        self.comb += [self.ev.done.trigger.eq(st["busy"]), self.ev.error.trigger.eq(st["error"]),
-                      self.ev.notify.trigger.eq(st["notify"] & ~notify_seen)]
+        self.sync += notify_seen.eq(seen["notify"])
+        self.comb += [self.ev.done.trigger.eq(seen["busy"]), self.ev.error.trigger.eq(seen["error"]),
+                      self.ev.notify.trigger.eq(seen["notify"] & ~notify_seen)]
 
     def _attach_udp(self, core, port, rx_depth, clear):
         """o_udp onto the port's sink; the port's source through a FIFO that drops (and counts) beats

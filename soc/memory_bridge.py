@@ -41,7 +41,30 @@ from litex.soc.interconnect import wishbone
 
 from hhe_gen.params.errors import ParameterError
 
-__all__ = ["KeyVault", "MemoryBridge"]
+__all__ = ["KeyVault", "MemoryBridge", "place_windows", "decode_windows"]
+
+
+def place_windows(windows) -> list[tuple[int, int, int]]:
+    """``(first, words, offset)`` for each secret window ``(first, words)``: the windows packed in
+    order into the vault, ``offset`` its first vault word."""
+    offset, placed = 0, []
+    for first, words in windows:
+        if first < 0 or words < 1:
+            raise ParameterError("secret window", (first, words), "a first engine word >= 0 and >= 1 words")
+        placed.append((first, words, offset))
+        offset += words
+    return placed
+
+
+def decode_windows(module, addr, placed):
+    """Signals (``hit``, ``vault_word``) that ``module`` drives combinationally from the engine word
+    address ``addr``: whether it falls in a window of ``placed`` (:func:`place_windows`), and the
+    vault word (64-bit) it maps to."""
+    hit, vault_word = Signal(), Signal(32)
+    module.comb += [hit.eq(0), vault_word.eq(0)]
+    for first, words, offset in placed:
+        module.comb += If((addr >= first) & (addr < first + words), hit.eq(1), vault_word.eq(offset + addr - first))
+    return hit, vault_word
 
 
 class KeyVault(LiteXModule):
@@ -78,12 +101,9 @@ class MemoryBridge(LiteXModule):
     def __init__(self, cmd, wdata, rdata, bus, base, windows=(), vault=None):
         if windows and vault is None:
             raise ParameterError("vault", None, "a KeyVault when secret windows are given")
-        offset, placed = 0, []
-        for first, words in windows:
-            placed.append((first, words, offset))
-            offset += words
-        if vault is not None and offset * 8 > vault.size:
-            raise ParameterError("vault", vault.size, f">= {offset * 8} bytes for the secret windows")
+        placed = place_windows(windows)
+        if vault is not None and sum(w for _, w in windows) * 8 > vault.size:
+            raise ParameterError("vault", vault.size, f">= {sum(w for _, w in windows) * 8} bytes for the secret windows")
 
         reader_bus = wishbone.Interface(data_width=32, address_width=32, addressing="word")
         writer_bus = wishbone.Interface(data_width=32, address_width=32, addressing="word")
@@ -99,15 +119,8 @@ class MemoryBridge(LiteXModule):
         low = Signal(32)
         to_vault, writing = Signal(), Signal()
 
-        in_window = [(cmd.addr >= first) & (cmd.addr < first + words) for first, words, _ in placed]
-        vault_adr = Signal(30)
-        self.comb += vault_adr.eq(0)
-        for (first, words, off), hit in zip(placed, in_window):
-            self.comb += If(hit, vault_adr.eq(2 * off + ((cmd.addr - first) << 1)))
-        hit_any = Signal()
-        self.comb += hit_any.eq(0)
-        for hit in in_window:
-            self.comb += If(hit, hit_any.eq(1))
+        hit_any, vault_word = decode_windows(self, cmd.addr, placed)
+        vault_adr = vault_word << 1
 
         local = wishbone.Interface(data_width=32, address_width=32, addressing="word")
         self.comb += If(writing, writer_bus.connect(local)).Else(reader_bus.connect(local))

@@ -1,0 +1,176 @@
+"""The accelerator in a clock domain of its own: its streams, pulses and status carried across to the
+system clock, behind the same members as the accelerator itself.
+
+The accelerator may not meet the SoC's system clock (LiteDRAM and LiteEth want theirs); it then
+runs in a domain ``cd`` of its own and :class:`AcceleratorCrossing` stands between it and the
+peripheral (:class:`.accelerator.Accelerator`), which works in ``sys`` as if the accelerator were
+there:
+
+- the instruction, memory (command, write and read beats) and UDP streams go through LiteX's
+  ``stream.ClockDomainCrossing`` (asynchronous FIFOs);
+- packets leaving are held in ``sys`` until their last beat is in (:class:`WholePackets`):
+  LiteEth's UDP port wants a packet without a gap, and a slower clock would leave gaps;
+- ``abort`` and ``clear`` cross as pulses; after an abort the instructions already in the
+  crossing are drained in ``cd`` and ``sys`` waits for that before it sends more;
+- the status and the counters kept in ``cd`` cross together as one word (Migen's
+  ``BusSynchronizer``): a coherent snapshot, so ``busy`` and the counters read with it agree.
+
+With ``cd == "sys"`` every member is a wire to the accelerator and nothing is added.
+
+Parameters
+----------
+core : :class:`.accel_instance.AcceleratorInstance`   built in the domain ``cd``
+cd : str                   the accelerator's clock domain
+stream_depth : int         depth of each asynchronous FIFO
+packet_depth : int         beats of :class:`WholePackets` (a packet is at most 368 beats: 1472 bytes)
+
+Members (all in ``sys``)
+------------------------
+instr, rdata, udp_rx : sinks;  cmd, wdata, udp_tx : sources   (as on the core)
+abort, clear : Signal, in      pulses
+clear_core : Signal            ``clear`` in ``cd``: what the counters kept there use
+pending : Signal, out          instructions handed to the crossing that the engine has not taken yet,
+                               or an abort still draining: the engine counts as busy
+snapshot(signals) -> list      the ``cd`` signals as seen in ``sys`` (all from one ``cd`` cycle)
+
+Latency
+-------
+An asynchronous FIFO: about three cycles of the receiving clock; a snapshot: about eight cycles of
+the slower clock, every time again.
+"""
+
+from __future__ import annotations
+
+from migen import Cat, If, Signal
+from migen.genlib.cdc import BusSynchronizer, PulseSynchronizer
+
+from litex.gen import LiteXModule
+from litex.soc.interconnect import stream
+
+from hhe_gen.params.checks import check_int
+
+__all__ = ["AcceleratorCrossing", "WholePackets"]
+
+_FLUSH_CYCLES = 16
+"""Cycles of ``cd`` an abort drains the instruction crossing for: longer than a word takes to
+become visible on the reading side of an asynchronous FIFO."""
+
+
+class WholePackets(LiteXModule):
+    """A FIFO that lets a packet out only once its last beat is in, so it leaves without a gap.
+
+    Parameters
+    ----------
+    layout : stream layout (with ``last``)
+    depth : int    beats; a packet longer than this would never leave
+
+    Members
+    -------
+    sink, source : stream.Endpoint(layout)
+    complete : Signal   whole packets held
+    """
+
+    def __init__(self, layout, depth: int):
+        self.sink, self.source = stream.Endpoint(layout), stream.Endpoint(layout)
+        self.fifo = fifo = stream.SyncFIFO(layout, depth, buffered=True)
+        self.complete = complete = Signal(max=depth + 2)
+        entered = Signal()
+        left = Signal()
+        self.comb += [
+            self.sink.connect(fifo.sink),
+            fifo.source.connect(self.source, omit={"valid", "ready"}),
+            self.source.valid.eq(fifo.source.valid & (complete != 0)),
+            fifo.source.ready.eq(self.source.ready & (complete != 0)),
+            entered.eq(self.sink.valid & self.sink.ready & self.sink.last),
+            left.eq(self.source.valid & self.source.ready & self.source.last),
+        ]
+        self.sync += complete.eq(complete + entered - left)
+
+
+class AcceleratorCrossing(LiteXModule):
+    """The accelerator seen from ``sys`` (module docstring)."""
+
+    def __init__(self, core, cd: str = "sys", *, stream_depth: int = 16, packet_depth: int = 512):
+        check_int("stream_depth", stream_depth, 4, 1024)
+        check_int("packet_depth", packet_depth, 368, 1 << 16)
+        self.cd = cd
+        self.has_network = core.has_network
+        self.abort, self.clear = Signal(), Signal()
+        self.pending = Signal()
+        if cd == "sys":
+            self.instr, self.cmd, self.wdata, self.rdata = core.instr, core.cmd, core.wdata, core.rdata
+            if core.has_network:
+                self.udp_tx, self.udp_rx = core.udp_tx, core.udp_rx
+            self.clear_core = self.clear
+            self.comb += core.abort.eq(self.abort)
+            return
+
+        def crossing(endpoint, to_core: bool):
+            cdc = stream.ClockDomainCrossing(endpoint.description, cd_from="sys" if to_core else cd,
+                                             cd_to=cd if to_core else "sys", depth=stream_depth)
+            self.submodules += cdc
+            self.comb += (cdc.source.connect(endpoint) if to_core else endpoint.connect(cdc.sink))
+            return cdc.sink if to_core else cdc.source
+
+        instr_cdc = stream.ClockDomainCrossing(core.instr.description, cd_from="sys", cd_to=cd, depth=stream_depth)
+        self.submodules += instr_cdc
+        self.instr = stream.Endpoint(core.instr.description)
+        self.cmd, self.wdata = crossing(core.cmd, False), crossing(core.wdata, False)
+        self.rdata = crossing(core.rdata, True)
+        if core.has_network:
+            self.packets = WholePackets(core.udp_tx.description, packet_depth)
+            self.comb += crossing(core.udp_tx, False).connect(self.packets.sink)
+            self.udp_tx = self.packets.source
+            self.udp_rx = crossing(core.udp_rx, True)
+
+        # abort: the engine's soft reset, then the instruction crossing drained
+        sync_core = getattr(self.sync, cd)
+        abort_ps, drained_ps, clear_ps = (PulseSynchronizer("sys", cd), PulseSynchronizer(cd, "sys"),
+                                          PulseSynchronizer("sys", cd))
+        self.submodules += abort_ps, drained_ps, clear_ps
+        flushing, draining = Signal(), Signal(max=_FLUSH_CYCLES + 1)
+        self.comb += [abort_ps.i.eq(self.abort), core.abort.eq(abort_ps.o),
+                      clear_ps.i.eq(self.clear)]
+        self.clear_core = clear_ps.o
+        sync_core += [
+            drained_ps.i.eq(0),
+            If(abort_ps.o, draining.eq(_FLUSH_CYCLES)).Elif(
+                draining != 0, draining.eq(draining - 1), drained_ps.i.eq(draining == 1)),
+        ]
+        self.sync += If(self.abort, flushing.eq(1)).Elif(drained_ps.o, flushing.eq(0))
+        self.comb += [
+            self.instr.connect(instr_cdc.sink, omit={"valid", "ready"}),
+            instr_cdc.sink.valid.eq(self.instr.valid & ~flushing),
+            self.instr.ready.eq(instr_cdc.sink.ready & ~flushing),
+            instr_cdc.source.connect(core.instr, omit={"valid", "ready"}),
+            core.instr.valid.eq(instr_cdc.source.valid & (draining == 0)),
+            instr_cdc.source.ready.eq(core.instr.ready | (draining != 0)),
+        ]
+
+        # words handed over (sys) against words taken off the crossing (cd), compared in the snapshot
+        handed, taken = Signal(16), Signal(16)
+        self.sync += If(instr_cdc.sink.valid & instr_cdc.sink.ready, handed.eq(handed + 1))
+        sync_core += If(instr_cdc.source.valid & instr_cdc.source.ready, taken.eq(taken + 1))
+        self._snapshot_sources = [taken]
+        self._handed, self._flushing = handed, flushing
+        self._snapshot_signals = None
+
+    def snapshot(self, signals: list) -> list:
+        """``signals`` (in ``cd``) as seen in ``sys``; call once, with everything that must agree."""
+        if self.cd == "sys":
+            return list(signals)
+        if self._snapshot_signals is not None:
+            raise RuntimeError("AcceleratorCrossing.snapshot is called once")
+        sources = self._snapshot_sources + list(signals)
+        width = sum(len(s) for s in sources)
+        self.sync_snapshot = bus = BusSynchronizer(width, self.cd, "sys")
+        self.submodules += bus
+        self.comb += bus.i.eq(Cat(*sources))
+        out, offset = [], 0
+        for s in sources:
+            out.append(bus.o[offset:offset + len(s)])
+            offset += len(s)
+        taken = out.pop(0)
+        self.comb += self.pending.eq((taken != self._handed) | self._flushing)
+        self._snapshot_signals = out
+        return out
