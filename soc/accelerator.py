@@ -1,5 +1,5 @@
-"""The accelerator as a LiteX peripheral: CSRs, an interrupt, a Wishbone DMA master, the key vault
-and LiteEth's hardware UDP port.
+"""The accelerator as a LiteX peripheral: CSRs, an interrupt, its memory (a Wishbone DMA master, or
+LiteDRAM native ports on a board), the key vault and LiteEth's hardware UDP port.
 
 ::
 
@@ -19,6 +19,8 @@ instr_depth : int                instruction FIFO depth (words)
 udp_port : LiteEth UDP user port or None   (``ethcore.udp.crossbar.get_port(port, dw=32)``)
 rx_depth : int                   receive FIFO depth (32-bit beats); a beat arriving with it full is
                                  dropped and counted, so a packet nobody asked for never stalls LiteEth
+dram : :class:`DramMemory` or None   serve the memory port from LiteDRAM (:mod:`.dram_bridge`) with
+                                 the vault in DRAM; None: a Wishbone master and a block-RAM vault
 cd : str                         the accelerator's clock domain (default "sys"); another one puts
                                  :class:`.clock_crossing.AcceleratorCrossing` between it and the
                                  peripheral, which stays in ``sys``
@@ -44,8 +46,8 @@ ev : EventManager (done: busy fell, error: error rose, notify: a notify instruct
 
 Members (buses)
 ---------------
-bus : wishbone.Interface    the DMA master (add it with ``soc.bus.add_master``)
-vault : KeyVault or None    its ``bus`` is the SoC slave to add (``soc.bus.add_slave``)
+bus : wishbone.Interface or None   the DMA master (add it with ``soc.bus.add_master``); None with ``dram``
+vault : KeyVault, DramKeyVault or None   its ``bus`` is the SoC slave to add (``soc.bus.add_slave``)
 
 Latency
 -------
@@ -56,6 +58,8 @@ engine is busy or words wait in the FIFO or the crossing.  The memory bridge's r
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from migen import If, ResetInserter, Signal
 
@@ -68,16 +72,37 @@ from hhe_gen.params.checks import check_int
 
 from .accel_instance import STATUS_PORTS, AcceleratorInstance
 from .clock_crossing import AcceleratorCrossing
+from .dram_bridge import DramKeyVault, DramMemoryBridge
 from .memory_bridge import KeyVault, MemoryBridge
 
-__all__ = ["Accelerator"]
+__all__ = ["Accelerator", "DramMemory"]
+
+
+@dataclass(frozen=True)
+class DramMemory:
+    """Where the accelerator's memory lives on a board with DRAM.
+
+    Members
+    -------
+    read_port, write_port, vault_port : LiteDRAM native ports, 64-bit (``crossbar.get_port``)
+    origin : int        bus byte address of DRAM word 0 (the main RAM's origin)
+    vault_base : int    DRAM word of the vault (above what the bus maps)
+    vault_origin : int  bus byte address of the vault's write-only window
+    """
+    read_port: object
+    write_port: object
+    vault_port: object
+    origin: int
+    vault_base: int
+    vault_origin: int
 
 
 class Accelerator(LiteXModule):
     """The accelerator peripheral (module docstring)."""
 
     def __init__(self, platform, manifest: dict, verilog, *, mem_base: int = 0, secret_windows=(),
-                 instr_depth: int = 512, udp_port=None, rx_depth: int = 1024, cd: str = "sys"):
+                 instr_depth: int = 512, udp_port=None, rx_depth: int = 1024, dram: DramMemory | None = None,
+                 cd: str = "sys"):
         check_int("instr_depth", instr_depth, 2, 4096)
         check_int("rx_depth", rx_depth, 16, 1 << 16)
         self.instr_depth = instr_depth
@@ -147,10 +172,19 @@ class Accelerator(LiteXModule):
         # memory
         self._mem_base = CSRStorage(32, reset=mem_base, description="bus byte address of engine word 0")
         windows = [tuple(w) for w in secret_windows]
-        self.vault = KeyVault(sum(w for _, w in windows)) if windows else None
-        self.bus = wishbone.Interface(data_width=32, address_width=32, addressing="word")
-        self.bridge = MemoryBridge(core.cmd, core.wdata, core.rdata, self.bus, self._mem_base.storage,
-                                   windows, self.vault)
+        vault_words = sum(w for _, w in windows)
+        if dram is None:
+            self.vault = KeyVault(vault_words) if windows else None
+            self.bus = wishbone.Interface(data_width=32, address_width=32, addressing="word")
+            self.bridge = MemoryBridge(core.cmd, core.wdata, core.rdata, self.bus, self._mem_base.storage,
+                                       windows, self.vault)
+        else:
+            self.bus = None
+            self.vault = DramKeyVault(dram.vault_port, dram.vault_origin, dram.vault_base, 8 * vault_words)
+            base = Signal(32)
+            self.comb += base.eq((self._mem_base.storage - dram.origin)[3:])
+            self.bridge = DramMemoryBridge(core.cmd, core.wdata, core.rdata, dram.read_port, dram.write_port,
+                                           base, windows, dram.vault_base)
         self._reads, self._writes = CSRStatus(32, name="reads"), CSRStatus(32, name="writes")
         self._vault_writes = CSRStatus(32, name="vault_writes", description="32-bit words written to the key vault")
         if self.vault is not None:

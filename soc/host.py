@@ -3,7 +3,7 @@
 :class:`SocHost` speaks to any SoC built by :mod:`hhe_gen.soc` through LiteX's Etherbone client
 (``litex.tools.remote.comm_udp.CommUDP``): the simulated one in its network namespace
 (:mod:`.sim_run`) or a board.  What it needs of the SoC is in the build's ``soc.json``
-(:meth:`.sim_soc.HheSimSoC.info`: the main RAM, the key vault and its windows) and ``csr.csv``.
+(:meth:`.integration.HheSoC.info`: the main RAM, the key vault and its windows) and ``csr.csv``.
 
 * :meth:`write_memory` writes an engine memory image ({word address: 64-bit value}): words in a
   secret window go to the key vault (write-only on the bus), the others to the main RAM at

@@ -38,7 +38,7 @@ class SimBuild:
     -------
     folder : Path       the build (``gateware/``, ``software/``, ``csr.csv``, ``soc.json``)
     binary : Path       ``gateware/obj_dir/Vsim``
-    info : dict         :meth:`.sim_soc.HheSimSoC.info` plus the accelerator's manifest under ``manifest``
+    info : dict         :meth:`.integration.HheSoC.info` plus the accelerator's manifest under ``manifest``
     cached : bool
     """
     folder: Path
@@ -55,8 +55,8 @@ class SimBuild:
         return self.folder / "csr.csv"
 
 
-BUILD_SOURCES = ("accel_instance.py", "accelerator.py", "memory_bridge.py", "mailbox.py", "sim_soc.py",
-                 "sim_build.py")
+BUILD_SOURCES = ("accel_instance.py", "accelerator.py", "clock_crossing.py", "memory_bridge.py", "dram_bridge.py",
+                 "mailbox.py", "integration.py", "sim_soc.py", "sim_build.py")
 """The modules whose text is part of a build's cache key (with the firmware's files, the
 accelerator's Verilog and manifest): what the SoC is made of, not how a host talks to it."""
 
@@ -97,15 +97,20 @@ def _key(parts) -> str:
     return h.hexdigest()[:20]
 
 
-def build_sim_soc(params, lanes: int = 2, *, rubato: str | None = None, cache_dir=None,
-                  progress: bool = True) -> SimBuild:
+def build_sim_soc(params, lanes: int = 2, *, rubato: str | None = None, accel_clk_freq: int | None = None,
+                  cache_dir=None, progress: bool = True) -> SimBuild:
     """Build (or find in the cache) the simulated SoC with the client accelerator for ``params``
-    (a :class:`hhe_gen.params.ckks.CKKSParams`) at ``lanes`` lanes, dual mode with ``rubato``."""
+    (a :class:`hhe_gen.params.ckks.CKKSParams`) at ``lanes`` lanes, dual mode with ``rubato``; with
+    ``accel_clk_freq`` (Hz, against the system clock's 1 MHz) the accelerator runs on a clock of
+    its own (the half period in picoseconds must be whole: LiteX's simulator clocks)."""
     import tempfile
 
     from hhe_gen.engine.generate_accel import generate_accel
     from hhe_gen.engine.memory_map import MemoryMap
 
+    if accel_clk_freq is not None and (10 ** 12 % (2 * accel_clk_freq) or not 1000 <= accel_clk_freq <= 10 ** 7):
+        raise ParameterError("accel_clk_freq", accel_clk_freq,
+                             "1 kHz .. 10 MHz with a whole half period in picoseconds (e.g. 800000)")
     if shutil.which("riscv64-unknown-elf-gcc") is None:
         raise ParameterError("riscv64-unknown-elf-gcc", None,
                              "Debian's gcc-riscv64-unknown-elf on PATH (apt-get install gcc-riscv64-unknown-elf "
@@ -121,10 +126,11 @@ def build_sim_soc(params, lanes: int = 2, *, rubato: str | None = None, cache_di
         manifest = load_manifest(gen["paths"]["manifest"])
         here = Path(__file__).parent
         sources = [here / f for f in BUILD_SOURCES] + sorted((here / "firmware").glob("*"))
-        key = _key([verilog, json.dumps(manifest, sort_keys=True, default=str), lanes, rubato]
+        key = _key([verilog, json.dumps(manifest, sort_keys=True, default=str), lanes, rubato, accel_clk_freq]
                    + [p.read_bytes() for p in sources])
         root = Path(cache_dir or soc_cache_root())
-        folder = root / f"soc-{params.name}-p{lanes}{'-' + rubato if rubato else ''}-{key}"
+        clock = f"-accel{accel_clk_freq}" if accel_clk_freq else ""
+        folder = root / f"soc-{params.name}-p{lanes}{'-' + rubato if rubato else ''}{clock}-{key}"
         binary = folder / "gateware" / "obj_dir" / "Vsim"
         root.mkdir(parents=True, exist_ok=True)
         with locked(root / f".{folder.name}.lock"):
@@ -136,7 +142,7 @@ def build_sim_soc(params, lanes: int = 2, *, rubato: str | None = None, cache_di
             for name in ("verilog", "manifest"):
                 shutil.copy(gen["paths"][name], folder / "accel")
             layout = MemoryMap.for_params(params)
-            info = _elaborate(folder, folder / "accel" / "hhe_accel.v", manifest, layout, progress)
+            info = _elaborate(folder, folder / "accel" / "hhe_accel.v", manifest, layout, progress, accel_clk_freq)
             info["manifest"] = manifest
             info["params"] = params.name
             _compile(folder / "gateware", progress)
@@ -144,7 +150,7 @@ def build_sim_soc(params, lanes: int = 2, *, rubato: str | None = None, cache_di
             return SimBuild(folder, binary, info, False)
 
 
-def _elaborate(folder: Path, verilog: Path, manifest: dict, layout, progress: bool) -> dict:
+def _elaborate(folder: Path, verilog: Path, manifest: dict, layout, progress: bool, accel_clk_freq=None) -> dict:
     """Two passes: the SoC with LiteX's BIOS builds the software libraries and headers the
     firmware links against; the firmware is compiled; the SoC with the firmware in its ROM is
     written out for Verilator."""
@@ -160,17 +166,19 @@ def _elaborate(folder: Path, verilog: Path, manifest: dict, layout, progress: bo
     cwd = os.getcwd()
     try:
         with _output_to(folder / "build.log"):
-            first = HheSimSoC(manifest, verilog, layout)
+            first = HheSimSoC(manifest, verilog, layout, accel_clk_freq=accel_clk_freq)
             Builder(first, compile_software=True, compile_gateware=False, **common).build(run=False)
         if progress:
             say("compiling the firmware (soc/firmware) ...")
         binary = compile_firmware(folder)
         firmware = get_mem_data(str(binary), data_width=32, endianness="little")
         with _output_to(folder / "build.log"):
-            soc = HheSimSoC(manifest, verilog, layout, firmware=firmware)
+            soc = HheSimSoC(manifest, verilog, layout, firmware=firmware, accel_clk_freq=accel_clk_freq)
         info = soc.info()
         config = SimConfig()
         config.add_clocker("sys_clk", freq_hz=info["clk_freq"])
+        if accel_clk_freq is not None:
+            config.add_clocker("accel_clk", freq_hz=accel_clk_freq)
         config.add_module("serial2console", "serial")
         config.add_module("ethernet", "eth", args={"interface": "tap0", "ip": info["remote_ip"]})
         with _output_to(folder / "build.log"):

@@ -61,7 +61,7 @@ def _secrecy(soc, sk_ntt_words) -> dict:
 
 
 def run_soc_sim(params_name: str = "toy", lanes: int = 2, rubato: str | None = DEFAULT_RUBATO, *,
-                use_lattigo: bool = True, seed: int = 7, progress=None) -> dict:
+                use_lattigo: bool = True, seed: int = 7, progress=None, accel_clk_freq: int | None = None) -> dict:
     """Build and run the simulated SoC end to end (module docstring); returns the report."""
     from hhe_gen.engine.generate_accel import DEFAULT_SLOT_FORMAT, client_engine
     from hhe_gen.engine import memory_map, programs
@@ -79,8 +79,8 @@ def run_soc_sim(params_name: str = "toy", lanes: int = 2, rubato: str | None = D
     say_ = progress or say
     p = preset(params_name)
     t0 = time.monotonic()
-    build = build_sim_soc(p, lanes, rubato=rubato)
-    report = {"params": p.name, "lanes": lanes, "rubato_set": rubato,
+    build = build_sim_soc(p, lanes, rubato=rubato, accel_clk_freq=accel_clk_freq)
+    report = {"params": p.name, "lanes": lanes, "rubato_set": rubato, "accel_clk_freq": accel_clk_freq,
               "build": {"cached": build.cached, "seconds": round(time.monotonic() - t0, 1),
                         "folder": str(build.folder)}}
     from hhe_gen.cores.unused import mark_unused

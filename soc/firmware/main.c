@@ -3,7 +3,7 @@
  *
  * The host talks to it through the mailbox CSRs (soc/mailbox.py): it writes the arguments, then
  * mailbox_command = (sequence << 8) | code, and polls mailbox_reply for the sequence number.
- * The SoC defines HHE_N, HHE_UDP_PORT, HHE_INSTR_DEPTH, HHE_LOCAL_IP and HHE_REMOTE_IP (soc/sim_soc.py).
+ * The SoC defines HHE_N, HHE_UDP_PORT, HHE_INSTR_DEPTH, HHE_LOCAL_IP and HHE_REMOTE_IP (soc/integration.py).
  * Commands (docs/soc.md has the table):
  *   PING     -> value0 = firmware version, value1 = N, value2 = the instruction FIFO's depth,
  *            value3 = 1 once the host's address is resolved (ARP; SEND needs it)
@@ -33,6 +33,9 @@
 #include <generated/mem.h>
 #include <generated/soc.h>
 #include <system.h>
+#ifdef CSR_SDRAM_BASE
+#include <liblitedram/sdram.h>
+#endif
 
 #define FIRMWARE_VERSION 1
 
@@ -179,6 +182,12 @@ int main(void)
 	uint32_t last = mailbox_command_read() >> 8;
 	uart_init();                                  /* polled: the SoC defines UART_POLLING */
 	printf("hhe-gen firmware %d: N = %d, accelerator FIFO %d words\n", FIRMWARE_VERSION, HHE_N, HHE_INSTR_DEPTH);
+#ifdef CSR_SDRAM_BASE
+	/* boards: the DRAM holds the engine's memory map and the key vault; the BIOS is not there to
+	   calibrate it */
+	if (!sdram_init())
+		printf("DRAM initialisation FAILED: the accelerator's memory is unusable\n");
+#endif
 	timer0_en_write(0);
 	timer0_reload_write(0);
 	timer0_load_write(0xffffffff);

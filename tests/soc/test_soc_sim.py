@@ -82,6 +82,32 @@ def test_program_cycles_are_the_accelerators(report):
     assert report["ok"]
 
 
+@pytest.fixture(scope="module")
+def report_own_clock():
+    if REASON is not None:
+        pytest.skip(REASON)
+    from hhe_gen.apps.soc_sim import run_soc_sim
+    return run_soc_sim("toy", 2, "128s", use_lattigo=False, accel_clk_freq=800_000)
+
+
+def test_the_accelerator_on_a_clock_of_its_own_gives_the_same_words(report_own_clock):
+    """The crossing a board uses when the accelerator cannot meet the system clock: asynchronous
+    FIFOs, whole packets to LiteEth, the status as one snapshot (0.8 MHz against 1 MHz)."""
+    r = report_own_clock
+    assert r["accel_clk_freq"] == 800_000
+    for name in ("encrypt_pk", "encrypt_sk"):
+        assert r[name]["status"] == "ok" and r[name]["equal_to_model"] and r[name]["packets"] == 4, name
+    assert r["rubato"]["equal_to_model"] and r["rubato"]["error_cause"] == 0
+    e = r["decrypt_network"]
+    assert e["equal_to_model"] and e["packets_received"] == 2 and e["rx_dropped"] == 0
+    assert r["cpu_driven"]["equal_to_model"]
+    assert r["secrecy"]["secret_words_found"] == 0 and r["secrecy"]["vault_nonzero"] == 0
+    b = r["bad_input"]
+    assert b["malformed_word"] == "accelerator error cause 1" and b["next_program"] == "ok"
+    assert r["key_setup_direct"]["units"]["ntt"]["tasks"] == 6      # the counters crossed with the status
+    assert r["ok"]
+
+
 def test_cli_refuses_an_unknown_preset_before_building(capsys):
     from hhe_gen.apps.cli import main
     assert main(["soc", "sim", "--params", "no-such-preset"]) == 2

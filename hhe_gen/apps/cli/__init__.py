@@ -17,7 +17,8 @@
                        [--device D] [--reserve R] [--json FILE]
     hhe-gen net receive --port P [--host H] [--timeout S] [--rows R] -o ct.json
     hhe-gen net send --in ct.json --to HOST:PORT [--message ID] [--segment K]
-    hhe-gen soc sim [--params P] [--lanes L] [--rubato SET|none] [--no-lattigo] [--json FILE]
+    hhe-gen soc sim [--params P] [--lanes L] [--rubato SET|none] [--no-lattigo] [--accel-clock HZ] [--json FILE]
+    hhe-gen soc build --board ecpix5|arty-a7 [--params P] [--lanes L] [--rubato SET|none] [--accel-mhz F] [-o DIR]
     hhe-gen generate ntt --n N --lanes P [--bits W --count C | --primes q,...] [--reducer KIND]
                          [--banking dual|single] [--twiddles rom|otf] [--arch iterative|sdf|mdc [--direction D]] -o DIR
     hhe-gen generate ifft|fft|encoder|decoder --n N --lanes P [--width W --frac-bits F]

@@ -1,0 +1,154 @@
+"""``hhe-gen soc build``: the SoC for a board, from the accelerator's parameters to a bitstream (ECP5)
+or a synthesis report and scripts (Artix-7).
+
+    report = build_board("ecpix5", preset("dna-hhe"), lanes=2, rubato=None, accel_clk_freq=60e6)
+    report["clocks"], report["utilisation"], report["bitstream"], report["load"]
+
+Steps, each shown while it runs: the accelerator is generated for the board's family; LiteX's
+software and the firmware are compiled and the SoC is written out with the firmware in its ROM
+(:func:`hhe_gen.soc.soc_build.elaborate_with_firmware`; kept under the SoC cache by a key over what
+it is made of); then :func:`hhe_gen.flow.gateware.place_and_route_ecp5` (Yosys, nextpnr-ecp5 with
+the placer and router options big designs need, ecppack) or
+:func:`hhe_gen.flow.gateware.synth_xilinx_gateware` (Yosys ``synth_xilinx``).  The folder of the
+build also holds ``soc.json`` and ``csr.csv``, what :class:`hhe_gen.client.Client` needs for
+``backend="board"``.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from hhe_gen.flow.tools import say
+from hhe_gen.params.errors import ParameterError
+
+__all__ = ["BOARDS", "Board", "build_board"]
+
+
+@dataclass(frozen=True)
+class Board:
+    """A board target.
+
+    Members
+    -------
+    name, module : str        ``hhe-gen soc build --board`` name; the module under ``hhe_gen.boards``
+    soc_class : str           the SoC class in it
+    family : str              "ecp5" (full bitstream) or "xilinx" (synthesis, scripts)
+    sys_clk_freq : float      the default system clock
+    fpga : str                the part
+    loader : str              openFPGALoader's ``--board`` name
+    """
+    name: str
+    module: str
+    soc_class: str
+    family: str
+    sys_clk_freq: float
+    fpga: str
+    loader: str
+
+
+BOARDS = {
+    "ecpix5": Board("ecpix5", "ecpix5", "HheEcpix5SoC", "ecp5", 75e6, "LFE5UM5G-85F-8BG554", "ecpix5"),
+    "arty-a7": Board("arty-a7", "arty_a7", "HheArtyA7SoC", "xilinx", 100e6, "XC7A100T-1CSG324", "arty_a7_100t"),
+}
+
+ECP5_SYNTH_ARGS = ("-nowidelut",)
+"""``synth_ecp5`` options for the SoC (the big cores routed only without wide-LUT muxes)."""
+ECP5_NEXTPNR_ARGS = ("--placer", "static", "--router", "router2")
+"""nextpnr-ecp5 options for the SoC: the static placer and router2, which routed the big cores."""
+
+
+def build_board(board: str, params, lanes: int = 2, rubato: str | None = None, *, sys_clk_freq: float | None = None,
+                accel_clk_freq: float | None = None, seed: int = 1, place_and_route: bool = True,
+                synth_args=ECP5_SYNTH_ARGS, nextpnr_args=ECP5_NEXTPNR_ARGS, out_dir=None, progress: bool = True) -> dict:
+    """Build the SoC for ``board`` (module docstring); returns the report (also ``report.json`` in
+    the build folder and, when given, ``out_dir``)."""
+    import importlib
+    import tempfile
+
+    from hhe_gen.engine.memory_map import MemoryMap
+    from hhe_gen.flow.filelock import locked
+    from hhe_gen.soc.accel_instance import load_manifest
+    from hhe_gen.soc.soc_build import build_key, elaborate_with_firmware, generate_for_soc, soc_cache_root, \
+        soc_sources
+
+    if board not in BOARDS:
+        raise ParameterError("board", board, "one of " + ", ".join(BOARDS))
+    spec = BOARDS[board]
+    sys_clk_freq = float(sys_clk_freq or spec.sys_clk_freq)
+    module = importlib.import_module(f"hhe_gen.boards.{spec.module}")
+    soc_class = getattr(module, spec.soc_class)
+    t_start = time.monotonic()
+    with tempfile.TemporaryDirectory() as tmp:
+        gen = generate_for_soc(params, lanes, rubato, Path(tmp) / "accel", progress=progress,
+                               target="xilinx" if spec.family == "xilinx" else "ecp5")
+        verilog = Path(gen["paths"]["verilog"]).read_text()
+        manifest = load_manifest(gen["paths"]["manifest"])
+        here = Path(__file__).parent
+        key = build_key([verilog, json.dumps(manifest, sort_keys=True, default=str), board, lanes, rubato,
+                         sys_clk_freq, accel_clk_freq]
+                        + [p.read_bytes() for p in soc_sources(here / f"{spec.module}.py", here / "dram_board.py")])
+        root = soc_cache_root()
+        clock = f"-accel{accel_clk_freq / 1e6:g}" if accel_clk_freq else ""
+        folder = root / f"{board}-{params.name}-p{lanes}{'-' + rubato if rubato else ''}{clock}-{key}"
+        root.mkdir(parents=True, exist_ok=True)
+        layout = MemoryMap.for_params(params)
+        with locked(root / f".{folder.name}.lock"):
+            elaborated = (folder / "soc.json").exists()
+            if not elaborated:
+                if folder.exists():
+                    shutil.rmtree(folder)
+                (folder / "accel").mkdir(parents=True)
+                for name in ("verilog", "manifest"):
+                    shutil.copy(gen["paths"][name], folder / "accel")
+
+                def make_soc(firmware):
+                    return soc_class(manifest, (folder / "accel" / "hhe_accel.v").resolve(), layout,
+                                     sys_clk_freq=sys_clk_freq, accel_clk_freq=accel_clk_freq, firmware=firmware)
+
+                def write_gateware(soc, options):
+                    from litex.soc.integration.builder import Builder
+                    Builder(soc, compile_software=False, compile_gateware=False, **options).build(run=False)
+
+                soc, firmware_bytes = elaborate_with_firmware(folder, make_soc, write_gateware, progress=progress)
+                info = {**soc.info(), "manifest": manifest, "params": params.name, "board": board,
+                        "firmware_bytes": firmware_bytes}
+                (folder / "soc.json").write_text(json.dumps(info, indent=1))
+            elif progress:
+                say(f"the SoC for {board} is already elaborated ({folder})")
+    info = json.loads((folder / "soc.json").read_text())
+    top = module.TOP
+    report = {"board": board, "fpga": spec.fpga, "params": params.name, "lanes": lanes, "rubato": rubato,
+              "sys_clk_mhz": sys_clk_freq / 1e6, "accel_clk_mhz": accel_clk_freq / 1e6 if accel_clk_freq else None,
+              "folder": str(folder), "firmware_bytes": info.get("firmware_bytes"), "cached_elaboration": elaborated}
+    if spec.family == "ecp5" and place_and_route:
+        from hhe_gen.flow.gateware import place_and_route_ecp5
+        r = place_and_route_ecp5(folder / "gateware", top, device=module.DEVICE, package=module.PACKAGE,
+                                 speed=module.SPEED, seed=seed, synth_args=tuple(synth_args),
+                                 nextpnr_args=tuple(nextpnr_args))
+        bit = folder / f"{top}.bit"
+        shutil.copy(r["bitstream"], bit)
+        report.update(clocks=r["clocks"], timing_met=r["met"], utilisation=r["utilisation"], area=r["area"],
+                      yosys_s=r["yosys_s"], nextpnr_s=r["nextpnr_s"], seed=seed, synth_args=list(synth_args),
+                      nextpnr_args=list(nextpnr_args), bitstream=str(bit),
+                      load=f"openFPGALoader --board {spec.loader} {bit}", flow_cached=r.cached)
+    elif spec.family == "xilinx":
+        from hhe_gen.flow.gateware import synth_xilinx_gateware
+        r = synth_xilinx_gateware(folder / "gateware", top)
+        scripts = sorted(str(p) for p in (folder / "gateware").glob(f"build_{top}.*"))
+        scripts += sorted(str(p) for p in (folder / "gateware").glob(f"{top}.tcl"))
+        report.update(area=r["area"], yosys_s=r["yosys_s"], flow_cached=r.cached, scripts=scripts,
+                      load=f"openFPGALoader --board {spec.loader} {folder / 'gateware' / (top + '.bit')}"
+                           "  (after Vivado or openXC7 made the bitstream)")
+    report["seconds"] = round(time.monotonic() - t_start, 1)
+    (folder / "report.json").write_text(json.dumps(report, indent=1))
+    if out_dir is not None:
+        out = Path(out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        for name in ("report.json", "soc.json", "csr.csv", f"{top}.bit"):
+            if (folder / name).exists():
+                shutil.copy(folder / name, out / name)
+    return report

@@ -1,0 +1,185 @@
+"""Place and route of a whole SoC that LiteX wrote out (``Builder(...).build(run=False)``): Yosys,
+nextpnr-ecp5 and ecppack through the project's YoWASP runner, with the options LiteX's own build
+script cannot pass; and Yosys ``synth_xilinx`` for Xilinx-7 boards, where the open toolchain stops
+at synthesis here.  Cached like :mod:`hhe_gen.flow.synth` (``$HHE_GEN_CACHE/synth``).
+
+    result = place_and_route_ecp5(gateware, "lambdaconcept_ecpix5", device="um5g-85k",
+                                  package="CABGA554", speed=8, synth_args=("-nowidelut",))
+    result["clocks"], result["utilisation"], result["bitstream"]
+
+LiteX's ``<top>.ys`` names the Verilog files (the accelerator's, the CPU's, the SoC's); they are read
+in that order, with the memory initialisers (``*.init``) and constraints beside them.  The key of a
+run covers all of them, the tool versions and the options.  During the long steps a line shows
+what nextpnr is doing, once a minute.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import threading
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+from hhe_gen.flow.runner import run
+from hhe_gen.flow.synth_cache import cached_run, tools_fingerprint
+from hhe_gen.flow.synth_reports import ecp5_area, xilinx_area
+from hhe_gen.flow.tools import say
+from hhe_gen.params.errors import ParameterError
+
+__all__ = ["gateware_sources", "place_and_route_ecp5", "synth_xilinx_gateware"]
+
+
+def gateware_sources(gateware: Path, top: str) -> list[Path]:
+    """The Verilog files LiteX's ``<top>.ys`` reads, in its order."""
+    script = Path(gateware) / f"{top}.ys"
+    if not script.exists():
+        raise ParameterError("gateware", str(gateware), f"a LiteX gateware folder with {top}.ys")
+    files = [Path(m) for m in re.findall(r"^read_verilog\s+(?:-\S+\s+)*(\S+)", script.read_text(), re.M)]
+    return [f if f.is_absolute() else Path(gateware) / f for f in files]
+
+
+def _inputs(gateware: Path, top: str, extra=()) -> tuple[str, dict[str, str]]:
+    """The Verilog (concatenated, in order) and the side files (``*.init`` and ``extra``) by name."""
+    text = "\n".join(p.read_text() for p in gateware_sources(gateware, top))
+    side = {p.name: p.read_text() for p in sorted(Path(gateware).glob("*.init"))}
+    for name in extra:
+        side[name] = (Path(gateware) / name).read_text()
+    return text, side
+
+
+@contextmanager
+def _heartbeat(log: Path, label: str, every: float = 60.0):
+    """A line every ``every`` seconds with the last ``Info:`` line of ``log``."""
+    stop = threading.Event()
+    t0 = time.monotonic()
+
+    def beat():
+        while not stop.wait(every):
+            last = ""
+            try:
+                for line in log.read_text(errors="replace").splitlines()[-200:]:
+                    if line.startswith("Info:") and line[5:].strip():
+                        last = line[5:].strip()
+            except OSError:
+                pass
+            say(f"{label}: {time.monotonic() - t0:.0f} s" + (f" ({last[:90]})" if last else ""))
+
+    thread = threading.Thread(target=beat, daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+
+
+def place_and_route_ecp5(gateware, top: str, *, device: str, package: str, speed: int = 8, seed: int = 1,
+                         synth_args: tuple = (), nextpnr_args: tuple = (), cache: bool = True,
+                         timeout: float | None = None):
+    """Yosys ``synth_ecp5``, ``nextpnr-ecp5`` (constraints from ``<top>.lpf``) and ``ecppack`` on a
+    LiteX gateware folder.
+
+    Returns
+    -------
+    SynthResult (a dict): ``utilisation`` (nextpnr's used / available per cell type), ``area`` (Yosys
+    cells, :func:`.synth_reports.ecp5_area`), ``clocks`` (per clock: ``achieved`` and ``constraint``
+    MHz, ``met``), ``met`` (every clock), ``bitstream`` / ``svf`` (paths in the cache),
+    ``yosys_s``, ``nextpnr_s``, ``seed``, ``synth_args``, ``nextpnr_args``.
+    """
+    gateware = Path(gateware)
+    text, side = _inputs(gateware, top, extra=(f"{top}.lpf",))
+    tools = tools_fingerprint(("yosys", "nextpnr-ecp5", "ecppack"))
+    options = {"flow": "soc-ecp5", "top": top, "device": device, "package": package, "speed": speed, "seed": seed,
+               "synth_args": list(synth_args), "nextpnr_args": list(nextpnr_args), "side": side}
+
+    def job(workdir: Path) -> dict:
+        for name, content in side.items():
+            (workdir / name).write_text(content)
+        extra = "".join(" " + a for a in synth_args)
+        (workdir / "synth.ys").write_text(
+            "verilog_defaults -push\nverilog_defaults -add -defer\nread_verilog top.v\nverilog_defaults -pop\n"
+            'attrmap -tocase keep -imap keep="true" keep=1 -imap keep="false" keep=0 -remove keep=0\n'
+            f"synth_ecp5 -top {top}{extra} -json netlist.json\n"
+            "tee -q -o stat.json stat -json\n")
+        t0 = time.monotonic()
+        run("yosys", ["-q", "-l", "yosys.log", "synth.ys"], cwd=workdir, timeout=timeout,
+            progress=f"yosys synth_ecp5 {top} (the whole SoC)")
+        yosys_s = time.monotonic() - t0
+        t0 = time.monotonic()
+        with _heartbeat(workdir / "nextpnr.log", "nextpnr-ecp5"):
+            run("nextpnr-ecp5", [f"--{device}", "--package", package, "--speed", str(speed), "--seed", str(seed),
+                                 "--json", "netlist.json", "--lpf", f"{top}.lpf", "--textcfg", f"{top}.config",
+                                 "--timing-allow-fail", "--report", "report.json", "-l", "nextpnr.log", "--quiet",
+                                 *nextpnr_args],
+                cwd=workdir, timeout=timeout, progress=f"nextpnr-ecp5 {top} ({device} {package}, seed {seed})")
+        nextpnr_s = time.monotonic() - t0
+        run("ecppack", ["--bootaddr", "0", "--compress", f"{top}.config", "--svf", f"{top}.svf", "--bit", f"{top}.bit"],
+            cwd=workdir, timeout=timeout, progress="ecppack (the bitstream)")
+        (workdir / "netlist.json").unlink()
+        (workdir / f"{top}.config").unlink()
+        return {"yosys_s": round(yosys_s, 1), "nextpnr_s": round(nextpnr_s, 1)}
+
+    def summarize(workdir: Path, done: dict) -> dict:
+        report = json.loads((workdir / "report.json").read_text())
+        stat = json.loads((workdir / "stat.json").read_text())
+        clocks = {}
+        for clock, f in report.get("fmax", {}).items():
+            clocks[clock] = {"achieved": round(f["achieved"], 2), "constraint": round(f["constraint"], 2),
+                             "met": f["achieved"] >= f["constraint"]}
+        used = {k: {"used": v["used"], "available": v["available"]}
+                for k, v in report.get("utilization", {}).items() if v["used"]}
+        bit = workdir / f"{top}.bit"
+        if not bit.exists():
+            raise ValueError("no bitstream")
+        return {"clocks": clocks, "met": all(c["met"] for c in clocks.values()), "utilisation": used,
+                "area": ecp5_area(stat["design"]["num_cells_by_type"]), "bitstream": str(bit),
+                "svf": str(workdir / f"{top}.svf"), "yosys_s": done["yosys_s"], "nextpnr_s": done["nextpnr_s"],
+                "device": device, "package": package, "seed": seed, "synth_args": list(synth_args),
+                "nextpnr_args": list(nextpnr_args)}
+
+    return cached_run("soc-ecp5", top, text, tools, options, cache, job, summarize)
+
+
+def synth_xilinx_gateware(gateware, top: str, *, family: str = "xc7", cache: bool = True,
+                          timeout: float | None = None):
+    """Yosys ``synth_xilinx`` on a LiteX gateware folder: the utilisation (``area``:
+    :func:`.synth_reports.xilinx_area`), ``yosys_s``.  Place and route is left to Vivado or
+    openXC7 (the build's ``<top>.tcl``)."""
+    gateware = Path(gateware)
+    text, side = _inputs(gateware, top)
+    tools = tools_fingerprint(("yosys",))
+    options = {"flow": "soc-xilinx", "top": top, "family": family, "side": side}
+
+    def job(workdir: Path) -> dict:
+        for name, content in side.items():
+            (workdir / name).write_text(content)
+        (workdir / "synth.ys").write_text(
+            "verilog_defaults -push\nverilog_defaults -add -defer\nread_verilog top.v\nverilog_defaults -pop\n"
+            'attrmap -tocase keep -imap keep="true" keep=1 -imap keep="false" keep=0 -remove keep=0\n'
+            f"synth_xilinx -family {family} -top {top} -flatten\n"
+            "tee -q -o stat.json stat -json\n")
+        t0 = time.monotonic()
+        run("yosys", ["-q", "-l", "yosys.log", "synth.ys"], cwd=workdir, timeout=timeout,
+            progress=f"yosys synth_xilinx {top} (the whole SoC)")
+        return {"yosys_s": round(time.monotonic() - t0, 1)}
+
+    def summarize(workdir: Path, done: dict) -> dict:
+        stat = json.loads((workdir / "stat.json").read_text())
+        return {"area": xilinx_area(stat["design"]["num_cells_by_type"], ("DSP48E1", "CARRY4")),
+                "yosys_s": done["yosys_s"], "family": family}
+
+    return cached_run("soc-xilinx", top, text, tools, options, cache, job, summarize)
+
+
+def copy_outputs(result, out_dir: Path, names=()) -> list[Path]:
+    """Copy files of a cached run (``names`` in its folder) into ``out_dir``."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    copied = []
+    for name in names:
+        src = Path(result.workdir) / name
+        if src.exists():
+            shutil.copy(src, out_dir / name)
+            copied.append(out_dir / name)
+    return copied
