@@ -153,11 +153,29 @@ class SocSimBackend(_SocBackend):
 
 class BoardBackend(_SocBackend):
     """A board running the SoC: Etherbone to ``ip``, ciphertexts on the UDP port of its ``info``
-    (the build's ``soc.json``) and ``csr_csv``."""
+    (the build's ``soc.json``) and ``csr_csv``; or all three from ``folder``, the build's folder
+    (``hhe-gen soc build -o DIR``).  A build for other parameters is refused before anything is sent."""
     name = "board"
 
-    def __init__(self, client, *, ip: str, csr_csv, info: dict, host_ip: str = "0.0.0.0"):
+    def __init__(self, client, *, folder=None, ip: str | None = None, csr_csv=None, info: dict | None = None,
+                 host_ip: str = "0.0.0.0"):
+        import json
+        from pathlib import Path
+
+        from hhe_gen.params.errors import ParameterError
         from hhe_gen.soc.host import SocHost, etherbone_client
+        if folder is not None:
+            folder = Path(folder)
+            if not (folder / "soc.json").exists() or not (folder / "csr.csv").exists():
+                raise ParameterError("board folder", str(folder), "a board build with soc.json and csr.csv "
+                                     "(hhe-gen soc build -o DIR)")
+            info = info or json.loads((folder / "soc.json").read_text())
+            csr_csv = csr_csv or folder / "csr.csv"
+        if info is None or csr_csv is None:
+            raise ParameterError("board", None, "folder=... or ip=..., csr_csv=..., info=...")
+        if info.get("params") not in (None, client.params.name):
+            raise ParameterError("board", info.get("params"), f"a SoC built for {client.params.name!r}")
+        ip = ip or info["ip"]
         super().__init__(client)
         comm = etherbone_client(ip, info.get("etherbone_port", 1234), csr_csv, timeout=1.0)
         comm.open()

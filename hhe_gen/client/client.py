@@ -4,7 +4,8 @@ accelerator, the same calls on every backend (:mod:`.backends`).
 Parameters
 ----------
 params : str or CKKSParams     a preset name or parameters
-backend : str                  "model" | "rtl" | "soc-sim" | "board" (then
+backend : str                  "model" | "rtl" | "soc-sim" | "board" (then ``board=dict(folder=...)``,
+                               the build's folder of ``hhe-gen soc build -o``, or
                                ``board=dict(ip=..., csr_csv=..., info=...)``)
 lanes : int                    the accelerator's lanes (rtl, soc-sim)
 rubato : str or None           the Rubato set of a dual-mode accelerator ("128s", ...)

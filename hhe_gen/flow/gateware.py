@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import threading
 import time
 from contextlib import contextmanager
@@ -172,14 +171,3 @@ def synth_xilinx_gateware(gateware, top: str, *, family: str = "xc7", cache: boo
 
     return cached_run("soc-xilinx", top, text, tools, options, cache, job, summarize)
 
-
-def copy_outputs(result, out_dir: Path, names=()) -> list[Path]:
-    """Copy files of a cached run (``names`` in its folder) into ``out_dir``."""
-    out_dir.mkdir(parents=True, exist_ok=True)
-    copied = []
-    for name in names:
-        src = Path(result.workdir) / name
-        if src.exists():
-            shutil.copy(src, out_dir / name)
-            copied.append(out_dir / name)
-    return copied

@@ -88,3 +88,12 @@ def test_bad_calls_name_the_parameter():
             c.encrypt(SLOTS, seed=1, mode="xx")
         with pytest.raises(ParameterError, match="rubato"):
             c.rubato_encrypt(MESSAGE, key=RUBATO_KEY, nonce=1, noise_seed=1)
+
+
+def test_board_backend_refuses_a_missing_or_foreign_build_before_sending(tmp_path):
+    with pytest.raises(ParameterError, match="board folder"):
+        Client("toy", backend="board", board=dict(folder=tmp_path))
+    (tmp_path / "soc.json").write_text('{"params": "dna-hhe", "ip": "192.0.2.1"}')
+    (tmp_path / "csr.csv").write_text("")
+    with pytest.raises(ParameterError, match="built for 'toy'"):
+        Client("toy", backend="board", board=dict(folder=tmp_path))

@@ -47,3 +47,19 @@ def soc_end_to_end(params: str, lanes: int = 2, rubato: str = "128s") -> dict:
             "wire_us_1gbe": round(ns / 1000, 2), "wire_cycles_75mhz": round(ns * 0.075),
             "precision_bits": r["encrypt_pk"].get("precision", {}).get("mean_bits"),
             "build_s": r["build"]["seconds"], "run_s": round(r["seconds"] - r["build"]["seconds"], 1)}
+
+
+@bench_case("soc", "ecpix5-dna-hhe", quick=False, params="dna-hhe", accel_mhz=50.0)
+@bench_case("soc", "ecpix5-toy", quick=False, params="toy", accel_mhz=60.0)
+def soc_on_ecpix5(params: str, accel_mhz: float, lanes: int = 2) -> dict:
+    """The SoC's bitstream for the ECPIX-5 (:func:`hhe_gen.boards.build.build_board`, cached): the
+    post-route clocks against LiteX's ECPIX-5 default of 75 MHz and the goal of 100 MHz, and the
+    utilisation of the LFE5UM5G-85F."""
+    from hhe_gen.boards.build import build_board
+    from hhe_gen.params.presets import preset
+    r = build_board("ecpix5", preset(params), lanes, None, accel_clk_freq=accel_mhz * 1e6)
+    util = {k: f"{v['used']}/{v['available']}" for k, v in r["utilisation"].items()
+            if k in ("TRELLIS_COMB", "TRELLIS_FF", "DP16KD", "MULT18X18D", "TRELLIS_RAMW")}
+    fmax = {name: c["achieved"] for name, c in r["clocks"].items()}
+    return {"timing_met": r["timing_met"], "fmax_mhz": fmax, "sys_target_mhz": 75, "goal_mhz": 100,
+            "accel_clk_mhz": accel_mhz, **util, "yosys_s": r["yosys_s"], "nextpnr_s": r["nextpnr_s"]}
