@@ -29,8 +29,8 @@ from litex.soc.integration.soc_core import SoCCore
 
 from hhe_gen.params.errors import ParameterError
 from hhe_gen.soc.accelerator import DramMemory
-from hhe_gen.soc.integration import DEFAULT_IP, DEFAULT_REMOTE_IP, DEFAULT_UDP_PORT, HheSoC, pow2_at_least, \
-    secret_windows
+from hhe_gen.soc.integration import DEFAULT_IP, DEFAULT_REMOTE_IP, DEFAULT_UDP_PORT, HheSoC, has_rubato, \
+    pow2_at_least, secret_windows
 
 __all__ = ["DramBoardSoC", "VAULT_ORIGIN", "BIOS_ROM", "rom_size"]
 
@@ -71,7 +71,7 @@ class DramBoardSoC(SoCCore, HheSoC):
         self.add_sdram("sdram", phy=self.ddrphy, module=module, size=mapped_bytes, l2_cache_size=0)
         g = module.geom_settings
         dram_bytes = (1 << (g.bankbits + g.rowbits + g.colbits)) * self.ddrphy.settings.databits // 8
-        vault_bytes = 8 * sum(w for _, w in secret_windows(layout))
+        vault_bytes = 8 * sum(w for _, w in secret_windows(layout, has_rubato(manifest)))
         if mapped_bytes + vault_bytes > dram_bytes:
             raise ParameterError("layout", layout.n, f"a key vault within the {dram_bytes >> 20} MB of DRAM "
                                  f"above the {mapped_bytes >> 20} MB the bus maps")

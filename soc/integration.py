@@ -28,8 +28,9 @@ Members
 -------
 accel : :class:`.accelerator.Accelerator`
 mailbox : :class:`.mailbox.Mailbox`
-info() : dict         what the host needs: addresses of the main RAM and the vault, the windows, IPs,
-                      ports, the program area, the clocks
+hhe_windows : list of (first, words)   the secret windows: sk, sk_ntt and (dual mode) the Rubato key slot
+info() : dict         what the host needs: addresses of the main RAM and the vault, the windows, the
+                      Rubato key slot, IPs, ports, the program area, the clocks
 """
 
 from __future__ import annotations
@@ -39,8 +40,8 @@ from litex.soc.integration.soc import SoCRegion
 from .accelerator import Accelerator
 from .mailbox import Mailbox
 
-__all__ = ["HheSoC", "secret_windows", "DEFAULT_REMOTE_IP", "DEFAULT_IP", "DEFAULT_UDP_PORT", "PROGRAM_WORDS",
-           "ETHERBONE_RECORD", "pow2_at_least"]
+__all__ = ["HheSoC", "secret_windows", "has_rubato", "RUBATO_KEY_WORDS", "DEFAULT_REMOTE_IP", "DEFAULT_IP",
+           "DEFAULT_UDP_PORT", "PROGRAM_WORDS", "ETHERBONE_RECORD", "pow2_at_least"]
 
 DEFAULT_REMOTE_IP, DEFAULT_IP, DEFAULT_UDP_PORT = "192.168.1.100", "192.168.1.51", 4791
 PROGRAM_WORDS = 512
@@ -50,10 +51,24 @@ ETHERBONE_RECORD = 256
 stalls LiteEth's Etherbone for good, so the host never sends one (:mod:`.host`)."""
 
 
-def secret_windows(layout) -> list[tuple[int, int]]:
+RUBATO_KEY_WORDS = 128
+"""Engine words of the Rubato key block's slot, right after the CKKS memory map (where
+:mod:`hhe_gen.client` and ``hhe-gen soc sim`` put the key, nonce and noise seed): in the vault."""
+
+
+def secret_windows(layout, rubato: bool = False) -> list[tuple[int, int]]:
     """The engine word ranges of ``layout`` (a :class:`hhe_gen.engine.memory_map.MemoryMap`) that
-    hold secrets: the secret key and its NTT form."""
-    return [(layout.address("sk"), layout.n), (layout.address("sk_ntt"), layout.n * layout.primes)]
+    hold secrets: the secret key and its NTT form, and (``rubato``: a dual-mode accelerator) the
+    Rubato key block's slot after the memory map."""
+    windows = [(layout.address("sk"), layout.n), (layout.address("sk_ntt"), layout.n * layout.primes)]
+    if rubato:
+        windows.append((layout.base + layout.size, RUBATO_KEY_WORDS))
+    return windows
+
+
+def has_rubato(manifest: dict) -> bool:
+    """Whether the accelerator of ``manifest`` has the Rubato unit (dual mode)."""
+    return bool(manifest.get("parameters", {}).get("rubato"))
 
 
 def pow2_at_least(x: int) -> int:
@@ -73,6 +88,7 @@ class HheSoC:
         from liteeth.common import convert_ip
 
         self.layout = layout
+        self.hhe_windows = secret_windows(layout, has_rubato(manifest))
         mac_ip = convert_ip(ip_address) - 1
         self.add_etherbone(phy=phy, data_width=32, with_ethmac=True, ip_address=ip_address,
                            buffer_depth=ETHERBONE_RECORD,
@@ -81,7 +97,7 @@ class HheSoC:
         port = self.ethcore_etherbone.udp.crossbar.get_port(udp_port, dw=32)
 
         self.accel = Accelerator(self.platform, manifest, verilog, mem_base=self.mem_map["main_ram"],
-                                 secret_windows=secret_windows(layout), udp_port=port, dram=dram, cd=cd)
+                                 secret_windows=self.hhe_windows, udp_port=port, dram=dram, cd=cd)
         if self.accel.bus is not None:
             self.bus.add_master(name="accel", master=self.accel.bus)
         vault = self.accel.vault
@@ -104,11 +120,12 @@ class HheSoC:
         """Addresses and settings the host side needs (written next to the build as soc.json)."""
         vault = self.bus.regions["keyvault"].origin
         windows, offset = [], 0
-        for first, words in secret_windows(self.layout):
+        for first, words in self.hhe_windows:
             windows.append({"first": first, "words": words, "vault_address": vault + 8 * offset})
             offset += words
         ram_words = self.bus.regions["main_ram"].size // 8
-        return {"main_ram": self.mem_map["main_ram"], "vault": vault, "windows": windows,
+        rubato_key = self.hhe_windows[2][0] if len(self.hhe_windows) > 2 else None
+        return {"main_ram": self.mem_map["main_ram"], "vault": vault, "windows": windows, "rubato_key": rubato_key,
                 **self._hhe_net, "etherbone_port": 1234, "etherbone_record": ETHERBONE_RECORD,
                 "instr_depth": self.accel.instr_depth,
                 "layout_words": self.layout.base + self.layout.size, "ram_words": ram_words,

@@ -201,7 +201,7 @@ def _rubato(soc, engine, target, say_) -> dict:
     nonce, noise_seed = rng.getrandbits(64), rng.getrandbits(64)
     blocks = max(1, min(16, engine.n // rp.l))
     message = [round(rng.uniform(-4, 4), 3) for _ in range(blocks * rp.l)]
-    key_at = soc.info["layout_words"]                    # after the CKKS memory map
+    key_at = soc.info.get("rubato_key") or soc.info["layout_words"]    # the slot after the CKKS map: the vault
     msg_at = key_at + 128
     mem: dict = {}
     write_key_block(mem, key_at, rp, key, nonce, noise_seed, 0)
@@ -216,6 +216,12 @@ def _rubato(soc, engine, target, say_) -> dict:
     with soc.receiving(messages=1, timeout=120, reassembler=rx_kinds) as rx:
         run = soc.host.run(prog.words)
     say_(f"rubato {rp.name}: {run.busy_cycles} cycles busy, {run.packets_sent} packets sent")
+    # the key block went to the vault: neither its window nor the RAM behind that address shows it
+    n_words = rp.n + 6
+    vault_at = next((w["vault_address"] for w in soc.info["windows"] if w["first"] == key_at), None)
+    window = soc.host.comm.read(vault_at, length=2 * n_words) if vault_at is not None else []
+    raw = soc.host.comm.read(soc.info["main_ram"] + 8 * key_at, length=2 * n_words)
+    key_seen = sum(1 for v in list(window) + list(raw) if v in set(key) and v > 0xFF)
     back = []
     if rx.messages:
         words = rx.messages[0].polys[Kind.RUBATO][0]
@@ -226,7 +232,8 @@ def _rubato(soc, engine, target, say_) -> dict:
     equal = bool(rx.messages) and want is not None and rx.messages[0].polys == want.polys
     return {"set": rp.name, "blocks": blocks, "busy_cycles": run.busy_cycles, "packets": run.packets_sent,
             "error_cause": run.error_cause, "max_abs_error": err, "equal_to_model": equal,
-            "ok": run.error_cause == 0 and err < 2 ** -10}
+            "key_in_vault": vault_at is not None, "key_words_readable": key_seen,
+            "ok": run.error_cause == 0 and err < 2 ** -10 and key_seen == 0}
 
 
 def _reassembled(payloads, kinds=None):

@@ -7,7 +7,7 @@ at synthesis here.  Cached like :mod:`hhe_gen.flow.synth` (``$HHE_GEN_CACHE/synt
                                   package="CABGA554", speed=8, synth_args=("-nowidelut",))
     result["clocks"], result["utilisation"], result["bitstream"]
 
-LiteX's ``<top>.ys`` names the Verilog files (the accelerator's, the CPU's, the SoC's); they are read
+LiteX's ``<top>.ys`` (or Vivado's ``<top>.tcl``) names the Verilog files (the accelerator's, the CPU's, the SoC's); they are read
 in that order, with the memory initialisers (``*.init``) and constraints beside them.  The key of a
 run covers all of them, the tool versions and the options.  During the long steps a line shows
 what nextpnr is doing, once a minute.
@@ -32,12 +32,15 @@ __all__ = ["gateware_sources", "place_and_route_ecp5", "synth_xilinx_gateware"]
 
 
 def gateware_sources(gateware: Path, top: str) -> list[Path]:
-    """The Verilog files LiteX's ``<top>.ys`` reads, in its order."""
-    script = Path(gateware) / f"{top}.ys"
-    if not script.exists():
-        raise ParameterError("gateware", str(gateware), f"a LiteX gateware folder with {top}.ys")
-    files = [Path(m) for m in re.findall(r"^read_verilog\s+(?:-\S+\s+)*(\S+)", script.read_text(), re.M)]
-    return [f if f.is_absolute() else Path(gateware) / f for f in files]
+    """The Verilog files LiteX's build script reads, in its order: ``<top>.ys`` (Yosys flows) or
+    ``<top>.tcl`` (Vivado)."""
+    gateware = Path(gateware)
+    for script in (gateware / f"{top}.ys", gateware / f"{top}.tcl"):
+        if script.exists():
+            names = re.findall(r"^read_verilog\s+(?:-\S+\s+)*\{?([^}\s]+)\}?", script.read_text(), re.M)
+            files = [Path(m) for m in names]
+            return [f if f.is_absolute() else gateware / f for f in files]
+    raise ParameterError("gateware", str(gateware), f"a LiteX gateware folder with {top}.ys or {top}.tcl")
 
 
 def _inputs(gateware: Path, top: str, extra=()) -> tuple[str, dict[str, str]]:

@@ -37,6 +37,11 @@ def test_rubato_blocks_leave_the_soc_and_decrypt(report):
     assert e["error_cause"] == 0 and e["equal_to_model"] and e["max_abs_error"] < 2 ** -10
 
 
+def test_the_rubato_key_lives_in_the_vault_and_reads_back_as_nothing(report):
+    e = report["rubato"]
+    assert e["key_in_vault"] and e["key_words_readable"] == 0
+
+
 def test_a_ciphertext_sent_to_the_soc_comes_back_as_the_message(report):
     e = report["decrypt_network"]
     assert e["status"] == "ok" and e["packets_received"] == e["packets_sent"] == 2 and e["rx_dropped"] == 0
@@ -45,7 +50,8 @@ def test_a_ciphertext_sent_to_the_soc_comes_back_as_the_message(report):
 
 def test_no_secret_key_word_is_readable_over_the_bus(report):
     s = report["secrecy"]
-    assert s["csrs_read"] > 40 and s["vault_words_read"] == 2 * 3 * 64   # sk and NTT(s) rows, 32-bit words
+    # sk and the NTT(s) rows, and the Rubato key slot (128 words), in 32-bit words
+    assert s["csrs_read"] > 40 and s["vault_words_read"] == 2 * (3 * 64 + 128)
     assert s["vault_nonzero"] == 0 and s["secret_words_found"] == 0
 
 
