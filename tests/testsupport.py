@@ -4,7 +4,7 @@ import os
 
 import pytest
 
-__all__ = ["on_ci", "require_go", "mutate_payload"]
+__all__ = ["on_ci", "require_go", "mutate_payload", "drive_memory_port"]
 
 
 def on_ci() -> bool:
@@ -40,3 +40,40 @@ def mutate_payload(good: bytes, rng, *, header_bytes: int = 24, grow: int = 2000
     else:
         struct.pack_into("<I", b, 16, rng.randrange(16))
     return bytes(b)
+
+
+def drive_memory_port(dut, commands, reads: list, *, limit: int = 5000):
+    """A Migen generator playing the engine's memory port on ``dut`` (``cmd``, ``wdata``, ``rdata``
+    endpoints): each ``(addr, count, write, words)`` as a command, then its write beats or (read)
+    the beats taken as ``(data, last)`` into a list appended to ``reads``; a read that delivers
+    nothing for ``limit`` cycles fails."""
+    for addr, count, write, words in commands:
+        yield dut.cmd.valid.eq(1)
+        yield dut.cmd.addr.eq(addr)
+        yield dut.cmd.count.eq(count)
+        yield dut.cmd.write.eq(write)
+        yield
+        while not (yield dut.cmd.ready):
+            yield
+        yield dut.cmd.valid.eq(0)
+        if write:
+            for i, w in enumerate(words):
+                yield dut.wdata.valid.eq(1)
+                yield dut.wdata.data.eq(w)
+                yield dut.wdata.last.eq(i == count - 1)
+                yield
+                while not (yield dut.wdata.ready):
+                    yield
+            yield dut.wdata.valid.eq(0)
+        else:
+            got, idle = [], 0
+            yield dut.rdata.ready.eq(1)
+            while len(got) < count:
+                if (yield dut.rdata.valid):
+                    got.append(((yield dut.rdata.data), (yield dut.rdata.last)))
+                    idle = 0
+                yield
+                idle += 1
+                assert idle < limit, "the memory port stopped delivering"
+            yield dut.rdata.ready.eq(0)
+            reads.append(got)

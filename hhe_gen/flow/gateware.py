@@ -52,6 +52,17 @@ def _inputs(gateware: Path, top: str, extra=()) -> tuple[str, dict[str, str]]:
     return text, side
 
 
+def _write_script(workdir: Path, side: dict, synth: str) -> None:
+    """The side files and ``synth.ys``: ``top.v`` read as LiteX's script reads its files (deferred,
+    ``keep`` attributes normalised), then ``synth`` and the cell statistics."""
+    for name, content in side.items():
+        (workdir / name).write_text(content)
+    (workdir / "synth.ys").write_text(
+        "verilog_defaults -push\nverilog_defaults -add -defer\nread_verilog top.v\nverilog_defaults -pop\n"
+        'attrmap -tocase keep -imap keep="true" keep=1 -imap keep="false" keep=0 -remove keep=0\n'
+        f"{synth}\ntee -q -o stat.json stat -json\n")
+
+
 @contextmanager
 def _heartbeat(log: Path, label: str, every: float = 60.0):
     """A line every ``every`` seconds with the last ``Info:`` line of ``log``."""
@@ -97,14 +108,8 @@ def place_and_route_ecp5(gateware, top: str, *, device: str, package: str, speed
                "synth_args": list(synth_args), "nextpnr_args": list(nextpnr_args), "side": side}
 
     def job(workdir: Path) -> dict:
-        for name, content in side.items():
-            (workdir / name).write_text(content)
         extra = "".join(" " + a for a in synth_args)
-        (workdir / "synth.ys").write_text(
-            "verilog_defaults -push\nverilog_defaults -add -defer\nread_verilog top.v\nverilog_defaults -pop\n"
-            'attrmap -tocase keep -imap keep="true" keep=1 -imap keep="false" keep=0 -remove keep=0\n'
-            f"synth_ecp5 -top {top}{extra} -json netlist.json\n"
-            "tee -q -o stat.json stat -json\n")
+        _write_script(workdir, side, f"synth_ecp5 -top {top}{extra} -json netlist.json")
         t0 = time.monotonic()
         run("yosys", ["-q", "-l", "yosys.log", "synth.ys"], cwd=workdir, timeout=timeout,
             progress=f"yosys synth_ecp5 {top} (the whole SoC)")
@@ -155,13 +160,7 @@ def synth_xilinx_gateware(gateware, top: str, *, family: str = "xc7", cache: boo
     options = {"flow": "soc-xilinx", "top": top, "family": family, "side": side}
 
     def job(workdir: Path) -> dict:
-        for name, content in side.items():
-            (workdir / name).write_text(content)
-        (workdir / "synth.ys").write_text(
-            "verilog_defaults -push\nverilog_defaults -add -defer\nread_verilog top.v\nverilog_defaults -pop\n"
-            'attrmap -tocase keep -imap keep="true" keep=1 -imap keep="false" keep=0 -remove keep=0\n'
-            f"synth_xilinx -family {family} -top {top} -flatten\n"
-            "tee -q -o stat.json stat -json\n")
+        _write_script(workdir, side, f"synth_xilinx -family {family} -top {top} -flatten")
         t0 = time.monotonic()
         run("yosys", ["-q", "-l", "yosys.log", "synth.ys"], cwd=workdir, timeout=timeout,
             progress=f"yosys synth_xilinx {top} (the whole SoC)")

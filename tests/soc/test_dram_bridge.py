@@ -15,6 +15,7 @@ from migen import Signal, run_simulation  # noqa: E402
 from litex.gen import LiteXModule  # noqa: E402
 from litex.soc.interconnect import stream  # noqa: E402
 
+from testsupport import drive_memory_port  # noqa: E402
 from hhe_gen.soc.dram_bridge import DramKeyVault, DramMemoryBridge  # noqa: E402
 
 BASE_WORD = 0x100          # DRAM word of engine word 0
@@ -80,35 +81,7 @@ def _run(windows, commands, vault_writes=()):
         for adr, value in vault_writes:                     # the bus side of the vault: write, then read
             yield from dut.vault.bus.write(VAULT_ORIGIN // 4 + adr, value)
             probes.append((yield from dut.vault.bus.read(VAULT_ORIGIN // 4 + adr)))
-        for addr, count, write, words in commands:
-            yield dut.cmd.valid.eq(1)
-            yield dut.cmd.addr.eq(addr)
-            yield dut.cmd.count.eq(count)
-            yield dut.cmd.write.eq(write)
-            yield
-            while not (yield dut.cmd.ready):
-                yield
-            yield dut.cmd.valid.eq(0)
-            if write:
-                for i, w in enumerate(words):
-                    yield dut.wdata.valid.eq(1)
-                    yield dut.wdata.data.eq(w)
-                    yield dut.wdata.last.eq(i == count - 1)
-                    yield
-                    while not (yield dut.wdata.ready):
-                        yield
-                yield dut.wdata.valid.eq(0)
-            else:
-                got, cycles = [], 0
-                yield dut.rdata.ready.eq(1)
-                while len(got) < count:
-                    if (yield dut.rdata.valid):
-                        got.append(((yield dut.rdata.data), (yield dut.rdata.last)))
-                    yield
-                    cycles += 1
-                    assert cycles < 5000, "the bridge stopped delivering"
-                yield dut.rdata.ready.eq(0)
-                reads.append(got)
+        yield from drive_memory_port(dut, commands, reads)
         for _ in range(8):
             yield
         state["done"] = True

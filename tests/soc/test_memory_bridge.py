@@ -11,6 +11,7 @@ from migen import Signal, run_simulation  # noqa: E402
 from litex.gen import LiteXModule  # noqa: E402
 from litex.soc.interconnect import stream, wishbone  # noqa: E402
 
+from testsupport import drive_memory_port  # noqa: E402
 from hhe_gen.soc.memory_bridge import KeyVault, MemoryBridge  # noqa: E402
 
 RAM_WORDS = 256          # 32-bit words of the SoC RAM (byte address 0x1000 on)
@@ -41,33 +42,7 @@ def _run(windows, commands, host_vault_writes=()):
         for adr, value in host_vault_writes:        # the SoC-bus side of the vault: write, then read
             yield from dut.vault.bus.write(adr, value)
             probes.append((yield from dut.vault.bus.read(adr)))
-        for addr, count, write, words in commands:
-            yield dut.cmd.valid.eq(1)
-            yield dut.cmd.addr.eq(addr)
-            yield dut.cmd.count.eq(count)
-            yield dut.cmd.write.eq(write)
-            yield
-            while not (yield dut.cmd.ready):
-                yield
-            yield dut.cmd.valid.eq(0)
-            if write:
-                for i, w in enumerate(words):
-                    yield dut.wdata.valid.eq(1)
-                    yield dut.wdata.data.eq(w)
-                    yield dut.wdata.last.eq(i == count - 1)
-                    yield
-                    while not (yield dut.wdata.ready):
-                        yield
-                yield dut.wdata.valid.eq(0)
-            else:
-                got = []
-                yield dut.rdata.ready.eq(1)
-                while len(got) < count:
-                    if (yield dut.rdata.valid):
-                        got.append(((yield dut.rdata.data), (yield dut.rdata.last)))
-                    yield
-                yield dut.rdata.ready.eq(0)
-                reads.append(got)
+        yield from drive_memory_port(dut, commands, reads)
         for _ in range(8):
             yield
 
