@@ -40,6 +40,7 @@ class Board:
     sys_clk_freq : float      the default system clock
     fpga : str                the part
     loader : str              openFPGALoader's ``--board`` name
+    capacity : dict           cells of the part (Xilinx: what the Yosys counts are set against)
     """
     name: str
     module: str
@@ -48,11 +49,14 @@ class Board:
     sys_clk_freq: float
     fpga: str
     loader: str
+    capacity: dict | None = None
 
 
 BOARDS = {
     "ecpix5": Board("ecpix5", "ecpix5", "HheEcpix5SoC", "ecp5", 75e6, "LFE5UM5G-85F-8BG554", "ecpix5"),
-    "arty-a7": Board("arty-a7", "arty_a7", "HheArtyA7SoC", "xilinx", 100e6, "XC7A100T-1CSG324", "arty_a7_100t"),
+    "arty-a7": Board("arty-a7", "arty_a7", "HheArtyA7SoC", "xilinx", 100e6, "XC7A100T-1CSG324", "arty_a7_100t",
+                     # Xilinx 7 Series product selection guide: XC7A100T
+                     {"LUT": 63_400, "FF": 126_800, "DSP48E1": 240, "BRAM36": 135}),
 }
 
 ECP5_SYNTH_ARGS = ("-nowidelut",)
@@ -129,18 +133,22 @@ def build_board(board: str, params, lanes: int = 2, rubato: str | None = None, *
         r = place_and_route_ecp5(folder / "gateware", top, device=module.DEVICE, package=module.PACKAGE,
                                  speed=module.SPEED, seed=seed, synth_args=tuple(synth_args),
                                  nextpnr_args=tuple(nextpnr_args))
-        bit = folder / f"{top}.bit"
-        shutil.copy(r["bitstream"], bit)
-        report.update(clocks=r["clocks"], timing_met=r["met"], utilisation=r["utilisation"], area=r["area"],
-                      yosys_s=r["yosys_s"], nextpnr_s=r["nextpnr_s"], seed=seed, synth_args=list(synth_args),
-                      nextpnr_args=list(nextpnr_args), bitstream=str(bit),
-                      load=f"openFPGALoader --board {spec.loader} {bit}", flow_cached=r.cached)
+        report.update(fits=r["fits"], clocks=r["clocks"], timing_met=r["met"], utilisation=r["utilisation"],
+                      area=r["area"], yosys_s=r["yosys_s"], nextpnr_s=r["nextpnr_s"], seed=seed,
+                      synth_args=list(synth_args), nextpnr_args=list(nextpnr_args), flow_cached=r.cached)
+        if r["fits"]:
+            bit = folder / f"{top}.bit"
+            shutil.copy(r["bitstream"], bit)
+            report.update(bitstream=str(bit), load=f"openFPGALoader --board {spec.loader} {bit}")
     elif spec.family == "xilinx":
         from hhe_gen.flow.gateware import synth_xilinx_gateware
         r = synth_xilinx_gateware(folder / "gateware", top)
         scripts = sorted(str(p) for p in (folder / "gateware").glob(f"build_{top}.*"))
         scripts += sorted(str(p) for p in (folder / "gateware").glob(f"{top}.tcl"))
-        report.update(area=r["area"], yosys_s=r["yosys_s"], flow_cached=r.cached, scripts=scripts,
+        area = dict(r["area"], BRAM36=r["area"]["RAMB36"] + r["area"]["RAMB18"] / 2)
+        utilisation = {k: {"used": area[k], "available": v} for k, v in spec.capacity.items()}
+        report.update(area=r["area"], utilisation=utilisation, yosys_s=r["yosys_s"], flow_cached=r.cached,
+                      scripts=scripts,
                       load=f"openFPGALoader --board {spec.loader} {folder / 'gateware' / (top + '.bit')}"
                            "  (after Vivado or openXC7 made the bitstream)")
     report["seconds"] = round(time.monotonic() - t_start, 1)

@@ -28,7 +28,23 @@ from hhe_gen.flow.synth_reports import ecp5_area, xilinx_area
 from hhe_gen.flow.tools import say
 from hhe_gen.params.errors import ParameterError
 
-__all__ = ["gateware_sources", "place_and_route_ecp5", "synth_xilinx_gateware"]
+__all__ = ["gateware_sources", "place_and_route_ecp5", "synth_xilinx_gateware", "packed_utilisation"]
+
+
+def packed_utilisation(log_text: str) -> dict[str, dict[str, int]]:
+    """nextpnr's "Device utilisation" table (after packing) from its log: cell -> used, available."""
+    out = {}
+    table = log_text.split("Device utilisation:", 1)
+    if len(table) < 2:
+        return out
+    for line in table[1].splitlines()[1:]:
+        m = re.match(r"Info:\s+(\w+):\s+(\d+)/\s*(\d+)", line)
+        if not m:
+            if line.strip() in ("", "Info:"):
+                break
+            continue
+        out[m.group(1)] = {"used": int(m.group(2)), "available": int(m.group(3))}
+    return out
 
 
 def gateware_sources(gateware: Path, top: str) -> list[Path]:
@@ -96,10 +112,11 @@ def place_and_route_ecp5(gateware, top: str, *, device: str, package: str, speed
 
     Returns
     -------
-    SynthResult (a dict): ``utilisation`` (nextpnr's used / available per cell type), ``area`` (Yosys
-    cells, :func:`.synth_reports.ecp5_area`), ``clocks`` (per clock: ``achieved`` and ``constraint``
-    MHz, ``met``), ``met`` (every clock), ``bitstream`` / ``svf`` (paths in the cache),
-    ``yosys_s``, ``nextpnr_s``, ``seed``, ``synth_args``, ``nextpnr_args``.
+    SynthResult (a dict): ``fits`` (False: the packed design is larger than the device, nothing was
+    placed), ``utilisation`` (nextpnr's used / available per cell type), ``area`` (Yosys cells,
+    :func:`.synth_reports.ecp5_area`), ``clocks`` (per clock: ``achieved`` and ``constraint`` MHz,
+    ``met``), ``met`` (every clock), ``bitstream`` / ``svf`` (paths in the cache; None when it does
+    not fit), ``yosys_s``, ``nextpnr_s``, ``seed``, ``synth_args``, ``nextpnr_args``.
     """
     gateware = Path(gateware)
     text, side = _inputs(gateware, top, extra=(f"{top}.lpf",))
@@ -115,22 +132,37 @@ def place_and_route_ecp5(gateware, top: str, *, device: str, package: str, speed
             progress=f"yosys synth_ecp5 {top} (the whole SoC)")
         yosys_s = time.monotonic() - t0
         t0 = time.monotonic()
+        common = [f"--{device}", "--package", package, "--speed", str(speed), "--json", "netlist.json",
+                  "--lpf", f"{top}.lpf"]
+        # packing first: nextpnr's placers do not stop on a design larger than the device
+        run("nextpnr-ecp5", [*common, "--pack-only", "-l", "pack.log", "--quiet"], cwd=workdir, timeout=timeout,
+            progress="nextpnr-ecp5 --pack-only (does it fit?)")
+        over = {k: v for k, v in packed_utilisation((workdir / "pack.log").read_text()).items()
+                if v["used"] > v["available"]}
+        if over:
+            say("does not fit: " + ", ".join(f"{k} {v['used']}/{v['available']}" for k, v in over.items()))
+            (workdir / "netlist.json").unlink()
+            return {"yosys_s": round(yosys_s, 1), "nextpnr_s": None, "fits": False}
         with _heartbeat(workdir / "nextpnr.log", "nextpnr-ecp5"):
-            run("nextpnr-ecp5", [f"--{device}", "--package", package, "--speed", str(speed), "--seed", str(seed),
-                                 "--json", "netlist.json", "--lpf", f"{top}.lpf", "--textcfg", f"{top}.config",
-                                 "--timing-allow-fail", "--report", "report.json", "-l", "nextpnr.log", "--quiet",
-                                 *nextpnr_args],
+            run("nextpnr-ecp5", [*common, "--seed", str(seed), "--textcfg", f"{top}.config", "--timing-allow-fail",
+                                 "--report", "report.json", "-l", "nextpnr.log", "--quiet", *nextpnr_args],
                 cwd=workdir, timeout=timeout, progress=f"nextpnr-ecp5 {top} ({device} {package}, seed {seed})")
         nextpnr_s = time.monotonic() - t0
         run("ecppack", ["--bootaddr", "0", "--compress", f"{top}.config", "--svf", f"{top}.svf", "--bit", f"{top}.bit"],
             cwd=workdir, timeout=timeout, progress="ecppack (the bitstream)")
         (workdir / "netlist.json").unlink()
         (workdir / f"{top}.config").unlink()
-        return {"yosys_s": round(yosys_s, 1), "nextpnr_s": round(nextpnr_s, 1)}
+        return {"yosys_s": round(yosys_s, 1), "nextpnr_s": round(nextpnr_s, 1), "fits": True}
 
     def summarize(workdir: Path, done: dict) -> dict:
-        report = json.loads((workdir / "report.json").read_text())
         stat = json.loads((workdir / "stat.json").read_text())
+        if not done.get("fits", True):
+            return {"fits": False, "clocks": {}, "met": False, "bitstream": None, "svf": None,
+                    "utilisation": packed_utilisation((workdir / "pack.log").read_text()),
+                    "area": ecp5_area(stat["design"]["num_cells_by_type"]), "yosys_s": done["yosys_s"],
+                    "nextpnr_s": None, "device": device, "package": package, "seed": seed,
+                    "synth_args": list(synth_args), "nextpnr_args": list(nextpnr_args)}
+        report = json.loads((workdir / "report.json").read_text())
         clocks = {}
         for clock, f in report.get("fmax", {}).items():
             clocks[clock] = {"achieved": round(f["achieved"], 2), "constraint": round(f["constraint"], 2),
@@ -140,7 +172,7 @@ def place_and_route_ecp5(gateware, top: str, *, device: str, package: str, speed
         bit = workdir / f"{top}.bit"
         if not bit.exists():
             raise ValueError("no bitstream")
-        return {"clocks": clocks, "met": all(c["met"] for c in clocks.values()), "utilisation": used,
+        return {"fits": True, "clocks": clocks, "met": all(c["met"] for c in clocks.values()), "utilisation": used,
                 "area": ecp5_area(stat["design"]["num_cells_by_type"]), "bitstream": str(bit),
                 "svf": str(workdir / f"{top}.svf"), "yosys_s": done["yosys_s"], "nextpnr_s": done["nextpnr_s"],
                 "device": device, "package": package, "seed": seed, "synth_args": list(synth_args),

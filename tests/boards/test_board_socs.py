@@ -113,3 +113,17 @@ def test_ecpix5_bitstream_at_the_toy_ring():
     assert r["utilisation"]["DP16KD"]["used"] <= r["utilisation"]["DP16KD"]["available"]
     assert any("sys" in name for name in r["clocks"])
     assert r["load"].startswith("openFPGALoader --board ecpix5 ")
+
+
+@pytest.mark.slow
+@pytest.mark.toolchain
+def test_arty_a7_synthesis_and_vivado_script_at_the_toy_ring():
+    """Yosys synth_xilinx on the whole SoC (toy ring) and LiteX's Vivado script beside it."""
+    from pathlib import Path
+
+    from hhe_gen.boards.build import build_board
+    from hhe_gen.params.presets import preset
+    r = build_board("arty-a7", preset("toy"), 2, None)
+    assert r["area"]["LUT"] > 10_000 and r["area"]["DSP48E1"] > 0
+    assert any(s.endswith("digilent_arty.tcl") for s in r["scripts"])
+    assert "synth_design" in Path(next(s for s in r["scripts"] if s.endswith(".tcl"))).read_text()

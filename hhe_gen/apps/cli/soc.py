@@ -114,19 +114,26 @@ def _build(args) -> int:
                     place_and_route=not args.no_pnr, out_dir=args.out)
     title = f"SoC for {r['board']} ({r['fpga']}): {r['params']}, {r['lanes']} lanes" + (
         f", Rubato {rubato}" if rubato else "")
-    if "clocks" in r:
-        rows = [(name, f"{c['constraint']:.1f}", f"{c['achieved']:.1f}", "met" if c["met"] else "MISSED")
-                for name, c in sorted(r["clocks"].items())]
-        print_table(title + ": post-route clocks (MHz)", ["clock", "constraint", "achieved", ""], rows)
-        rows = [(k, str(v["used"]), str(v["available"]), f"{100 * v['used'] / v['available']:.1f} %")
-                for k, v in sorted(r["utilisation"].items()) if v["available"]]
-        print_table("utilisation (nextpnr-ecp5)", ["cell", "used", "available", ""], rows)
-        console.print(f"bitstream: {r['bitstream']}\nload it: {r['load']}")
+    if "fits" in r:
+        if r["clocks"]:
+            rows = [(name, f"{c['constraint']:.1f}", f"{c['achieved']:.1f}", "met" if c["met"] else "MISSED")
+                    for name, c in sorted(r["clocks"].items())]
+            print_table(title + ": post-route clocks (MHz)", ["clock", "constraint", "achieved", ""], rows)
+        rows = [(k, str(v["used"]), str(v["available"]), f"{100 * v['used'] / v['available']:.1f} %"
+                 + (" OVER" if v["used"] > v["available"] else ""))
+                for k, v in sorted(r["utilisation"].items()) if v["available"] and v["used"]]
+        print_table("utilisation (nextpnr-ecp5)" + ("" if r["fits"] else ": DOES NOT FIT, nothing placed"),
+                    ["cell", "used", "available", ""], rows)
+        if r["fits"]:
+            console.print(f"bitstream: {r['bitstream']}\nload it: {r['load']}")
     elif "area" in r:
-        print_table(title + ": Yosys synth_xilinx", ["cell", "count"], [(k, str(v)) for k, v in r["area"].items()])
+        rows = [(k, f"{v['used']:g}", str(v["available"]), f"{100 * v['used'] / v['available']:.1f} %")
+                for k, v in r["utilisation"].items()]
+        print_table(title + ": Yosys synth_xilinx (Vivado's own synthesis differs)",
+                    ["cell", "used", "available", ""], rows)
         console.print("place and route with: " + ", ".join(r.get("scripts", [])) + f"\nthen: {r['load']}")
     else:
         console.print(f"{title}: gateware written to {r['folder']}/gateware")
     if args.json:
         write_json_output(r, args.json)
-    return 0 if r.get("timing_met", True) else 1
+    return 0 if r.get("fits", True) and r.get("timing_met", True) else 1
