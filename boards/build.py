@@ -67,7 +67,8 @@ ECP5_NEXTPNR_ARGS = ("--placer", "static", "--router", "router2")
 
 def build_board(board: str, params, lanes: int = 2, rubato: str | None = None, *, sys_clk_freq: float | None = None,
                 accel_clk_freq: float | None = None, seed: int = 1, place_and_route: bool = True,
-                synth_args=ECP5_SYNTH_ARGS, nextpnr_args=ECP5_NEXTPNR_ARGS, out_dir=None, progress: bool = True) -> dict:
+                synth_args=ECP5_SYNTH_ARGS, nextpnr_args=ECP5_NEXTPNR_ARGS, out_dir=None,
+                progress: bool = True) -> dict:
     """Build the SoC for ``board`` (module docstring); returns the report (also ``report.json`` in
     the build folder and, when given, ``out_dir``)."""
     import importlib

@@ -107,7 +107,7 @@ class Accelerator(LiteXModule):
         check_int("rx_depth", rx_depth, 16, 1 << 16)
         self.instr_depth = instr_depth
         self.core = AcceleratorInstance(platform, manifest, verilog, cd=cd)
-        self.crossing = core = AcceleratorCrossing(self.core, cd)
+        self.crossing = engine = AcceleratorCrossing(self.core, cd)
         sync_core = getattr(self.sync, cd)
 
         # instructions
@@ -126,10 +126,10 @@ class Accelerator(LiteXModule):
         overflow = Signal()
         self.comb += [
             fifo.sink.valid.eq(self._instr.re), fifo.sink.data.eq(self._instr.storage),
-            fifo.source.connect(core.instr, omit={"valid", "ready"}),
-            core.instr.valid.eq(fifo.source.valid & ~hold), fifo.source.ready.eq(core.instr.ready & ~hold),
+            fifo.source.connect(engine.instr, omit={"valid", "ready"}),
+            engine.instr.valid.eq(fifo.source.valid & ~hold), fifo.source.ready.eq(engine.instr.ready & ~hold),
             fifo.reset.eq(abort),
-            core.abort.eq(abort), core.clear.eq(clear),
+            engine.abort.eq(abort), engine.clear.eq(clear),
             self._instr_status.fields.level.eq(fifo.level), self._instr_status.fields.full.eq(~fifo.sink.ready),
             self._instr_status.fields.overflow.eq(overflow),
         ]
@@ -138,22 +138,22 @@ class Accelerator(LiteXModule):
         # status and the counters of the accelerator's clock, read in sys from one of its cycles
         st = self.core.status
         busy_cycles = Signal(32)
-        sync_core += If(core.clear_core, busy_cycles.eq(0)).Elif(
+        sync_core += If(engine.clear_core, busy_cycles.eq(0)).Elif(
             st["busy"] | self.core.instr.valid, busy_cycles.eq(busy_cycles + 1))
         units = self.core.completed_units or [f"lane{k}" for k in range(len(self.core.completed))]
         unit_counts = []
         for lane in self.core.completed:
             tasks, cycles = Signal(32), Signal(32)
-            sync_core += If(core.clear_core, tasks.eq(0), cycles.eq(0)).Elif(
+            sync_core += If(engine.clear_core, tasks.eq(0), cycles.eq(0)).Elif(
                 lane["valid"], tasks.eq(tasks + 1), cycles.eq(cycles + lane["finished"] - lane["dispatched"]))
             unit_counts += [tasks, cycles]
         names = list(STATUS_PORTS)
         seen = dict(zip(names + ["busy_cycles"] + [f"{u}_{c}" for u in units for c in ("tasks", "cycles")],
-                        core.snapshot([st[n] for n in names] + [busy_cycles] + unit_counts)))
+                        engine.snapshot([st[n] for n in names] + [busy_cycles] + unit_counts)))
 
         self._status = CSRStatus(fields=[CSRField("busy", size=1), CSRField("error", size=1),
                                          CSRField("notify", size=1), CSRField("cause", size=4)])
-        self.comb += [self._status.fields.busy.eq(seen["busy"] | fifo.source.valid | core.pending),
+        self.comb += [self._status.fields.busy.eq(seen["busy"] | fifo.source.valid | engine.pending),
                       self._status.fields.error.eq(seen["error"]), self._status.fields.notify.eq(seen["notify"]),
                       self._status.fields.cause.eq(seen["error_cause"])]
         self._error_position = CSRStatus(32)
@@ -176,14 +176,14 @@ class Accelerator(LiteXModule):
         if dram is None:
             self.vault = KeyVault(vault_words) if windows else None
             self.bus = wishbone.Interface(data_width=32, address_width=32, addressing="word")
-            self.bridge = MemoryBridge(core.cmd, core.wdata, core.rdata, self.bus, self._mem_base.storage,
+            self.bridge = MemoryBridge(engine.cmd, engine.wdata, engine.rdata, self.bus, self._mem_base.storage,
                                        windows, self.vault)
         else:
             self.bus = None
             self.vault = DramKeyVault(dram.vault_port, dram.vault_origin, dram.vault_base, 8 * vault_words)
             base = Signal(32)
             self.comb += base.eq((self._mem_base.storage - dram.origin)[3:])
-            self.bridge = DramMemoryBridge(core.cmd, core.wdata, core.rdata, dram.read_port, dram.write_port,
+            self.bridge = DramMemoryBridge(engine.cmd, engine.wdata, engine.rdata, dram.read_port, dram.write_port,
                                            base, windows, dram.vault_base)
         self._reads, self._writes = CSRStatus(32, name="reads"), CSRStatus(32, name="writes")
         self._vault_writes = CSRStatus(32, name="vault_writes", description="32-bit words written to the key vault")
@@ -195,8 +195,8 @@ class Accelerator(LiteXModule):
         self._packets_sent = CSRStatus(32, name="packets_sent")
         self._packets_received = CSRStatus(32, name="packets_received")
         self._rx_dropped = CSRStatus(32, name="rx_dropped")
-        if core.has_network and udp_port is not None:
-            self._attach_udp(core, udp_port, rx_depth, clear)
+        if engine.has_network and udp_port is not None:
+            self._attach_udp(engine, udp_port, rx_depth, clear)
 
         # interrupt
         self.ev = EventManager()
@@ -209,14 +209,14 @@ class Accelerator(LiteXModule):
         self.comb += [self.ev.done.trigger.eq(seen["busy"]), self.ev.error.trigger.eq(seen["error"]),
                       self.ev.notify.trigger.eq(seen["notify"] & ~notify_seen)]
 
-    def _attach_udp(self, core, port, rx_depth, clear):
+    def _attach_udp(self, engine, port, rx_depth, clear):
         """o_udp onto the port's sink; the port's source through a FIFO that drops (and counts) beats
         arriving when it is full."""
         from liteeth.common import eth_udp_user_description
-        self.comb += core.udp_tx.connect(port.sink)
+        self.comb += engine.udp_tx.connect(port.sink)
         self.rx_fifo = rx = stream.SyncFIFO(eth_udp_user_description(32), rx_depth, buffered=True)
         self.comb += [port.source.connect(rx.sink, omit={"ready"}), port.source.ready.eq(1),
-                      rx.source.connect(core.udp_rx)]
+                      rx.source.connect(engine.udp_rx)]
         sent, received, dropped = self._packets_sent.status, self._packets_received.status, self._rx_dropped.status
         self.sync += [
             If(clear, sent.eq(0)).Elif(port.sink.valid & port.sink.ready & port.sink.last, sent.eq(sent + 1)),

@@ -30,9 +30,8 @@ from dataclasses import dataclass, field
 
 from hhe_gen.params.errors import ParameterError
 
-__all__ = ["SocHost", "SocRun", "etherbone_client", "firmware_run_with_packets", "FirmwareReply", "FIRMWARE_COMMANDS", "FIRMWARE_STATUS",
-           "MAX_RECORD",
-           "SYNC_RECORDS"]
+__all__ = ["SocHost", "SocRun", "etherbone_client", "firmware_run_with_packets", "FirmwareReply", "FIRMWARE_COMMANDS",
+           "FIRMWARE_STATUS", "MAX_RECORD", "SYNC_RECORDS"]
 
 MAX_RECORD = 255          # 32-bit words per Etherbone record (8-bit count), at most the SoC's etherbone_record
 SYNC_RECORDS = 4

@@ -103,7 +103,8 @@ class MemoryBridge(LiteXModule):
             raise ParameterError("vault", None, "a KeyVault when secret windows are given")
         placed = place_windows(windows)
         if vault is not None and sum(w for _, w in windows) * 8 > vault.size:
-            raise ParameterError("vault", vault.size, f">= {sum(w for _, w in windows) * 8} bytes for the secret windows")
+            raise ParameterError("vault", vault.size,
+                                 f">= {sum(w for _, w in windows) * 8} bytes for the secret windows")
 
         reader_bus = wishbone.Interface(data_width=32, address_width=32, addressing="word")
         writer_bus = wishbone.Interface(data_width=32, address_width=32, addressing="word")

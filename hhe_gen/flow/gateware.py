@@ -7,8 +7,9 @@ at synthesis here.  Cached like :mod:`hhe_gen.flow.synth` (``$HHE_GEN_CACHE/synt
                                   package="CABGA554", speed=8, synth_args=("-nowidelut",))
     result["clocks"], result["utilisation"], result["bitstream"]
 
-LiteX's ``<top>.ys`` (or Vivado's ``<top>.tcl``) names the Verilog files (the accelerator's, the CPU's, the SoC's); they are read
-in that order, with the memory initialisers (``*.init``) and constraints beside them.  The key of a
+LiteX's ``<top>.ys`` (or Vivado's ``<top>.tcl``) names the Verilog files (the accelerator's, the
+CPU's, the SoC's); they are read in that order, with the memory initialisers (``*.init``) and
+constraints beside them.  The key of a
 run covers all of them, the tool versions and the options.  During the long steps a line shows
 what nextpnr is doing, once a minute.
 """
