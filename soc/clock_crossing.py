@@ -10,8 +10,9 @@ there:
   ``stream.ClockDomainCrossing`` (asynchronous FIFOs);
 - packets leaving are held in ``sys`` until their last beat is in (:class:`WholePackets`):
   LiteEth's UDP port wants a packet without a gap, and a slower clock would leave gaps;
-- ``abort`` and ``clear`` cross as pulses; after an abort the instructions already in the
-  crossing are drained in ``cd`` and ``sys`` waits for that before it sends more;
+- ``clear`` crosses as a pulse, ``abort`` as a count (aborts in quick succession are never lost):
+  the engine's soft reset, then the instructions already in the crossing are drained in ``cd``,
+  and ``sys`` holds its words until the snapshot shows the drain of its latest abort done;
 - the status and the counters kept in ``cd`` cross together as one word (Migen's
   ``BusSynchronizer``): a coherent snapshot, so ``busy`` and the counters read with it agree.
 
@@ -36,7 +37,8 @@ snapshot(signals) -> list      the ``cd`` signals as seen in ``sys`` (all from o
 Latency
 -------
 An asynchronous FIFO: about three cycles of the receiving clock; a snapshot: about eight cycles of
-the slower clock, every time again.
+the slower clock, every time again; an abort: a count crossing (about eight cycles of the slower
+clock), 16 cycles of draining, then a snapshot.
 """
 
 from __future__ import annotations
@@ -123,36 +125,40 @@ class AcceleratorCrossing(LiteXModule):
             self.udp_tx = self.packets.source
             self.udp_rx = crossing(core.udp_rx, True)
 
-        # abort: the engine's soft reset, then the instruction crossing drained
+        # abort: the engine's soft reset, then the instruction crossing drained.  Aborts are counted
+        # in sys and the count crosses as a value, so aborts in quick succession are never lost; sys
+        # holds its words until the snapshot shows the drain done for its latest abort
         sync_core = getattr(self.sync, cd)
-        abort_ps, drained_ps, clear_ps = (PulseSynchronizer("sys", cd), PulseSynchronizer(cd, "sys"),
-                                          PulseSynchronizer("sys", cd))
-        self.submodules += abort_ps, drained_ps, clear_ps
-        flushing, draining = Signal(), Signal(max=_FLUSH_CYCLES + 1)
-        self.comb += [abort_ps.i.eq(self.abort), core.abort.eq(abort_ps.o),
+        aborts, seen, drained_for = Signal(4), Signal(4), Signal(4)
+        aborts_core = BusSynchronizer(4, "sys", cd)
+        clear_ps = PulseSynchronizer("sys", cd)
+        self.submodules += aborts_core, clear_ps
+        draining = Signal(max=_FLUSH_CYCLES + 1)
+        new_abort = Signal()
+        self.sync += If(self.abort, aborts.eq(aborts + 1))
+        self.comb += [aborts_core.i.eq(aborts), new_abort.eq(aborts_core.o != seen), core.abort.eq(new_abort),
                       clear_ps.i.eq(self.clear)]
         self.clear_core = clear_ps.o
         sync_core += [
-            drained_ps.i.eq(0),
-            If(abort_ps.o, draining.eq(_FLUSH_CYCLES)).Elif(
-                draining != 0, draining.eq(draining - 1), drained_ps.i.eq(draining == 1)),
+            If(new_abort, seen.eq(aborts_core.o), draining.eq(_FLUSH_CYCLES)).Elif(
+                draining != 0, draining.eq(draining - 1), If(draining == 1, drained_for.eq(seen))),
         ]
-        self.sync += If(self.abort, flushing.eq(1)).Elif(drained_ps.o, flushing.eq(0))
+        flushing = Signal()
         self.comb += [
             self.instr.connect(instr_cdc.sink, omit={"valid", "ready"}),
             instr_cdc.sink.valid.eq(self.instr.valid & ~flushing),
             self.instr.ready.eq(instr_cdc.sink.ready & ~flushing),
             instr_cdc.source.connect(core.instr, omit={"valid", "ready"}),
-            core.instr.valid.eq(instr_cdc.source.valid & (draining == 0)),
-            instr_cdc.source.ready.eq(core.instr.ready | (draining != 0)),
+            core.instr.valid.eq(instr_cdc.source.valid & (draining == 0) & ~new_abort),
+            instr_cdc.source.ready.eq((core.instr.ready & ~new_abort) | (draining != 0)),
         ]
 
         # words handed over (sys) against words taken off the crossing (cd), compared in the snapshot
         handed, taken = Signal(16), Signal(16)
         self.sync += If(instr_cdc.sink.valid & instr_cdc.sink.ready, handed.eq(handed + 1))
         sync_core += If(instr_cdc.source.valid & instr_cdc.source.ready, taken.eq(taken + 1))
-        self._snapshot_sources = [taken]
-        self._handed, self._flushing = handed, flushing
+        self._snapshot_sources = [taken, drained_for]
+        self._handed, self._aborts, self._flushing = handed, aborts, flushing
         self._snapshot_signals = None
 
     def snapshot(self, signals: list) -> list:
@@ -170,7 +176,8 @@ class AcceleratorCrossing(LiteXModule):
         for s in sources:
             out.append(bus.o[offset:offset + len(s)])
             offset += len(s)
-        taken = out.pop(0)
-        self.comb += self.pending.eq((taken != self._handed) | self._flushing)
+        taken, drained_for = out.pop(0), out.pop(0)
+        self.comb += [self._flushing.eq(drained_for != self._aborts),
+                      self.pending.eq((taken != self._handed) | self._flushing)]
         self._snapshot_signals = out
         return out

@@ -293,7 +293,7 @@ def _cpu_driven(soc, p, shape, layout, model, near, step, say_) -> dict:
 
 def _bad_input(soc, p, shape, layout, step) -> dict:
     """An unknown command, an empty program, a malformed instruction: error codes, never a hang;
-    the next program runs."""
+    after two aborts the next program runs."""
     from hhe_gen.engine import programs
     from hhe_gen.soc.host import FIRMWARE_COMMANDS
     host = soc.host
@@ -301,6 +301,7 @@ def _bad_input(soc, p, shape, layout, step) -> dict:
     empty = host.command(FIRMWARE_COMMANDS["run"], host.info["program_area"], 0)
     bad = host.firmware_run([(1 << 64) - 1])
     host.abort()
+    host.abort()                # twice in a row: the second must not leave words drained or lost
     after = host.firmware_run(programs.key_setup(p, shape, layout=layout).words)
     out = {"unknown_command": unknown.meaning, "empty_program": empty.meaning, "malformed_word": bad.meaning,
            "next_program": after.meaning}
