@@ -122,11 +122,13 @@ def test_cli_refuses_an_unknown_preset_before_building(capsys):
 
 @pytest.mark.slow
 def test_dna_hhe_soc_end_to_end():
-    """N = 2^13, 3 x 54-bit primes, 2 lanes, dual mode: the whole flow (build and run: about
-    25 minutes on 2 cores; docs/soc.md)."""
+    """N = 2^13, 3 x 54-bit primes, 2 lanes, dual mode: the whole flow, the CPU's SEND of 276
+    packets included (build and run: 29 minutes on 2 cores; docs/soc.md)."""
     if REASON is not None:
         pytest.skip(REASON)
     from hhe_gen.apps.soc_sim import run_soc_sim
     r = run_soc_sim("dna-hhe", 2, "128s")
     assert r["ok"], r
     assert r["encrypt_pk"]["precision"]["mean_bits"] > 25
+    assert r["cpu_driven"]["equal_to_model"] and r["cpu_driven"]["packets"] == 276
+    assert r["decrypt_network"]["equal_to_model"] and r["rubato"]["equal_to_model"]
