@@ -68,9 +68,10 @@ ECP5_NEXTPNR_ARGS = ("--placer", "static", "--router", "router2")
 def build_board(board: str, params, lanes: int = 2, rubato: str | None = None, *, sys_clk_freq: float | None = None,
                 accel_clk_freq: float | None = None, seed: int = 1, place_and_route: bool = True,
                 synth_args=ECP5_SYNTH_ARGS, nextpnr_args=ECP5_NEXTPNR_ARGS, out_dir=None,
-                progress: bool = True) -> dict:
+                progress: bool = True, timeout: float | None = 6 * 3600) -> dict:
     """Build the SoC for ``board`` (module docstring); returns the report (also ``report.json`` in
-    the build folder and, when given, ``out_dir``)."""
+    the build folder and, when given, ``out_dir``).  ``timeout``: seconds per tool run (a design
+    nextpnr cannot route keeps its router going: ``hhe_gen.flow.tools.ToolError`` then)."""
     import importlib
     import tempfile
 
@@ -133,7 +134,7 @@ def build_board(board: str, params, lanes: int = 2, rubato: str | None = None, *
         from hhe_gen.flow.gateware import place_and_route_ecp5
         r = place_and_route_ecp5(folder / "gateware", top, device=module.DEVICE, package=module.PACKAGE,
                                  speed=module.SPEED, seed=seed, synth_args=tuple(synth_args),
-                                 nextpnr_args=tuple(nextpnr_args))
+                                 nextpnr_args=tuple(nextpnr_args), timeout=timeout)
         report.update(fits=r["fits"], clocks=r["clocks"], timing_met=r["met"], utilisation=r["utilisation"],
                       area=r["area"], yosys_s=r["yosys_s"], nextpnr_s=r["nextpnr_s"], seed=seed,
                       synth_args=list(synth_args), nextpnr_args=list(nextpnr_args), flow_cached=r.cached)
@@ -143,7 +144,7 @@ def build_board(board: str, params, lanes: int = 2, rubato: str | None = None, *
             report.update(bitstream=str(bit), load=f"openFPGALoader --board {spec.loader} {bit}")
     elif spec.family == "xilinx":
         from hhe_gen.flow.gateware import synth_xilinx_gateware
-        r = synth_xilinx_gateware(folder / "gateware", top)
+        r = synth_xilinx_gateware(folder / "gateware", top, timeout=timeout)
         scripts = sorted(str(p) for p in (folder / "gateware").glob(f"build_{top}.*"))
         scripts += sorted(str(p) for p in (folder / "gateware").glob(f"{top}.tcl"))
         area = dict(r["area"], BRAM36=r["area"]["RAMB36"] + r["area"]["RAMB18"] / 2)

@@ -3,7 +3,7 @@
     hhe-gen soc sim [--params toy|dna-hhe|...] [--lanes L] [--rubato SET|none] [--no-lattigo] [--accel-clock HZ]
                     [--json FILE]
     hhe-gen soc build --board ecpix5|arty-a7 [--params P] [--lanes L] [--rubato SET|none] [--sys-mhz F]
-                      [--accel-mhz F] [--seed S] [--no-pnr] [-o DIR] [--json FILE]
+                      [--accel-mhz F] [--seed S] [--no-pnr] [--timeout MIN] [-o DIR] [--json FILE]
 
 ``soc sim`` builds the SoC (VexRiscv, LiteEth, the accelerator; cached) in Verilator and runs it with
 Ethernet in a network namespace of its own (root, no sudo): keys and a message over Etherbone, the
@@ -46,6 +46,8 @@ def register(sub) -> None:
     b.add_argument("--accel-mhz", type=float, help="the accelerator's own clock (default: the system clock)")
     b.add_argument("--seed", type=int, default=1, help="nextpnr seed (default 1)")
     b.add_argument("--no-pnr", action="store_true", help="stop after writing the SoC's gateware")
+    b.add_argument("--timeout", type=float, default=360, metavar="MIN",
+                   help="minutes per tool run (default 360: a design that does not route keeps nextpnr going)")
     b.add_argument("-o", "--out", help="copy the bitstream, report.json, soc.json and csr.csv here")
     b.add_argument("--json", help="write the report as JSON")
     b.set_defaults(func=_build)
@@ -111,7 +113,7 @@ def _build(args) -> int:
     rubato = None if args.rubato.lower() == "none" else args.rubato
     r = build_board(args.board, p, args.lanes, rubato, sys_clk_freq=args.sys_mhz and args.sys_mhz * 1e6,
                     accel_clk_freq=args.accel_mhz and args.accel_mhz * 1e6, seed=args.seed,
-                    place_and_route=not args.no_pnr, out_dir=args.out)
+                    place_and_route=not args.no_pnr, out_dir=args.out, timeout=args.timeout * 60)
     title = f"SoC for {r['board']} ({r['fpga']}): {r['params']}, {r['lanes']} lanes" + (
         f", Rubato {rubato}" if rubato else "")
     if "fits" in r:
