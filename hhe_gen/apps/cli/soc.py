@@ -26,7 +26,8 @@ __all__ = ["register"]
 def register(sub) -> None:
     """Add ``soc sim``."""
     p = sub.add_parser("soc", help="the LiteX SoC with the accelerator (simulation)")
-    ops = p.add_subparsers(dest="soc_op", required=True, metavar="sim|build")
+    ops = p.add_subparsers(dest="soc_op", required=True, metavar="sim|build",
+                           help="simulate the SoC end to end, or build it for a board")
     q = ops.add_parser("sim", help="build and run the SoC in Verilator with Ethernet, end to end")
     q.add_argument("--params", default="toy", help="parameter preset (default toy; dna-hhe: N = 2^13, 3 x 54)")
     q.add_argument("--lanes", type=int, default=2, help="butterfly lanes (default 2)")
