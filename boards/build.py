@@ -73,13 +73,9 @@ def build_board(board: str, params, lanes: int = 2, rubato: str | None = None, *
     the build folder and, when given, ``out_dir``).  ``timeout``: seconds per tool run (a design
     nextpnr cannot route keeps its router going: ``hhe_gen.flow.tools.ToolError`` then)."""
     import importlib
-    import tempfile
 
     from hhe_gen.engine.memory_map import MemoryMap
-    from hhe_gen.flow.filelock import locked
-    from hhe_gen.soc.accel_instance import load_manifest
-    from hhe_gen.soc.soc_build import build_key, elaborate_with_firmware, generate_for_soc, soc_cache_root, \
-        soc_sources
+    from hhe_gen.soc.soc_build import elaborate_with_firmware, soc_folder
 
     if board not in BOARDS:
         raise ParameterError("board", board, "one of " + ", ".join(BOARDS))
@@ -88,43 +84,29 @@ def build_board(board: str, params, lanes: int = 2, rubato: str | None = None, *
     module = importlib.import_module(f"hhe_gen.boards.{spec.module}")
     soc_class = getattr(module, spec.soc_class)
     t_start = time.monotonic()
-    with tempfile.TemporaryDirectory() as tmp:
-        gen = generate_for_soc(params, lanes, rubato, Path(tmp) / "accel", progress=progress,
-                               target="xilinx" if spec.family == "xilinx" else "ecp5")
-        verilog = Path(gen["paths"]["verilog"]).read_text()
-        manifest = load_manifest(gen["paths"]["manifest"])
-        here = Path(__file__).parent
-        key = build_key([verilog, json.dumps(manifest, sort_keys=True, default=str), board, lanes, rubato,
-                         sys_clk_freq, accel_clk_freq]
-                        + [p.read_bytes() for p in soc_sources(here / f"{spec.module}.py", here / "dram_board.py")])
-        root = soc_cache_root()
-        clock = f"-accel{accel_clk_freq / 1e6:g}" if accel_clk_freq else ""
-        folder = root / f"{board}-{params.name}-p{lanes}{'-' + rubato if rubato else ''}{clock}-{key}"
-        root.mkdir(parents=True, exist_ok=True)
-        layout = MemoryMap.for_params(params)
-        with locked(root / f".{folder.name}.lock"):
-            elaborated = (folder / "soc.json").exists()
-            if not elaborated:
-                if folder.exists():
-                    shutil.rmtree(folder)
-                (folder / "accel").mkdir(parents=True)
-                for name in ("verilog", "manifest"):
-                    shutil.copy(gen["paths"][name], folder / "accel")
+    here = Path(__file__).parent
+    with soc_folder(params, lanes, rubato, kind=board, options=[sys_clk_freq, accel_clk_freq], done="soc.json",
+                    sources=[here / f"{spec.module}.py", here / "dram_board.py"], progress=progress,
+                    tag=f"-accel{accel_clk_freq / 1e6:g}" if accel_clk_freq else "",
+                    target="xilinx" if spec.family == "xilinx" else "ecp5") as build:
+        folder, elaborated = build.path, build.built
+        if not elaborated:
+            layout = MemoryMap.for_params(params)
 
-                def make_soc(firmware):
-                    return soc_class(manifest, (folder / "accel" / "hhe_accel.v").resolve(), layout,
-                                     sys_clk_freq=sys_clk_freq, accel_clk_freq=accel_clk_freq, firmware=firmware)
+            def make_soc(firmware):
+                return soc_class(build.manifest, build.verilog.resolve(), layout, sys_clk_freq=sys_clk_freq,
+                                 accel_clk_freq=accel_clk_freq, firmware=firmware)
 
-                def write_gateware(soc, options):
-                    from litex.soc.integration.builder import Builder
-                    Builder(soc, compile_software=False, compile_gateware=False, **options).build(run=False)
+            def write_gateware(soc, options):
+                from litex.soc.integration.builder import Builder
+                Builder(soc, compile_software=False, compile_gateware=False, **options).build(run=False)
 
-                soc, firmware_bytes = elaborate_with_firmware(folder, make_soc, write_gateware, progress=progress)
-                info = {**soc.info(), "manifest": manifest, "params": params.name, "board": board,
-                        "firmware_bytes": firmware_bytes}
-                (folder / "soc.json").write_text(json.dumps(info, indent=1))
-            elif progress:
-                say(f"the SoC for {board} is already elaborated ({folder})")
+            soc, firmware_bytes = elaborate_with_firmware(folder, make_soc, write_gateware, progress=progress)
+            info = {**soc.info(), "manifest": build.manifest, "params": params.name, "board": board,
+                    "firmware_bytes": firmware_bytes}
+            (folder / "soc.json").write_text(json.dumps(info, indent=1))
+        elif progress:
+            say(f"the SoC for {board} is already elaborated ({folder})")
     info = json.loads((folder / "soc.json").read_text())
     top = module.TOP
     report = {"board": board, "fpga": spec.fpga, "params": params.name, "lanes": lanes, "rubato": rubato,

@@ -21,12 +21,10 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from hhe_gen.flow.filelock import locked
 from hhe_gen.flow.tools import say
 from hhe_gen.params.errors import ParameterError
 
-from .soc_build import build_key, elaborate_with_firmware, generate_for_soc, require_riscv_gcc, soc_cache_root, \
-    soc_sources
+from .soc_build import elaborate_with_firmware, require_riscv_gcc, soc_folder
 
 __all__ = ["SimBuild", "build_sim_soc", "sim_support", "verilator_environment"]
 
@@ -85,43 +83,27 @@ def build_sim_soc(params, lanes: int = 2, *, rubato: str | None = None, accel_cl
     (a :class:`hhe_gen.params.ckks.CKKSParams`) at ``lanes`` lanes, dual mode with ``rubato``; with
     ``accel_clk_freq`` (Hz, against the system clock's 1 MHz) the accelerator runs on a clock of
     its own (the half period in picoseconds must be whole: LiteX's simulator clocks)."""
-    import tempfile
-
     from hhe_gen.engine.memory_map import MemoryMap
-
-    from .accel_instance import load_manifest
 
     if accel_clk_freq is not None and (10 ** 12 % (2 * accel_clk_freq) or not 1000 <= accel_clk_freq <= 10 ** 7):
         raise ParameterError("accel_clk_freq", accel_clk_freq,
                              "1 kHz .. 10 MHz with a whole half period in picoseconds (e.g. 800000)")
     require_riscv_gcc()
-    with tempfile.TemporaryDirectory() as tmp:
-        gen = generate_for_soc(params, lanes, rubato, Path(tmp) / "accel", progress=progress)
-        verilog = Path(gen["paths"]["verilog"]).read_text()
-        manifest = load_manifest(gen["paths"]["manifest"])
-        here = Path(__file__).parent
-        key = build_key([verilog, json.dumps(manifest, sort_keys=True, default=str), lanes, rubato, accel_clk_freq]
-                        + [p.read_bytes() for p in soc_sources(here / "sim_soc.py", here / "sim_build.py")])
-        root = Path(cache_dir or soc_cache_root())
-        clock = f"-accel{accel_clk_freq}" if accel_clk_freq else ""
-        folder = root / f"soc-{params.name}-p{lanes}{'-' + rubato if rubato else ''}{clock}-{key}"
-        binary = folder / "gateware" / "obj_dir" / "Vsim"
-        root.mkdir(parents=True, exist_ok=True)
-        with locked(root / f".{folder.name}.lock"):
-            if binary.exists():
-                return SimBuild(folder, binary, json.loads((folder / "soc.json").read_text()), True)
-            if folder.exists():
-                shutil.rmtree(folder)
-            (folder / "accel").mkdir(parents=True)
-            for name in ("verilog", "manifest"):
-                shutil.copy(gen["paths"][name], folder / "accel")
-            info = _elaborate(folder, folder / "accel" / "hhe_accel.v", manifest, MemoryMap.for_params(params),
-                              progress, accel_clk_freq)
-            info["manifest"] = manifest
-            info["params"] = params.name
-            _compile(folder / "gateware", progress)
-            (folder / "soc.json").write_text(json.dumps(info, indent=1))
-            return SimBuild(folder, binary, info, False)
+    here = Path(__file__).parent
+    binary = Path("gateware") / "obj_dir" / "Vsim"
+    with soc_folder(params, lanes, rubato, kind="soc", options=[accel_clk_freq], done=str(binary),
+                    sources=[here / "sim_soc.py", here / "sim_build.py"], cache_dir=cache_dir, progress=progress,
+                    tag=f"-accel{accel_clk_freq}" if accel_clk_freq else "") as build:
+        folder = build.path
+        if build.built:
+            return SimBuild(folder, folder / binary, json.loads((folder / "soc.json").read_text()), True)
+        info = _elaborate(folder, build.verilog, build.manifest, MemoryMap.for_params(params), progress,
+                          accel_clk_freq)
+        info["manifest"] = build.manifest
+        info["params"] = params.name
+        _compile(folder / "gateware", progress)
+        (folder / "soc.json").write_text(json.dumps(info, indent=1))
+        return SimBuild(folder, folder / binary, info, False)
 
 
 def _elaborate(folder: Path, verilog: Path, manifest: dict, layout, progress: bool, accel_clk_freq=None) -> dict:

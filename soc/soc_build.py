@@ -21,13 +21,14 @@ import os
 import shutil
 import subprocess
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 from hhe_gen.flow.tools import say
 from hhe_gen.params.errors import ParameterError
 
-__all__ = ["soc_cache_root", "build_key", "soc_sources", "require_riscv_gcc", "generate_for_soc",
-           "elaborate_with_firmware", "compile_firmware", "output_to"]
+__all__ = ["soc_cache_root", "build_key", "soc_sources", "require_riscv_gcc", "generate_for_soc", "SocFolder",
+           "soc_folder", "elaborate_with_firmware", "compile_firmware", "output_to"]
 
 SOC_SOURCES = ("accel_instance.py", "accelerator.py", "clock_crossing.py", "memory_bridge.py", "dram_bridge.py",
                "mailbox.py", "integration.py", "soc_build.py")
@@ -73,6 +74,58 @@ def generate_for_soc(params, lanes: int, rubato: str | None, out_dir: Path, *, p
             + ") ...")
     return generate_accel(params, lanes, Path(out_dir), rubato=rubato, testbench=False, name="hhe_accel",
                           target=target)
+
+
+@dataclass(frozen=True)
+class SocFolder:
+    """A build folder held under its lock (:func:`soc_folder`).
+
+    Members
+    -------
+    path : Path         the folder; ``accel/hhe_accel.v`` and ``accel/hhe_accel.json`` in it
+    manifest : dict     the accelerator's manifest
+    built : bool        the folder already holds the finished build (its ``done`` file)
+    """
+    path: Path
+    manifest: dict
+    built: bool
+
+    @property
+    def verilog(self) -> Path:
+        return self.path / "accel" / "hhe_accel.v"
+
+
+@contextmanager
+def soc_folder(params, lanes: int, rubato: str | None, *, kind: str, options: list, sources: list[Path],
+               done: str, tag: str = "", target: str = "ecp5", cache_dir=None, progress: bool = True):
+    """Generate the accelerator, key the build by its Verilog and manifest, ``options`` and the text
+    of :func:`soc_sources` with ``sources``, and yield its :class:`SocFolder` under the folder's
+    lock: as it is when ``done`` (a path in it) exists, else emptied with the accelerator copied in.
+    The folder is ``<cache>/<kind>-<preset>-p<lanes>[-<rubato>]<tag>-<key>``."""
+    import json
+    import tempfile
+
+    from hhe_gen.flow.filelock import locked
+
+    from .accel_instance import load_manifest
+
+    with tempfile.TemporaryDirectory() as tmp:
+        gen = generate_for_soc(params, lanes, rubato, Path(tmp) / "accel", progress=progress, target=target)
+        manifest = load_manifest(gen["paths"]["manifest"])
+        key = build_key([Path(gen["paths"]["verilog"]).read_text(), json.dumps(manifest, sort_keys=True, default=str),
+                         lanes, rubato, target, *options] + [p.read_bytes() for p in soc_sources(*sources)])
+        root = Path(cache_dir or soc_cache_root())
+        folder = root / f"{kind}-{params.name}-p{lanes}{'-' + rubato if rubato else ''}{tag}-{key}"
+        root.mkdir(parents=True, exist_ok=True)
+        with locked(root / f".{folder.name}.lock"):
+            built = (folder / done).exists()
+            if not built:
+                if folder.exists():
+                    shutil.rmtree(folder)
+                (folder / "accel").mkdir(parents=True)
+                for name in ("verilog", "manifest"):
+                    shutil.copy(gen["paths"][name], folder / "accel")
+            yield SocFolder(folder, manifest, built)
 
 
 def elaborate_with_firmware(folder: Path, make_soc, write_gateware, *, progress: bool = True):
