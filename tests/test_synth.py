@@ -453,3 +453,42 @@ def test_synth_xilinx_any_falls_back_only_on_the_abc9_assertion(tmp_path, monkey
     with pytest.raises(ToolError):
         synth.synth_xilinx_any(lambda: object(), name="x")
     assert calls == [True]
+
+
+class TwoRegisters(wiring.Component):
+    """Two submodules (``wide``: a 9-bit register, ``narrow``: a 4-bit one) and 2 flip-flops of
+    its own: the per-unit area must find 9, 4 and 2."""
+
+    def __init__(self):
+        super().__init__({"d": In(9), "en": In(1), "q": Out(15)})
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.wide = wide = Register(9)
+        m.submodules.narrow = narrow = Register(4)
+        own = Signal(2)
+        m.d.sync += own.eq(self.d[:2])
+        m.d.comb += [wide.d.eq(self.d), wide.en.eq(self.en), narrow.d.eq(self.d[5:]), narrow.en.eq(self.en),
+                     self.q.eq(Cat(wide.q, narrow.q, own))]
+        return m
+
+
+@pytest.mark.toolchain
+def test_ecp5_area_by_unit_splits_the_flip_flops_by_submodule(cold_cache):
+    r = synth.synth_ecp5(TwoRegisters(), name="two_registers", by_unit=True)
+    assert set(r["units"]) == {"", "wide", "narrow"}
+    assert (r["units"]["wide"]["FF"], r["units"]["narrow"]["FF"], r["units"][""]["FF"]) == (9, 4, 2)
+    assert r["FF"] == 15 and r["fmax_mhz"] is None
+    assert "-noflatten" in (r.workdir / "synth.ys").read_text() and "abc -lut 4" in (r.workdir / "synth.ys").read_text()
+
+
+def test_unit_cells_sums_each_units_modules_and_skips_instances():
+    from hhe_gen.flow.synth_reports import unit_cells
+    stat = {"modules": {
+        "\\top.dut": {"num_cells_by_type": {"LUT4": 1, "\\top.dut.a": 1, "\\top.dut.b": 1}},
+        "\\top.dut.a": {"num_cells_by_type": {"LUT4": 10, "TRELLIS_FF": 3, "\\top.dut.a.x": 1}},
+        "\\top.dut.a.x": {"num_cells_by_type": {"LUT4": 5, "$scopeinfo": 2}},
+        "\\top.dut.b": {"num_cells_by_type": {"DP16KD": 2}},
+        "\\top": {"num_cells_by_type": {"TRELLIS_FF": 100, "\\top.dut": 1}},
+    }}
+    assert unit_cells(stat, "top") == {"": {"LUT4": 1}, "a": {"LUT4": 15, "TRELLIS_FF": 3}, "b": {"DP16KD": 2}}

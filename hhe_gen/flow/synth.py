@@ -35,7 +35,7 @@ from pathlib import Path
 from hhe_gen.params.errors import ParameterError
 from hhe_gen.flow.runner import run
 from hhe_gen.flow.synth_cache import FLOW_VERSION, SynthResult, cache_root, cached_run, tools_fingerprint
-from hhe_gen.flow.synth_reports import critical_path, ecp5_area, pick_clock, stat_cells, xilinx_area
+from hhe_gen.flow.synth_reports import critical_path, ecp5_area, pick_clock, stat_cells, unit_cells, xilinx_area
 from hhe_gen.flow.timing_harness import TimingHarness, default_name, harness_facts, harness_verilog
 from hhe_gen.flow.tools import ToolError
 
@@ -70,7 +70,7 @@ def synth_ecp5(component, *, device: str = "85k", package: str = "CABGA381", see
                freq_mhz: float = 125, name: str | None = None, router: str = "router1",
                cache: bool = True, timeout: float | None = None, fold: int | None = None,
                tie_high=("en",), synth_args: tuple = (), nextpnr_args: tuple = (),
-               place_and_route: bool = True, abc9: bool = True) -> SynthResult:
+               place_and_route: bool = True, abc9: bool = True, by_unit: bool = False) -> SynthResult:
     """Synthesize (Yosys ``synth_ecp5``) and place and route (``nextpnr-ecp5``) a component.
 
     Parameters
@@ -96,8 +96,12 @@ def synth_ecp5(component, *, device: str = "85k", package: str = "CABGA381", see
     abc9 : bool        map LUTs with ABC9 (what ``synth_ecp5`` does); False maps them with the classic
                        ``abc -lut 4`` (:data:`_ECP5_CLASSIC_ABC`; LUT4 only, so the ``-nowidelut``
                        netlist): hours faster on large XOR networks (unrolled Keccak rounds)
+    by_unit : bool     also the area of each submodule of the component (``units``): Yosys keeps the
+                       hierarchy (``-noflatten``, so no optimisation across units) and maps with the
+                       classic ABC (Yosys 0.70's ABC9 fails an assertion on hierarchical netlists
+                       here); Yosys only
 
-    The argument tuples, ``place_and_route`` and ``abc9`` are part of the cache key.
+    The argument tuples, ``place_and_route``, ``abc9`` and ``by_unit`` are part of the cache key.
 
     Returns
     -------
@@ -131,6 +135,8 @@ def synth_ecp5(component, *, device: str = "85k", package: str = "CABGA381", see
     if not isinstance(freq_mhz, (int, float)) or isinstance(freq_mhz, bool) or \
             not 1 <= freq_mhz <= 1000:
         raise ParameterError("freq_mhz", freq_mhz, "a number in 1 .. 1000 (MHz)")
+    if by_unit:
+        synth_args, abc9, place_and_route = (*synth_args, "-noflatten"), False, False
     text, harness = harness_verilog(component, name=name, fold=fold, tie_high=tie_high)
     name = name if name is not None else default_name(component)
     tools = tools_fingerprint(("yosys", "nextpnr-ecp5"))
@@ -141,6 +147,8 @@ def synth_ecp5(component, *, device: str = "85k", package: str = "CABGA381", see
                        place_and_route=place_and_route)
     if not abc9:
         options["abc9"] = False
+    if by_unit:
+        options["by_unit"] = True
     extra_synth = "".join(" " + a for a in synth_args)
     synth_cmd = (f"synth_ecp5 -top {name}{extra_synth} -json netlist.json\n" if abc9 else
                  _ECP5_CLASSIC_ABC.format(name=name, extra=extra_synth))
@@ -174,6 +182,11 @@ def synth_ecp5(component, *, device: str = "85k", package: str = "CABGA381", see
         stat = json.loads((workdir / "stat.json").read_text())
         report = json.loads((workdir / "report.json").read_text()) if place_and_route else {}
         dut_cells, total_cells = stat_cells(stat, name)
+        if by_unit:
+            dut_cells = {}
+            for cells in unit_cells(stat, name).values():
+                for cell, count in cells.items():
+                    dut_cells[cell] = dut_cells.get(cell, 0) + count
         clock = pick_clock(report.get("fmax", {}))
         used = {k: v["used"] for k, v in report.get("utilization", {}).items() if v["used"]}
         return {
@@ -188,6 +201,8 @@ def synth_ecp5(component, *, device: str = "85k", package: str = "CABGA381", see
             "target": "ecp5", "device": device, "package": package, "seed": seed,
             "router": router, "name": name, "synth_args": list(synth_args),
             "nextpnr_args": list(nextpnr_args), "place_and_route": place_and_route,
+            **({"units": {unit: ecp5_area(cells) for unit, cells in unit_cells(stat, name).items()}}
+               if by_unit else {}),
         }
 
     return cached_run("ecp5", name, text, tools, options, cache, job, summarize)

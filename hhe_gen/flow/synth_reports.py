@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-__all__ = ["stat_cells", "ecp5_area", "xilinx_area", "pick_clock", "critical_path"]
+__all__ = ["stat_cells", "unit_cells", "ecp5_area", "xilinx_area", "pick_clock", "critical_path"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -26,6 +26,25 @@ def stat_cells(stat: dict, name: str) -> tuple[dict, dict]:
     total = {k: v for k, v in stat["design"]["num_cells_by_type"].items()
              if k.lstrip("\\") != f"{name}.dut" and not k.startswith("$scopeinfo")}
     return dut, total
+
+
+def unit_cells(stat: dict, name: str) -> dict:
+    """Cells of each submodule of the DUT with everything below it (``{unit: cells}``), from the
+    ``stat -json`` of a netlist kept hierarchical (``synth_ecp5 -noflatten``): Amaranth writes one
+    module per instance, named by its path (``<name>.dut.<unit>.<sub>...``), so a unit's cells are
+    the sum over the modules under its path.  Cells of the DUT's own module are under ``""``."""
+    prefix = f"{name}.dut"
+    units: dict[str, dict] = {}
+    for key, module in stat["modules"].items():
+        path = key.lstrip("\\")
+        if path != prefix and not path.startswith(prefix + "."):
+            continue
+        unit = path[len(prefix) + 1:].split(".")[0] if path != prefix else ""
+        cells = units.setdefault(unit, {})
+        for cell, count in module["num_cells_by_type"].items():
+            if not cell.startswith(("$scopeinfo", "\\")) and not cell.startswith(prefix):
+                cells[cell] = cells.get(cell, 0) + count
+    return units
 
 
 def ecp5_area(cells: dict) -> dict:

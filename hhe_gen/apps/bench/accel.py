@@ -265,6 +265,23 @@ def area(params: str = "dna-hhe", lanes: int = 2, rubato: str | None = None, xil
     return out
 
 
+def area_by_unit(params: str = "dna-hhe", lanes: int = 2, rubato: str | None = None) -> dict:
+    """Where the accelerator's ECP5 area goes: Yosys ``synth_ecp5`` with the hierarchy kept
+    (``synth_ecp5(by_unit=True)``: classic ABC, no optimisation across units, so the sum is a
+    little above :func:`area`'s), one row per unit of the engine."""
+    from hhe_gen.cores.unused import mark_unused
+    from hhe_gen.flow.synth import synth_ecp5
+    from hhe_gen.params import preset
+    name = f"hhe_accel_units_{params.replace('-', '_')}_p{lanes}" + (f"_{rubato[4:].lower()}" if rubato else "")
+    engine = client_engine(preset(params), lanes, rubato=rubato)
+    mark_unused(engine)
+    r = synth_ecp5(engine, name=name, timeout=4 * 3600, by_unit=True)
+    fields = ("LUT4", "CCU2C", "FF", "MULT18X18D", "DP16KD", "DPR16X4")
+    units = {unit or "(glue)": {k: cells[k] for k in fields} for unit, cells in r["units"].items()}
+    return {"total": {k: r[k] for k in fields},
+            **dict(sorted(units.items(), key=lambda kv: -kv[1]["LUT4"]))}
+
+
 _LABELS = {("encrypt_pk", None): "m-to-ct pk", ("encrypt_sk", None): "m-to-ct sk", ("decrypt", 0): "ct-to-m L0",
            ("decrypt", None): "ct-to-m 3 primes"}
 
@@ -354,6 +371,7 @@ def _cases():
         bench_case("accel", f"area-dna-hhe-{lanes}lanes", quick=False, lanes=lanes)(area)
     bench_case("accel", "area-dna-hhe-2lanes-dual-128s", quick=False, lanes=2, rubato="Par-128S")(area)
     bench_case("accel", "area-toy", quick=False, params="toy")(area)
+    bench_case("accel", "area-by-unit-dna-hhe-2lanes", quick=False, lanes=2)(area_by_unit)
 
 
 _cases()

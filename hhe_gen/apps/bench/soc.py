@@ -50,6 +50,7 @@ def soc_end_to_end(params: str, lanes: int = 2, rubato: str = "128s") -> dict:
 
 
 @bench_case("soc", "ecpix5-dna-hhe", quick=False, params="dna-hhe", accel_mhz=50.0)
+@bench_case("soc", "ecpix5-dna-hhe-1-lane", quick=False, params="dna-hhe", accel_mhz=50.0, lanes=1)
 @bench_case("soc", "ecpix5-toy", quick=False, params="toy", accel_mhz=60.0)
 def soc_on_ecpix5(params: str, accel_mhz: float, lanes: int = 2) -> dict:
     """The SoC's bitstream for the ECPIX-5 (:func:`hhe_gen.boards.build.build_board`, cached): the
@@ -61,5 +62,5 @@ def soc_on_ecpix5(params: str, accel_mhz: float, lanes: int = 2) -> dict:
     util = {k: f"{v['used']}/{v['available']}" for k, v in r["utilisation"].items()
             if k in ("TRELLIS_COMB", "TRELLIS_FF", "DP16KD", "MULT18X18D", "TRELLIS_RAMW")}
     fmax = {name: c["achieved"] for name, c in r["clocks"].items()}
-    return {"fits": r["fits"], "timing_met": r["timing_met"], "fmax_mhz": fmax, "sys_target_mhz": 75, "goal_mhz": 100,
+    return {"lanes": lanes, "fits": r["fits"], "timing_met": r["timing_met"], "fmax_mhz": fmax, "sys_target_mhz": 75, "goal_mhz": 100,
             "accel_clk_mhz": accel_mhz, **util, "yosys_s": r["yosys_s"], "nextpnr_s": r["nextpnr_s"]}
