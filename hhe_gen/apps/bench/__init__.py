@@ -89,15 +89,23 @@ def _load():
         importlib.import_module(mod)
 
 
-def cases(selected_groups=None, quick: bool = False) -> list[BenchCase]:
-    """The registered cases of ``selected_groups`` (all when None), in registration order."""
+def cases(selected_groups=None, quick: bool = False, names=None) -> list[BenchCase]:
+    """The registered cases of ``selected_groups`` (all when None), in registration order; with
+    ``names``, only the cases of those names (``name`` or ``group/name``), quick or not."""
+    from hhe_gen.params.errors import ParameterError
     _load()
     unknown = set(selected_groups or ()) - set(groups())
     if unknown:
-        from hhe_gen.params.errors import ParameterError
         raise ParameterError("group", sorted(unknown)[0], "one of " + ", ".join(groups()))
-    return [c for c in _REGISTRY.values()
-            if (not selected_groups or c.group in selected_groups) and (c.quick or not quick)]
+    chosen = [c for c in _REGISTRY.values() if not selected_groups or c.group in selected_groups]
+    if names:
+        wanted = set(names)
+        missing = wanted - {c.name for c in chosen} - {f"{c.group}/{c.name}" for c in chosen}
+        if missing:
+            raise ParameterError("only", sorted(missing)[0], "case names of the chosen groups (hhe-gen bench "
+                                 "--list shows them)")
+        return [c for c in chosen if c.name in wanted or f"{c.group}/{c.name}" in wanted]
+    return [c for c in chosen if c.quick or not quick]
 
 
 def groups() -> list[str]:

@@ -8,7 +8,12 @@ from .common import SEED_RULE
 def cmd_bench(args):
     from hhe_gen.apps import bench as benchmarks
     from hhe_gen.apps.report import bench_tables, console, show, write_json
-    selected = benchmarks.cases(args.groups or None, quick=args.quick)
+    selected = benchmarks.cases(args.groups or None, quick=args.quick, names=args.only)
+    if args.list:
+        from hhe_gen.apps.report import print_table
+        print_table("benchmark cases", ["group", "case", "quick"],
+                    [(c.group, c.name, "yes" if c.quick else "no") for c in selected])
+        return 0
     results = []
     from rich.progress import Progress
     with Progress(console=console, transient=True) as progress:
@@ -115,6 +120,8 @@ def register(sub) -> None:
     p.add_argument("groups", nargs="*", help="benchmark groups (default: all)")
     p.add_argument("--quick", action="store_true", help="only the CI-sized cases")
     p.add_argument("--json", default="bench-results/bench.json", help="results file (default: %(default)s)")
+    p.add_argument("--only", nargs="+", metavar="NAME", help="run only these cases (name or group/name)")
+    p.add_argument("--list", action="store_true", help="list the selected cases and stop")
     p.set_defaults(func=cmd_bench)
     p = sub.add_parser("prove", help="run the formal proofs (z3 bounds, SymbiYosys harnesses), print a table")
     p.add_argument("groups", nargs="*", help="proof groups (default: all)")
