@@ -12,8 +12,8 @@ and two flags: ``disp`` (handed to its unit) and ``done`` (its unit reported ``d
 
 The words and the positions are W-deep memories with an asynchronous read port per reader (each
 unit's offer and flight, the head), which FPGA tools map to distributed RAM: each reader is then a
-W-word RAM instead of a W-to-1 multiplexer of 96 registers (on an ECP5 at W = 16 and six units,
-about 11k LUT4 less).  Everything the dispatch rule reads (masks, unit, flags) stays in registers.
+W-word RAM instead of a W-to-1 multiplexer of 96 registers (docs/engine.md has the area).
+Everything the dispatch rule reads (masks, unit, flags) stays in registers.
 
 Dispatch rule
 -------------
