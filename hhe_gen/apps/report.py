@@ -43,6 +43,9 @@ def _fmt(x) -> str:
         return f"{x:.4g}" if abs(x) < 1e6 else f"{x:.3e}"
     if isinstance(x, (list, tuple)):
         return ", ".join(_fmt(v) for v in x)
+    if isinstance(x, dict):                 # a metric with parts: one line each, "name value"
+        return "\n".join(f"{k} {v:,}" if isinstance(v, int) and not isinstance(v, bool) else f"{k} {_fmt(v)}"
+                         for k, v in x.items())
     return str(x)
 
 

@@ -23,8 +23,8 @@ RUBATO_KEY = [random.Random(2).randrange(rubato_params("128s").q) for _ in range
 MESSAGE = [round(random.Random(4).uniform(-4, 4), 3) for _ in range(2 * rubato_params("128s").l)]
 
 
-def _session(backend):
-    with Client("toy", backend=backend, rubato="128s") as c:
+def _session(backend, **board):
+    with Client("toy", backend=backend, rubato="128s", board=board or None) as c:
         c.set_keys(KEYS)
         pk = c.encrypt(SLOTS, seed=5)
         pk_cycles = c.last.cycles
@@ -63,15 +63,37 @@ def test_rtl_backend_gives_the_models_results(on_model):
     assert cycles > 0
 
 
-@pytest.mark.toolchain
-def test_soc_sim_backend_gives_the_models_results(on_model):
+def _need_sim_soc():
     from hhe_gen.soc.sim_build import sim_support
     reason = sim_support()
     if reason is not None:
         if os.environ.get("CI"):
             pytest.fail(reason)
         pytest.skip(reason)
+
+
+@pytest.mark.toolchain
+def test_soc_sim_backend_gives_the_models_results(on_model):
+    _need_sim_soc()
     pk, sk, back, cycles, words = _session("soc-sim")
+    assert (pk.c0, pk.c1, sk.c0, sk.c1, back, words) == (on_model[0].c0, on_model[0].c1, on_model[1].c0,
+                                                         on_model[1].c1, on_model[2], on_model[4])
+    assert cycles > 0
+
+
+@pytest.mark.toolchain
+def test_board_backend_gives_the_models_results_over_ethernet(on_model):
+    """The board backend (Etherbone and UDP sockets to an address, the build folder's soc.json and
+    csr.csv) against the simulated SoC's Ethernet, from inside its network namespace: what a board
+    on the desk answers, with no board lent to this project."""
+    _need_sim_soc()
+    from hhe_gen.soc.sim_build import build_sim_soc
+    from hhe_gen.soc.sim_run import SimulatedSoC
+    with Client("toy", rubato="128s") as probe:
+        lanes, rubato = probe.lanes, probe.rubato
+    build = build_sim_soc(PARAMS, lanes, rubato=rubato)
+    with SimulatedSoC(build) as soc, soc.namespace.entered():
+        pk, sk, back, cycles, words = _session("board", folder=build.folder)
     assert (pk.c0, pk.c1, sk.c0, sk.c1, back, words) == (on_model[0].c0, on_model[0].c1, on_model[1].c0,
                                                          on_model[1].c1, on_model[2], on_model[4])
     assert cycles > 0
