@@ -28,3 +28,18 @@ def test_cycles_plot(tmp_path):
     assert (tmp_path / "accel-cycles.png").stat().st_size > 10_000
     toy = [dict(results[0], params={"params": "toy", "program": "encrypt_pk"})]
     assert plot_cycles(toy, tmp_path / "none") == [] and not (tmp_path / "none").exists()
+
+
+def test_bench_table_shows_a_metric_with_parts_one_line_per_part():
+    from rich.console import Console
+
+    from hhe_gen.apps.report import bench_tables
+    results = [{"group": "accel", "kind": "area_by_unit", "name": "by-unit", "params": {"lanes": 2}, "wall_s": 1.0,
+                "metrics": {"buffers": {"LUT4": 12556, "DP16KD": 120}, "manager": {"LUT4": 4205, "DP16KD": 0}}}]
+    (table,) = bench_tables(results)
+    console = Console(width=200, record=True)
+    console.print(table)
+    text = console.export_text()
+    assert "LUT4 12,556" in text and "DP16KD 120" in text and "LUT4 4,205" in text
+    row = next(line for line in text.splitlines() if "LUT4 12,556" in line)
+    assert "DP16KD" not in row, "each part on a line of its own"
