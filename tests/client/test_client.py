@@ -93,6 +93,7 @@ def test_board_backend_gives_the_models_results_over_ethernet(on_model):
         lanes, rubato = probe.lanes, probe.rubato
     build = build_sim_soc(PARAMS, lanes, rubato=rubato)
     with SimulatedSoC(build) as soc, soc.namespace.entered():
+        soc.host.comm.close()       # LiteX's Etherbone client binds the Etherbone port: one per address
         pk, sk, back, cycles, words = _session("board", folder=build.folder)
     assert (pk.c0, pk.c1, sk.c0, sk.c1, back, words) == (on_model[0].c0, on_model[0].c1, on_model[1].c0,
                                                          on_model[1].c1, on_model[2], on_model[4])
