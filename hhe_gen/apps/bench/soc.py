@@ -62,5 +62,5 @@ def soc_on_ecpix5(params: str, accel_mhz: float, lanes: int = 2) -> dict:
     util = {k: f"{v['used']}/{v['available']}" for k, v in r["utilisation"].items()
             if k in ("TRELLIS_COMB", "TRELLIS_FF", "DP16KD", "MULT18X18D", "TRELLIS_RAMW")}
     fmax = {name: c["achieved"] for name, c in r["clocks"].items()}
-    return {"lanes": lanes, "fits": r["fits"], "timing_met": r["timing_met"], "fmax_mhz": fmax, "sys_target_mhz": 75, "goal_mhz": 100,
-            "accel_clk_mhz": accel_mhz, **util, "yosys_s": r["yosys_s"], "nextpnr_s": r["nextpnr_s"]}
+    return {"lanes": lanes, "fits": r["fits"], "timing_met": r["timing_met"], "fmax_mhz": fmax, "sys_target_mhz": 75,
+            "goal_mhz": 100, "accel_clk_mhz": accel_mhz, **util, "yosys_s": r["yosys_s"], "nextpnr_s": r["nextpnr_s"]}
