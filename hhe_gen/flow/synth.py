@@ -182,9 +182,10 @@ def synth_ecp5(component, *, device: str = "85k", package: str = "CABGA381", see
         stat = json.loads((workdir / "stat.json").read_text())
         report = json.loads((workdir / "report.json").read_text()) if place_and_route else {}
         dut_cells, total_cells = stat_cells(stat, name)
-        if by_unit:
+        units = unit_cells(stat, name) if by_unit else {}
+        if by_unit:                         # the DUT's module holds only the glue between its units
             dut_cells = {}
-            for cells in unit_cells(stat, name).values():
+            for cells in units.values():
                 for cell, count in cells.items():
                     dut_cells[cell] = dut_cells.get(cell, 0) + count
         clock = pick_clock(report.get("fmax", {}))
@@ -201,8 +202,7 @@ def synth_ecp5(component, *, device: str = "85k", package: str = "CABGA381", see
             "target": "ecp5", "device": device, "package": package, "seed": seed,
             "router": router, "name": name, "synth_args": list(synth_args),
             "nextpnr_args": list(nextpnr_args), "place_and_route": place_and_route,
-            **({"units": {unit: ecp5_area(cells) for unit, cells in unit_cells(stat, name).items()}}
-               if by_unit else {}),
+            **({"units": {unit: ecp5_area(cells) for unit, cells in units.items()}} if by_unit else {}),
         }
 
     return cached_run("ecp5", name, text, tools, options, cache, job, summarize)

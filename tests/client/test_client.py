@@ -89,9 +89,7 @@ def test_board_backend_gives_the_models_results_over_ethernet(on_model):
     _need_sim_soc()
     from hhe_gen.soc.sim_build import build_sim_soc
     from hhe_gen.soc.sim_run import SimulatedSoC
-    with Client("toy", rubato="128s") as probe:
-        lanes, rubato = probe.lanes, probe.rubato
-    build = build_sim_soc(PARAMS, lanes, rubato=rubato)
+    build = build_sim_soc(PARAMS, 2, rubato="128s")       # the SoC the soc-sim backend builds for _session
     with SimulatedSoC(build) as soc, soc.namespace.entered():
         soc.host.comm.close()       # LiteX's Etherbone client binds the Etherbone port: one per address
         pk, sk, back, cycles, words = _session("board", folder=build.folder)

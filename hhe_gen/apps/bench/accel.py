@@ -246,6 +246,11 @@ def memory_plan(params: str = "dna-hhe", lanes: int = 2, device: str = "LFE5UM5G
             **{f"{k}_dp16kd": v["dp16kd"] for k, v in parts.items() if v["dp16kd"]}}
 
 
+def _area_name(prefix: str, params: str, lanes: int, rubato: str | None) -> str:
+    """The synthesis run's name (and cache folder) of an area case."""
+    return f"{prefix}_{params.replace('-', '_')}_p{lanes}" + (f"_{rubato[4:].lower()}" if rubato else "")
+
+
 def area(params: str = "dna-hhe", lanes: int = 2, rubato: str | None = None, xilinx: bool = True) -> dict:
     """Yosys area of the client accelerator (the engine with every unit; ``rubato``: dual mode with
     that set's Rubato unit): ECP5 (``synth_ecp5``, Yosys only: placing and routing the whole engine
@@ -254,7 +259,7 @@ def area(params: str = "dna-hhe", lanes: int = 2, rubato: str | None = None, xil
     from hhe_gen.flow.synth import synth_ecp5, synth_xilinx
     from hhe_gen.params import preset
     p = preset(params)
-    name = f"hhe_accel_{params.replace('-', '_')}_p{lanes}" + (f"_{rubato[4:].lower()}" if rubato else "")
+    name = _area_name("hhe_accel", params, lanes, rubato)
     engine = client_engine(p, lanes, rubato=rubato)
     mark_unused(engine)
     ecp5 = synth_ecp5(engine, name=name, timeout=4 * 3600, place_and_route=False)
@@ -272,7 +277,7 @@ def area_by_unit(params: str = "dna-hhe", lanes: int = 2, rubato: str | None = N
     from hhe_gen.cores.unused import mark_unused
     from hhe_gen.flow.synth import synth_ecp5
     from hhe_gen.params import preset
-    name = f"hhe_accel_units_{params.replace('-', '_')}_p{lanes}" + (f"_{rubato[4:].lower()}" if rubato else "")
+    name = _area_name("hhe_accel_units", params, lanes, rubato)
     engine = client_engine(preset(params), lanes, rubato=rubato)
     mark_unused(engine)
     r = synth_ecp5(engine, name=name, timeout=4 * 3600, by_unit=True)
