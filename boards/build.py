@@ -25,7 +25,7 @@ from pathlib import Path
 from hhe_gen.flow.tools import say
 from hhe_gen.params.errors import ParameterError
 
-__all__ = ["BOARDS", "Board", "build_board"]
+__all__ = ["BOARDS", "Board", "build_board", "nextpnr_options", "ECP5_NEXTPNR_ARGS", "ECP5_SYNTH_ARGS"]
 
 
 @dataclass(frozen=True)
@@ -63,6 +63,17 @@ ECP5_SYNTH_ARGS = ("-nowidelut",)
 """``synth_ecp5`` options for the SoC (the big cores routed only without wide-LUT muxes)."""
 ECP5_NEXTPNR_ARGS = ("--placer", "static", "--router", "router2")
 """nextpnr-ecp5 options for the SoC: the static placer and router2, which routed the big cores."""
+
+
+def nextpnr_options(*, placer: str | None = None, router: str | None = None) -> tuple:
+    """:data:`ECP5_NEXTPNR_ARGS` with the placer and / or the router replaced."""
+    options = dict(zip(ECP5_NEXTPNR_ARGS[::2], ECP5_NEXTPNR_ARGS[1::2]))
+    for flag, value, allowed in (("--placer", placer, ("heap", "static")), ("--router", router, ("router1", "router2"))):
+        if value is not None:
+            if value not in allowed:
+                raise ParameterError(flag[2:], value, " or ".join(allowed))
+            options[flag] = value
+    return tuple(x for pair in options.items() for x in pair)
 
 
 def build_board(board: str, params, lanes: int = 2, rubato: str | None = None, *, sys_clk_freq: float | None = None,

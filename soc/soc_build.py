@@ -105,6 +105,7 @@ def soc_folder(params, lanes: int, rubato: str | None, *, kind: str, options: li
     import json
     import tempfile
 
+    from hhe_gen.flow.cache_prune import mark_used, prune_to_budget, sibling_lock
     from hhe_gen.flow.filelock import locked
 
     from .accel_instance import load_manifest
@@ -117,15 +118,19 @@ def soc_folder(params, lanes: int, rubato: str | None, *, kind: str, options: li
         root = Path(cache_dir or soc_cache_root())
         folder = root / f"{kind}-{params.name}-p{lanes}{'-' + rubato if rubato else ''}{tag}-{key}"
         root.mkdir(parents=True, exist_ok=True)
-        with locked(root / f".{folder.name}.lock"):
+        with locked(sibling_lock(folder)):
             built = (folder / done).exists()
-            if not built:
+            if built:
+                mark_used(folder)
+            else:
                 if folder.exists():
                     shutil.rmtree(folder)
                 (folder / "accel").mkdir(parents=True)
                 for name in ("verilog", "manifest"):
                     shutil.copy(gen["paths"][name], folder / "accel")
             yield SocFolder(folder, manifest, built)
+        if not built:
+            prune_to_budget(root, sibling_lock, keep=folder)
 
 
 def elaborate_with_firmware(folder: Path, make_soc, write_gateware, *, progress: bool = True):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import contextlib
 from pathlib import Path
 
-__all__ = ["locked"]
+__all__ = ["locked", "try_locked"]
 
 
 @contextlib.contextmanager
@@ -27,5 +27,28 @@ def locked(path):
         fcntl.flock(handle, fcntl.LOCK_EX)
         try:
             yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+@contextlib.contextmanager
+def try_locked(path):
+    """Take the lock of :func:`locked` if no other process holds it: yields True when taken (held
+    for the body), False when another process holds it (nothing held)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - non-POSIX
+        yield True
+        return
+    with open(path, "a") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            yield False
+            return
+        try:
+            yield True
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)

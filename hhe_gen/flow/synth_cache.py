@@ -19,10 +19,11 @@ import shutil
 from functools import lru_cache
 from pathlib import Path
 
+from hhe_gen.flow.cache_prune import mark_used
 from hhe_gen.flow.filelock import locked
 from hhe_gen.flow.tools import find_tool, say
 
-__all__ = ["FLOW_VERSION", "SynthResult", "cache_root", "cached_run", "tools_fingerprint"]
+__all__ = ["FLOW_VERSION", "SynthResult", "cache_root", "cached_run", "tools_fingerprint", "entry_lock"]
 
 #: Bumped whenever the harness, the scripts or the parsing change (invalidates cached results).
 FLOW_VERSION = 1
@@ -91,6 +92,11 @@ def _stored_run(workdir: Path) -> dict | None:
     return None
 
 
+def entry_lock(workdir: Path) -> Path:
+    """The lock file of the entry ``workdir`` (its folder name ends with the key's first 20 digits)."""
+    return Path(workdir).parent / "locks" / f"{Path(workdir).name[-20:]}.lock"
+
+
 def cached_run(kind: str, name: str, verilog_text: str, tools: dict, options: dict,
                cache: bool, job, summarize) -> SynthResult:
     """Look ``(verilog, tools, options)`` up in the cache, else run ``job(workdir)``.
@@ -101,7 +107,7 @@ def cached_run(kind: str, name: str, verilog_text: str, tools: dict, options: di
     """
     key = _key(verilog_text, tools, options)
     workdir = cache_root() / f"{kind}-{name}-{key[:20]}"
-    with locked(cache_root() / "locks" / f"{key[:20]}.lock"):
+    with locked(entry_lock(workdir)):
         if cache and workdir.is_dir():
             try:
                 run = _stored_run(workdir)
@@ -109,6 +115,7 @@ def cached_run(kind: str, name: str, verilog_text: str, tools: dict, options: di
             except (OSError, ValueError, KeyError, TypeError):
                 data = None                   # a damaged entry: run again
             if data is not None:
+                mark_used(workdir)
                 say(f"{kind} {name}: cached result ({workdir})")
                 return SynthResult({**data, "key": key, "tools": tools}, cached=True,
                                    workdir=workdir)

@@ -387,6 +387,7 @@ def simulate(out_dir, name: str, simulator: str = "verilator", *, stall: bool = 
                                   timeout=timeout)
         cached = False
     else:
+        from hhe_gen.flow.cache_prune import mark_used, prune_to_budget, sibling_lock
         from hhe_gen.flow.verilator import cache_root
         tool = find_tool("verilator")
         flags = [*_VERILATOR_FLAGS, "--top-module", tb]
@@ -394,9 +395,11 @@ def simulate(out_dir, name: str, simulator: str = "verilator", *, stall: bool = 
         key = hashlib.sha256("\0".join([*texts, " ".join(flags), " ".join(tool.argv)]).encode()).hexdigest()[:20]
         folder = Path(cache_dir or cache_root()) / f"{tb}-{key}"
         binary = folder / "obj_dir" / f"V{tb}"
-        with locked(folder.parent / f".{tb}-{key}.lock"):
+        with locked(sibling_lock(folder)):
             cached = binary.exists()
-            if not cached:
+            if cached:
+                mark_used(folder)
+            else:
                 folder.mkdir(parents=True, exist_ok=True)
                 for p, t in zip(sources, texts):
                     (folder / p.name).write_text(t)
@@ -406,6 +409,8 @@ def simulate(out_dir, name: str, simulator: str = "verilator", *, stall: bool = 
                 except ToolError:
                     shutil.rmtree(folder / "obj_dir", ignore_errors=True)
                     raise
+        if not cached:
+            prune_to_budget(folder.parent, sibling_lock, keep=folder)
         proc = subprocess.run([str(binary), *plusargs], cwd=out, capture_output=True, text=True, timeout=timeout)
     text = proc.stdout + proc.stderr
     return TbResult(_verdict(proc.stdout), text, simulator, cached, time.monotonic() - start)

@@ -200,6 +200,7 @@ def build(component, name: str = "top", *, cache_dir: Path | None = None, timeou
     model inside: :mod:`hhe_gen.sim.engine_verilator`)."""
     from amaranth.back import verilog
 
+    from hhe_gen.flow.cache_prune import mark_used, prune_to_budget, sibling_lock
     from hhe_gen.flow.environment import configure_amaranth
     from hhe_gen.flow.runner import run as run_tool
     from hhe_gen.flow.tools import find_tool
@@ -211,14 +212,16 @@ def build(component, name: str = "top", *, cache_dir: Path | None = None, timeou
     key = hashlib.sha256("\0".join([text, driver, " ".join(_FLAGS), " ".join(tool.argv)]).encode()).hexdigest()[:20]
     folder = Path(cache_dir or cache_root()) / f"{name}-{key}"
     binary = folder / "obj_dir" / f"V{name}_sim"
-    with locked(folder.parent / f".{name}-{key}.lock"):
+    with locked(sibling_lock(folder)):
         if binary.exists():
+            mark_used(folder)
             return VerilatorModel(binary, port_list, True)
         folder.mkdir(parents=True, exist_ok=True)
         (folder / f"{name}.v").write_text(text)
         (folder / "driver.cpp").write_text(driver)
         run_tool("verilator", [*_FLAGS, "--top-module", name, f"{name}.v", "driver.cpp", "-o", binary.name],
                  cwd=folder, timeout=timeout, progress=progress or f"verilator build of {name}")
+    prune_to_budget(folder.parent, sibling_lock, keep=folder)
     return VerilatorModel(binary, port_list, False)
 
 

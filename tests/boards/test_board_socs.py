@@ -93,6 +93,18 @@ def test_bad_board_parameters_name_what_is_wrong():
         HheEcpix5SoC({}, "x.v", None, sys_clk_freq=200e6)
 
 
+def test_placer_and_router_options_replace_the_flows():
+    from hhe_gen.boards.build import ECP5_NEXTPNR_ARGS, nextpnr_options
+    assert nextpnr_options() == ECP5_NEXTPNR_ARGS
+    args = nextpnr_options(placer="heap", router="router1")
+    assert args[args.index("--placer") + 1] == "heap" and args[args.index("--router") + 1] == "router1"
+    assert args.count("--placer") == 1 and args.count("--router") == 1
+    with pytest.raises(ParameterError, match="placer"):
+        nextpnr_options(placer="sa")
+    with pytest.raises(ParameterError, match="router"):
+        nextpnr_options(router="router3")
+
+
 def test_accelerator_clock_out_of_range_is_refused():
     from hhe_gen.boards.arty_a7 import HheArtyA7SoC
     from hhe_gen.boards.ecpix5 import HheEcpix5SoC

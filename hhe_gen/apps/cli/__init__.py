@@ -29,6 +29,7 @@
     hhe-gen mutate [FAMILY...] [--sample K] [--seed S] [--json FILE]
     hhe-gen demo [--preset P] [--no-lattigo] [--seed S]
     hhe-gen doctor
+    hhe-gen cache [--prune] [--max-gb G] [--older-than DAYS] [--json FILE]
 
 Every bad parameter ends the command with a one-line error naming it and exit status 2; so does a
 file that cannot be read or written.  Output files are written whole or not at all (a temporary file
@@ -55,13 +56,13 @@ import sys
 
 from hhe_gen.params import ParameterError
 
-from . import accel, ckks, generate, kat, net, presets, runs, soc
+from . import accel, cache, ckks, generate, kat, net, presets, runs, soc
 from .common import parse_seed
 
 __all__ = ["main", "build_parser", "parse_seed"]
 
 #: the modules that add sub-commands, in the order ``hhe-gen --help`` lists them
-COMMANDS = (presets, kat, ckks, accel, net, soc, generate, runs)
+COMMANDS = (presets, kat, ckks, accel, net, soc, generate, runs, cache)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -3,7 +3,8 @@
     hhe-gen soc sim [--params toy|dna-hhe|...] [--lanes L] [--rubato SET|none] [--no-lattigo] [--accel-clock HZ]
                     [--json FILE]
     hhe-gen soc build --board ecpix5|arty-a7 [--params P] [--lanes L] [--rubato SET|none] [--sys-mhz F]
-                      [--accel-mhz F] [--seed S] [--no-pnr] [--timeout MIN] [-o DIR] [--json FILE]
+                      [--accel-mhz F] [--seed S] [--placer heap|static] [--router router1|router2] [--no-pnr]
+                      [--timeout MIN] [-o DIR] [--json FILE]
 
 ``soc sim`` builds the SoC (VexRiscv, LiteEth, the accelerator; cached) in Verilator and runs it with
 Ethernet in a network namespace of its own (root, no sudo): keys and a message over Etherbone, the
@@ -46,6 +47,9 @@ def register(sub) -> None:
     b.add_argument("--sys-mhz", type=float, help="system clock (default: the board's, 75 MHz / 100 MHz)")
     b.add_argument("--accel-mhz", type=float, help="the accelerator's own clock (default: the system clock)")
     b.add_argument("--seed", type=int, default=1, help="nextpnr seed (default 1)")
+    b.add_argument("--placer", choices=("heap", "static"), help="nextpnr-ecp5's placer (default: the flow's, "
+                   "hhe_gen.boards.build.ECP5_NEXTPNR_ARGS)")
+    b.add_argument("--router", choices=("router1", "router2"), help="nextpnr-ecp5's router (default: the flow's)")
     b.add_argument("--no-pnr", action="store_true", help="stop after writing the SoC's gateware")
     b.add_argument("--timeout", type=float, default=360, metavar="MIN",
                    help="minutes per tool run (default 360: a design that does not route keeps nextpnr going)")
@@ -108,13 +112,14 @@ def _sim(args) -> int:
 
 def _build(args) -> int:
     from hhe_gen.apps.report import console, print_table
-    from hhe_gen.boards.build import build_board
+    from hhe_gen.boards.build import build_board, nextpnr_options
     from hhe_gen.params.presets import preset
     p = preset(args.params)
     rubato = None if args.rubato.lower() == "none" else args.rubato
     r = build_board(args.board, p, args.lanes, rubato, sys_clk_freq=args.sys_mhz and args.sys_mhz * 1e6,
                     accel_clk_freq=args.accel_mhz and args.accel_mhz * 1e6, seed=args.seed,
-                    place_and_route=not args.no_pnr, out_dir=args.out, timeout=args.timeout * 60)
+                    place_and_route=not args.no_pnr, out_dir=args.out, timeout=args.timeout * 60,
+                    nextpnr_args=nextpnr_options(placer=args.placer, router=args.router))
     title = f"SoC for {r['board']} ({r['fpga']}): {r['params']}, {r['lanes']} lanes" + (
         f", Rubato {rubato}" if rubato else "")
     if "fits" in r:
