@@ -43,7 +43,7 @@ clock), 16 cycles of draining, then a snapshot.
 
 from __future__ import annotations
 
-from migen import Cat, If, Signal
+from migen import Cat, If, Mux, Signal
 from migen.genlib.cdc import BusSynchronizer, PulseSynchronizer
 
 from litex.gen import LiteXModule
@@ -61,10 +61,17 @@ become visible on the reading side of an asynchronous FIFO."""
 class WholePackets(LiteXModule):
     """A FIFO that lets a packet out only once its last beat is in, so it leaves without a gap.
 
+    A beat keeps only its ``data`` (with ``first`` and ``last``: 34 bits for LiteEth's 32-bit UDP
+    port, so 512 beats are one 512 x 36 block RAM); the rest of a packet (its parameters, as on its
+    first beat, and the last beat's other payload fields, LiteEth's ``last_be`` and ``error``) is
+    kept once per packet, in a small FIFO written as the last beat enters.  A packet leaves once
+    its entry there is in; its beats other than the last carry zero in those payload fields.
+
     Parameters
     ----------
-    layout : stream layout (with ``last``)
-    depth : int    beats; a packet longer than this would never leave
+    layout : stream layout (with ``last``) that has a ``data`` payload field
+    depth : int      beats; a packet longer than this would never leave
+    packets : int    whole packets held at most (in distributed RAM)
 
     Members
     -------
@@ -72,21 +79,35 @@ class WholePackets(LiteXModule):
     complete : Signal   whole packets held
     """
 
-    def __init__(self, layout, depth: int):
-        self.sink, self.source = stream.Endpoint(layout), stream.Endpoint(layout)
-        self.fifo = fifo = stream.SyncFIFO(layout, depth, buffered=True)
-        self.complete = complete = Signal(max=depth + 2)
-        entered = Signal()
-        left = Signal()
+    def __init__(self, layout, depth: int, packets: int = 16):
+        check_int("packets", packets, 2, 64)
+        self.sink, self.source = sink, source = stream.Endpoint(layout), stream.Endpoint(layout)
+        params = [name for name, *_ in layout.param_layout]
+        tail = [name for name, *_ in layout.payload_layout if name != "data"]
+        width = {name: w for name, w, *_ in layout.param_layout + layout.payload_layout}
+        self.beats = beats = stream.SyncFIFO([("data", width["data"])], depth, buffered=True)
+        self.heads = heads = stream.SyncFIFO([(n, width[n]) for n in params + tail], packets)
+        self.complete = heads.level
+        starting = Signal(reset=1)                     # the next beat accepted starts a packet
+        held = {n: Signal(width[n], name=f"first_{n}") for n in params}
+        accepted = Signal()
         self.comb += [
-            self.sink.connect(fifo.sink),
-            fifo.source.connect(self.source, omit={"valid", "ready"}),
-            self.source.valid.eq(fifo.source.valid & (complete != 0)),
-            fifo.source.ready.eq(self.source.ready & (complete != 0)),
-            entered.eq(self.sink.valid & self.sink.ready & self.sink.last),
-            left.eq(self.source.valid & self.source.ready & self.source.last),
+            accepted.eq(sink.valid & sink.ready),
+            sink.ready.eq(beats.sink.ready & heads.sink.ready),
+            beats.sink.valid.eq(sink.valid & heads.sink.ready),
+            beats.sink.data.eq(sink.data), beats.sink.first.eq(starting), beats.sink.last.eq(sink.last),
+            heads.sink.valid.eq(sink.valid & sink.last & beats.sink.ready),
+            [getattr(heads.sink, n).eq(Mux(starting, getattr(sink, n), held[n])) for n in params],
+            [getattr(heads.sink, n).eq(getattr(sink, n)) for n in tail],
+            source.valid.eq(beats.source.valid & heads.source.valid),
+            beats.source.ready.eq(source.ready & heads.source.valid),
+            heads.source.ready.eq(source.valid & source.ready & beats.source.last),
+            source.data.eq(beats.source.data), source.first.eq(beats.source.first),
+            source.last.eq(beats.source.last),
+            [getattr(source, n).eq(getattr(heads.source, n)) for n in params],
+            [getattr(source, n).eq(Mux(beats.source.last, getattr(heads.source, n), 0)) for n in tail],
         ]
-        self.sync += complete.eq(complete + entered - left)
+        self.sync += If(accepted, starting.eq(sink.last), If(starting, [held[n].eq(getattr(sink, n)) for n in params]))
 
 
 class AcceleratorCrossing(LiteXModule):
