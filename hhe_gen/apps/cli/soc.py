@@ -132,7 +132,10 @@ def _build(args) -> int:
                 for k, v in sorted(r["utilisation"].items()) if v["available"] and v["used"]]
         print_table("utilisation (nextpnr-ecp5)" + ("" if r["fits"] else ": DOES NOT FIT, nothing placed"),
                     ["cell", "used", "available", ""], rows)
-        if r["fits"]:
+        if r["fits"] and not r["routed"]:
+            console.print(f"DOES NOT ROUTE: {r.get('route_failure')}; no bitstream (try --placer, --router or "
+                          "--seed)")
+        elif r["fits"]:
             console.print(f"bitstream: {r['bitstream']}\nload it: {r['load']}")
     elif "area" in r:
         rows = [(k, f"{v['used']:g}", str(v["available"]), f"{100 * v['used'] / v['available']:.1f} %")
@@ -144,4 +147,4 @@ def _build(args) -> int:
         console.print(f"{title}: gateware written to {r['folder']}/gateware")
     if args.json:
         write_json_output(r, args.json)
-    return 0 if r.get("fits", True) and r.get("timing_met", True) else 1
+    return 0 if r.get("fits", True) and r.get("routed", True) and r.get("timing_met", True) else 1
