@@ -129,7 +129,7 @@ def soc_folder(params, lanes: int, rubato: str | None, *, kind: str, options: li
                 for name in ("verilog", "manifest"):
                     shutil.copy(gen["paths"][name], folder / "accel")
             yield SocFolder(folder, manifest, built)
-        if not built:
+        if not built and cache_dir is None:      # a folder of the caller's own is never pruned
             prune_to_budget(root, sibling_lock, keep=folder)
 
 

@@ -4,8 +4,8 @@ hhe-gen keeps what it builds (synthesis runs, Verilator models, whole SoCs) in c
 one folder each, under ``~/.cache/hhe-gen``.  A build holds its entry's lock file while it fills
 or reads the entry, and marks the entry used (:func:`mark_used`).  A whole-SoC build with its
 Verilator model is gigabytes, so the caches that hold them are pruned after each new build to
-:func:`budget_bytes` (``$HHE_GEN_CACHE_MAX_GB`` per cache, default 20); ``hhe-gen cache`` shows
-and prunes every cache.
+:func:`budget_bytes` (``$HHE_GEN_CACHE_MAX_GB`` per cache, default 20; a ``cache_dir`` a caller
+passes instead is never pruned); ``hhe-gen cache`` shows and prunes every cache.
 
     entries(root) -> [CacheEntry]                         newest use first
     prune(root, lock_of, max_bytes=..., older_than=...)   -> [CacheEntry] removed

@@ -409,7 +409,7 @@ def simulate(out_dir, name: str, simulator: str = "verilator", *, stall: bool = 
                 except ToolError:
                     shutil.rmtree(folder / "obj_dir", ignore_errors=True)
                     raise
-        if not cached:
+        if not cached and cache_dir is None:     # a folder of the caller's own is never pruned
             prune_to_budget(folder.parent, sibling_lock, keep=folder)
         proc = subprocess.run([str(binary), *plusargs], cwd=out, capture_output=True, text=True, timeout=timeout)
     text = proc.stdout + proc.stderr

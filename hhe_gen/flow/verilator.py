@@ -221,7 +221,8 @@ def build(component, name: str = "top", *, cache_dir: Path | None = None, timeou
         (folder / "driver.cpp").write_text(driver)
         run_tool("verilator", [*_FLAGS, "--top-module", name, f"{name}.v", "driver.cpp", "-o", binary.name],
                  cwd=folder, timeout=timeout, progress=progress or f"verilator build of {name}")
-    prune_to_budget(folder.parent, sibling_lock, keep=folder)
+    if cache_dir is None:                    # a folder of the caller's own is never pruned
+        prune_to_budget(folder.parent, sibling_lock, keep=folder)
     return VerilatorModel(binary, port_list, False)
 
 
