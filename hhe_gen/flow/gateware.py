@@ -23,6 +23,7 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 
+from hhe_gen.flow.congestion import HEATMAP_PREFIX, summarise_heatmaps
 from hhe_gen.flow.runner import run
 from hhe_gen.flow.synth_cache import cached_run, tools_fingerprint
 from hhe_gen.flow.synth_reports import ecp5_area, xilinx_area
@@ -84,6 +85,12 @@ class RouterStall:
             self.reason = (f"router2 does not converge: {best:,} overused wires at best (iteration {best_at}), "
                            f"none fewer in the {last - best_at} iterations since ({self.iterations[-1][1]:,} now)")
         return self.reason
+
+
+def _router(nextpnr_args) -> str:
+    """The router nextpnr-ecp5 runs with these options (its own default: router1)."""
+    args = list(nextpnr_args)
+    return args[args.index("--router") + 1] if "--router" in args[:-1] else "router1"
 
 
 def packed_utilisation(log_text: str) -> dict[str, dict[str, int]]:
@@ -169,8 +176,10 @@ def place_and_route_ecp5(gateware, top: str, *, device: str, package: str, speed
     -------
     SynthResult (a dict): ``fits`` (False: the packed design is larger than the device, nothing was
     placed), ``routed`` (False: router2 made no progress for ``router_patience`` iterations
-    (:class:`RouterStall`) and was stopped; ``route_failure`` says how far it got, ``router_trace``
-    has its overused wires per iteration), ``utilisation`` (nextpnr's used / available per cell type), ``area`` (Yosys cells,
+    (:class:`RouterStall`) and was stopped; ``route_failure`` says how far it got),
+    ``router_trace`` (router2's overused wires per iteration), ``congestion`` (router2's overuse
+    in its last congested iteration by module, :func:`.congestion.summarise_heatmaps`; None with
+    router1), ``utilisation`` (nextpnr's used / available per cell type), ``area`` (Yosys cells,
     :func:`.synth_reports.ecp5_area`), ``clocks`` (per clock: ``achieved`` and ``constraint`` MHz,
     ``met``), ``met`` (every clock), ``bitstream`` / ``svf`` (paths in the cache; None when it does
     not fit), ``yosys_s``, ``nextpnr_s``, ``seed``, ``synth_args``, ``nextpnr_args``.
@@ -203,11 +212,20 @@ def place_and_route_ecp5(gateware, top: str, *, device: str, package: str, speed
             (workdir / "netlist.json").unlink()
             return {"yosys_s": round(yosys_s, 1), "nextpnr_s": None, "fits": False}
         stall = RouterStall(workdir / "nextpnr.log", router_patience)
+        heatmap = []
+        if _router(nextpnr_args) == "router2":       # congestion by net after each iteration
+            (workdir / HEATMAP_PREFIX).parent.mkdir(exist_ok=True)
+            heatmap = ["--router2-heatmap", HEATMAP_PREFIX]
+
+        def congestion() -> dict | None:
+            folder = (workdir / HEATMAP_PREFIX).parent
+            return summarise_heatmaps(folder, Path(HEATMAP_PREFIX).name, remove=True) if heatmap else None
+
         try:
             with _heartbeat(workdir / "nextpnr.log", "nextpnr-ecp5"):
                 run("nextpnr-ecp5", [*common, "--seed", str(seed), "--textcfg", f"{top}.config",
                                      "--timing-allow-fail", "--report", "report.json", "-l", "nextpnr.log", "--quiet",
-                                     *nextpnr_args],
+                                     *heatmap, *nextpnr_args],
                     cwd=workdir, timeout=timeout, progress=f"nextpnr-ecp5 {top} ({device} {package}, seed {seed})",
                     give_up=stall)
         except ToolError:
@@ -216,19 +234,24 @@ def place_and_route_ecp5(gateware, top: str, *, device: str, package: str, speed
             say(f"nextpnr-ecp5 stopped: {stall.reason}")
             (workdir / "netlist.json").unlink()
             return {"yosys_s": round(yosys_s, 1), "nextpnr_s": round(time.monotonic() - t0, 1), "fits": True,
-                    "routed": False, "route_failure": stall.reason, "router_trace": stall.iterations}
+                    "routed": False, "route_failure": stall.reason, "router_trace": stall.iterations,
+                    "congestion": congestion()}
         nextpnr_s = time.monotonic() - t0
+        stall()                                        # the router's last iterations into its trace
+        routed_congestion = congestion()
         run("ecppack", ["--bootaddr", "0", "--compress", f"{top}.config", "--svf", f"{top}.svf", "--bit", f"{top}.bit"],
             cwd=workdir, timeout=timeout, progress="ecppack (the bitstream)")
         (workdir / "netlist.json").unlink()
         (workdir / f"{top}.config").unlink()
-        return {"yosys_s": round(yosys_s, 1), "nextpnr_s": round(nextpnr_s, 1), "fits": True}
+        return {"yosys_s": round(yosys_s, 1), "nextpnr_s": round(nextpnr_s, 1), "fits": True,
+                "router_trace": stall.iterations, "congestion": routed_congestion}
 
     def summarize(workdir: Path, done: dict) -> dict:
         stat = json.loads((workdir / "stat.json").read_text())
         if not done.get("fits", True) or not done.get("routed", True):
             return {"fits": done["fits"], "routed": False, "route_failure": done.get("route_failure"),
-                    "router_trace": done.get("router_trace", []), "clocks": {}, "met": False, "bitstream": None,
+                    "router_trace": done.get("router_trace", []), "congestion": done.get("congestion"),
+                    "clocks": {}, "met": False, "bitstream": None,
                     "svf": None, "utilisation": packed_utilisation((workdir / "pack.log").read_text()),
                     "area": ecp5_area(stat["design"]["num_cells_by_type"]), "yosys_s": done["yosys_s"],
                     "nextpnr_s": done.get("nextpnr_s"), "device": device, "package": package, "seed": seed,
@@ -244,7 +267,8 @@ def place_and_route_ecp5(gateware, top: str, *, device: str, package: str, speed
         if not bit.exists():
             raise ValueError("no bitstream")
         return {"fits": True, "routed": True, "clocks": clocks, "met": all(c["met"] for c in clocks.values()),
-                "utilisation": used,
+                "utilisation": used, "router_trace": done.get("router_trace", []),
+                "congestion": done.get("congestion"),
                 "area": ecp5_area(stat["design"]["num_cells_by_type"]), "bitstream": str(bit),
                 "svf": str(workdir / f"{top}.svf"), "yosys_s": done["yosys_s"], "nextpnr_s": done["nextpnr_s"],
                 "device": device, "package": package, "seed": seed, "synth_args": list(synth_args),

@@ -1,5 +1,5 @@
 """``hhe-gen bench soc``: its cases are registered outside --quick, and the wire time is the
-frames' bytes at 8 ns."""
+frames' bytes at 8 ns; ``soc build`` and the bench row of a design that does not route."""
 
 from hhe_gen.apps import bench
 from hhe_gen.apps.bench.soc import wire_ns
@@ -36,3 +36,31 @@ def test_bench_list_prints_the_cases_and_runs_nothing(capsys):
     assert main(["bench", "soc", "--only", "ecpix5-dna-hhe-1-lane", "--list"]) == 0
     out = capsys.readouterr().out
     assert "ecpix5-dna-hhe-1-lane" in out and "ecpix5-toy" not in out
+
+
+def _unrouted_report(**_):
+    congestion = {"iteration": 23, "overuse": 21_014, "modules": [
+        {"module": "hhe_accel.sampler_unit.xof", "overuse": 6934, "share": 0.33, "nets": 2110},
+        {"module": "hhe_accel.manager.scoreboard", "overuse": 5804, "share": 0.2762, "nets": 1890},
+        {"module": "soc:builder_csr", "overuse": 347, "share": 0.0165, "nets": 143},
+        {"module": "hhe_accel.ntt_unit.ntt", "overuse": 300, "share": 0.0143, "nets": 90}]}
+    return {"board": "ecpix5", "fpga": "LFE5UM5G-85F", "params": "toy", "lanes": 1, "fits": True, "routed": False,
+            "timing_met": False, "clocks": {}, "route_failure": "router2 does not converge: 7,276 overused wires",
+            "router_trace": [(1, 75447), (15, 7276)], "congestion": congestion, "yosys_s": 1.0, "nextpnr_s": 2.0,
+            "utilisation": {"TRELLIS_COMB": {"used": 55685, "available": 83640}}}
+
+
+def test_a_design_that_does_not_route_says_where_it_is_congested(monkeypatch, capsys):
+    import hhe_gen.boards.build as build
+    from hhe_gen.apps.cli import main
+    monkeypatch.setattr(build, "build_board", lambda *a, **k: _unrouted_report())
+    assert main(["soc", "build", "--board", "ecpix5", "--params", "toy", "--lanes", "1"]) == 1
+    out = capsys.readouterr().out
+    assert "DOES NOT ROUTE" in out and "7,276 overused wires" in out
+    assert "iteration 23" in out and "hhe_accel.sampler_unit.xof" in out and "33.0 %" in out
+    # the bench row names the three most congested modules
+    from hhe_gen.apps.bench.soc import soc_on_ecpix5
+    row = soc_on_ecpix5("toy", 60.0, 1)
+    assert row["routed"] is False and row["fmax_mhz"] == {}
+    assert row["most_congested"] == ("hhe_accel.sampler_unit.xof 33 %, hhe_accel.manager.scoreboard 28 %, "
+                                     "soc:builder_csr 2 %")

@@ -132,9 +132,15 @@ def _build(args) -> int:
                 for k, v in sorted(r["utilisation"].items()) if v["available"] and v["used"]]
         print_table("utilisation (nextpnr-ecp5)" + ("" if r["fits"] else ": DOES NOT FIT, nothing placed"),
                     ["cell", "used", "available", ""], rows)
+        congestion = r.get("congestion")
+        if congestion and not r["routed"]:
+            rows = [(m["module"], f"{m['overuse']:,}", f"{100 * m['share']:.1f} %", f"{m['nets']:,}")
+                    for m in congestion["modules"]]
+            print_table(f"where routing is congested (router2 iteration {congestion['iteration']}, "
+                        f"{congestion['overuse']:,} overused wire uses)", ["module", "overuse", "share", "nets"], rows)
         if r["fits"] and not r["routed"]:
             console.print(f"DOES NOT ROUTE: {r.get('route_failure')}; no bitstream (try --placer, --router or "
-                          "--seed)")
+                          "--seed, or make the modules above smaller)")
         elif r["fits"]:
             console.print(f"bitstream: {r['bitstream']}\nload it: {r['load']}")
     elif "area" in r:
