@@ -12,7 +12,8 @@ prefix says which units a design that does not route is congested in.
 Module names: a dotted name keeps its first ``depth`` parts (the last one without Yosys' cell
 suffixes ``_LUT4_...``, ``_TRELLIS_...``, ``_CCU2C_...`` and without a bit index); a flat name
 becomes ``soc:`` and its first two words after LiteX's ``elaborate_with_firmware_`` and
-``<name>soc_`` prefixes (``soc:ethcore_mac``, ``soc:builder_csr``).
+``<name>soc_`` prefixes (``soc:ethcore_mac``, ``soc:builder_csr``); the slices of a LiteX memory
+(``storage_10.0.1_DO_1``) are the memory's (``soc:storage_10``).
 """
 
 from __future__ import annotations
@@ -48,6 +49,9 @@ def module_of(net: str, depth: int = 3) -> str:
     if not isinstance(depth, int) or depth < 1:
         raise ParameterError("depth", depth, "an integer >= 1 (hierarchy levels kept)")
     name = re.sub(r"\[\d+\]$", "", net.lstrip("\\"))
+    parts = name.split(".")
+    cut = next((i for i, part in enumerate(parts) if i and part[:1].isdigit()), len(parts))
+    name = ".".join(parts[:cut])                  # a memory's slices (storage_10.0.1_DO_1): the memory
     if "." in name:
         parts = name.split(".")[:depth]
         parts[-1] = _CELL_SUFFIX.sub("", parts[-1]) or parts[-1]

@@ -26,23 +26,30 @@ from pathlib import Path
 from hhe_gen.flow.congestion import HEATMAP_PREFIX, summarise_heatmaps
 from hhe_gen.flow.runner import run
 from hhe_gen.flow.synth_cache import cached_run, tools_fingerprint
-from hhe_gen.flow.synth_reports import ecp5_area, xilinx_area
+from hhe_gen.flow.synth_reports import critical_path, ecp5_area, xilinx_area
 from hhe_gen.flow.tools import ToolError, say
 from hhe_gen.params.errors import ParameterError
 
 __all__ = ["gateware_sources", "place_and_route_ecp5", "synth_xilinx_gateware", "packed_utilisation", "RouterStall",
-           "ROUTER_PATIENCE"]
+           "ROUTER_PATIENCE", "ROUTER_TAIL"]
 
 ROUTER_PATIENCE = 20
 """router2 iterations without fewer overused wires than its best so far, after which the flow stops
-nextpnr: the design does not route with these options.  (Measured here: the toy-ring SoC's best was
-1,571 overused wires at iteration 23, and 6,435 at iteration 42.)"""
+nextpnr while that best is :data:`ROUTER_TAIL` wires or more: the design does not route with these
+options.  (Measured here: the 2-lane toy-ring SoC's best was 1,571 overused wires at iteration 23,
+and 6,435 at iteration 42.)"""
+
+ROUTER_TAIL = 100
+"""Below this many overused wires router2 is in its tail, which is slow but converges: it is given
+``4 x patience`` iterations without a new best.  (Measured here: the 1-lane toy-ring SoC went from
+2 overused wires at iteration 70 to 1 at 94 and routed at 95.)"""
 
 
 class RouterStall:
     """``give_up`` for :func:`hhe_gen.flow.runner.run` on nextpnr's router2: reads the log as it
     grows and, once ``patience`` iterations passed without fewer overused wires than the best so
-    far, says so (the reason to stop).
+    far, says so (the reason to stop); ``4 x patience`` iterations once that best is below
+    :data:`ROUTER_TAIL`.
 
     Members
     -------
@@ -81,7 +88,8 @@ class RouterStall:
             return None
         best_at, best = min(self.iterations, key=lambda t: (t[1], t[0]))
         last = self.iterations[-1][0]
-        if best > 0 and last - best_at >= self.patience:
+        patience = self.patience if best >= ROUTER_TAIL else 4 * self.patience
+        if best > 0 and last - best_at >= patience:
             self.reason = (f"router2 does not converge: {best:,} overused wires at best (iteration {best_at}), "
                            f"none fewer in the {last - best_at} iterations since ({self.iterations[-1][1]:,} now)")
         return self.reason
@@ -181,7 +189,8 @@ def place_and_route_ecp5(gateware, top: str, *, device: str, package: str, speed
     in its last congested iteration by module, :func:`.congestion.summarise_heatmaps`; None with
     router1), ``utilisation`` (nextpnr's used / available per cell type), ``area`` (Yosys cells,
     :func:`.synth_reports.ecp5_area`), ``clocks`` (per clock: ``achieved`` and ``constraint`` MHz,
-    ``met``), ``met`` (every clock), ``bitstream`` / ``svf`` (paths in the cache; None when it does
+    ``met``), ``critical_paths`` (per clock: :func:`.synth_reports.critical_path`, with the modules
+    it runs through), ``met`` (every clock), ``bitstream`` / ``svf`` (paths in the cache; None when it does
     not fit), ``yosys_s``, ``nextpnr_s``, ``seed``, ``synth_args``, ``nextpnr_args``.
     """
     gateware = Path(gateware)
@@ -263,10 +272,12 @@ def place_and_route_ecp5(gateware, top: str, *, device: str, package: str, speed
                              "met": f["achieved"] >= f["constraint"]}
         used = {k: {"used": v["used"], "available": v["available"]}
                 for k, v in report.get("utilization", {}).items() if v["used"]}
+        paths = {clock: critical_path(report, clock) for clock in clocks}
         bit = workdir / f"{top}.bit"
         if not bit.exists():
             raise ValueError("no bitstream")
-        return {"fits": True, "routed": True, "clocks": clocks, "met": all(c["met"] for c in clocks.values()),
+        return {"fits": True, "routed": True, "clocks": clocks, "critical_paths": {k: v for k, v in paths.items() if v},
+                "met": all(c["met"] for c in clocks.values()),
                 "utilisation": used, "router_trace": done.get("router_trace", []),
                 "congestion": done.get("congestion"),
                 "area": ecp5_area(stat["design"]["num_cells_by_type"]), "bitstream": str(bit),

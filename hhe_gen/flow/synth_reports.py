@@ -121,8 +121,11 @@ def critical_path(report: dict, clock: str | None) -> dict | None:
     ``dsp`` / ``carry`` / ``lut`` count the logic segments of each kind (a carry chain of n bits
     is about n/2 carry segments), ``sources`` are the Python lines (``file.py:line``) of the
     nets on the path and ``signals`` the design signals it starts at, goes through and ends at
-    (``dut.`` removed), in path order: they locate the path in the generator's code.
+    (``dut.`` removed), in path order: they locate the path in the generator's code;
+    ``modules`` are the modules of the whole path's nets in path order
+    (:func:`hhe_gen.flow.congestion.module_of`: a whole SoC's units).
     """
+    from hhe_gen.flow.congestion import module_of
     if clock is None:
         return None
     for cp in report.get("critical_paths", []):
@@ -151,6 +154,7 @@ def critical_path(report: dict, clock: str | None) -> dict | None:
             "lut": kinds.count("lut"),
             "sources": sources,
             "signals": signals[:12],
+            "modules": list(dict.fromkeys(module_of(_signal_name(n) or n) for n in names if n)),
         }
     return None
 

@@ -64,3 +64,26 @@ def test_a_design_that_does_not_route_says_where_it_is_congested(monkeypatch, ca
     assert row["routed"] is False and row["fmax_mhz"] == {}
     assert row["most_congested"] == ("hhe_accel.sampler_unit.xof 33 %, hhe_accel.manager.scoreboard 28 %, "
                                      "soc:builder_csr 2 %")
+
+
+def test_a_routed_design_shows_the_critical_paths_of_its_missed_clocks(monkeypatch, capsys):
+    import hhe_gen.boards.build as build
+    from hhe_gen.apps.bench.soc import soc_on_ecpix5
+    from hhe_gen.apps.cli import main
+    path = {"ns": 19.61, "routing_ns": 16.76, "lut": 18, "carry": 0, "dsp": 0,
+            "modules": ["soc:ethcore_mac", "soc:builder_liteethudpipcore", "soc:ethcore_ip", "soc:etherbone_probe"]}
+    report = {**_unrouted_report(), "routed": True, "route_failure": None, "bitstream": "/x/top.bit",
+              "load": "openFPGALoader --board ecpix5 /x/top.bit",
+              "clocks": {"sys_clk": {"constraint": 75.0, "achieved": 51.0, "met": False},
+                         "eth_rx": {"constraint": 125.0, "achieved": 168.5, "met": True}},
+              "critical_paths": {"sys_clk": path, "eth_rx": {**path, "modules": ["soc:storage_10"]}}}
+    monkeypatch.setattr(build, "build_board", lambda *a, **k: report)
+    assert main(["soc", "build", "--board", "ecpix5", "--params", "toy", "--lanes", "1"]) == 1   # a clock missed
+    out = capsys.readouterr().out
+    assert "MISSED" in out and "19.61" in out and "soc:etherbone_probe" in out
+    assert "soc:storage_10" not in out                          # a clock that is met has no row
+    assert "where routing is congested" not in out and "load it: openFPGALoader" in out
+    row = soc_on_ecpix5("toy", 60.0, 1)
+    assert row["most_congested"] is None
+    assert row["critical_paths"] == {"sys_clk": "19.6 ns through soc:ethcore_mac, soc:builder_liteethudpipcore, "
+                                                "soc:ethcore_ip"}

@@ -1,5 +1,5 @@
-"""router2's congestion heatmaps summed by module (hhe_gen.flow.congestion), and the file names
-nextpnr-ecp5 really writes them under."""
+"""router2's congestion heatmaps summed by module (hhe_gen.flow.congestion), the file names
+nextpnr-ecp5 really writes them under, and the modules a critical path runs through."""
 
 import pytest
 
@@ -16,6 +16,7 @@ NETS = {
     "elaborate_with_firmware_hheecpix5soc_hheecpix5soc_ethcore_mac_core_tx_crc_reg[3]": "soc:ethcore_mac",
     "builder_csr_bankarray_interface0_bank_bus_dat_r_LUT4_Z[2]": "soc:builder_csr",
     "VexRiscv.dataCache_1_.ways_0_data": "VexRiscv.dataCache_1_.ways_0_data",
+    "storage_10.0.1_DO_1": "soc:storage_10",                                   # a LiteX memory's slice
 }
 
 
@@ -88,3 +89,30 @@ def test_nextpnr_writes_the_heatmaps_the_flow_reads(tmp_path):
     assert list(folder.glob(f"{name}_congestion_by_net_*.csv")), sorted(p.name for p in folder.iterdir())
     summarise_heatmaps(folder, name, remove=True)
     assert not list(folder.glob(f"{name}_*.csv"))
+
+
+def _segment(kind, cell, delay, net=""):
+    seg = {"type": kind, "delay": delay, "from": {"cell": cell, "port": "Q0"}, "to": {"cell": cell, "port": "A0"}}
+    if net:
+        seg["net"] = net
+    return seg
+
+
+def test_a_critical_path_names_the_modules_it_runs_through():
+    """The accelerator clock's path of the routed 1-lane toy SoC, shortened: scoreboard -> sampler
+    -> the XOF's state enable."""
+    from hhe_gen.flow.synth_reports import critical_path
+    path = [_segment("clk-to-q", "hhe_accel.manager.scoreboard.port__addr$397_TRELLIS_FF_Q", 0.31),
+            _segment("routing", "", 3.5, "hhe_accel.manager.scoreboard.e_done11_LUT4_C_1_D[0]"),
+            _segment("logic", "hhe_accel.manager.scoreboard.inflight_sampler_LUT4_C", 0.14),
+            _segment("routing", "", 2.78, "hhe_accel.sampler_unit.beat_TRELLIS_FF_Q_CE_LUT4_Z_D[0]"),
+            _segment("logic", "hhe_accel.sampler_unit.ternary.gather.full_LUT4_Z", 0.14),
+            _segment("routing", "", 6.13, "hhe_accel.sampler_unit.ternary.gather.full_TRELLIS_FF_Q_CE_LUT4_Z_B"),
+            _segment("setup", "hhe_accel.sampler_unit.xof.rounds.i_state_TRELLIS_FF_Q_395", 0.22)]
+    report = {"critical_paths": [{"from": "posedge $glbnet$accel_clk", "to": "posedge $glbnet$accel_clk",
+                                  "path": path}]}
+    cp = critical_path(report, "$glbnet$accel_clk")
+    assert cp["modules"] == ["hhe_accel.manager.scoreboard", "hhe_accel.sampler_unit.beat",
+                             "hhe_accel.sampler_unit.ternary", "hhe_accel.sampler_unit.xof"]
+    assert cp["ns"] == pytest.approx(13.22) and cp["routing_ns"] == pytest.approx(12.41) and cp["lut"] == 2
+    assert critical_path(report, "$glbnet$sys_clk") is None

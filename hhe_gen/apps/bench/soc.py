@@ -55,16 +55,20 @@ def soc_end_to_end(params: str, lanes: int = 2, rubato: str = "128s") -> dict:
 def soc_on_ecpix5(params: str, accel_mhz: float, lanes: int = 2) -> dict:
     """The SoC's bitstream for the ECPIX-5 (:func:`hhe_gen.boards.build.build_board`, cached): the
     post-route clocks against LiteX's ECPIX-5 default of 75 MHz and the goal of 100 MHz, the
-    utilisation of the LFE5UM5G-85F, and where router2 found the routing congested (the three
-    modules with the most overuse in its last congested iteration)."""
+    utilisation of the LFE5UM5G-85F, the modules on the critical path of each missed clock, and,
+    when it does not route, where router2 found the routing congested (the three modules with the
+    most overuse in its last congested iteration)."""
     from hhe_gen.boards.build import build_board
     from hhe_gen.params.presets import preset
     r = build_board("ecpix5", preset(params), lanes, None, accel_clk_freq=accel_mhz * 1e6)
     util = {k: f"{v['used']}/{v['available']}" for k, v in r["utilisation"].items()
             if k in ("TRELLIS_COMB", "TRELLIS_FF", "DP16KD", "MULT18X18D", "TRELLIS_RAMW")}
     fmax = {name: c["achieved"] for name, c in r["clocks"].items()}
-    congestion = r.get("congestion") or {"modules": []}
+    congestion = (r.get("congestion") if not r.get("routed") else None) or {"modules": []}
     congested = ", ".join(f"{m['module']} {100 * m['share']:.0f} %" for m in congestion["modules"][:3])
+    paths = {name: f"{cp['ns']:.1f} ns through {', '.join(cp['modules'][:3])}"
+             for name, cp in r.get("critical_paths", {}).items() if not r["clocks"][name]["met"]}
     return {"lanes": lanes, "fits": r["fits"], "routed": r.get("routed"), "timing_met": r["timing_met"],
             "fmax_mhz": fmax, "sys_target_mhz": 75, "goal_mhz": 100, "accel_clk_mhz": accel_mhz, **util,
-            "most_congested": congested or None, "yosys_s": r["yosys_s"], "nextpnr_s": r["nextpnr_s"]}
+            "most_congested": congested or None, "critical_paths": paths or None, "yosys_s": r["yosys_s"],
+            "nextpnr_s": r["nextpnr_s"]}

@@ -127,6 +127,13 @@ def _build(args) -> int:
             rows = [(name, f"{c['constraint']:.1f}", f"{c['achieved']:.1f}", "met" if c["met"] else "MISSED")
                     for name, c in sorted(r["clocks"].items())]
             print_table(title + ": post-route clocks (MHz)", ["clock", "constraint", "achieved", ""], rows)
+            paths = r.get("critical_paths", {})
+            rows = [(name, f"{cp['ns']:.2f}", f"{cp['routing_ns']:.2f}", str(cp["lut"] + cp["carry"] + cp["dsp"]),
+                     ", ".join(cp["modules"][:6]) + (" ..." if len(cp["modules"]) > 6 else ""))
+                    for name, cp in sorted(paths.items()) if not r["clocks"].get(name, {}).get("met", True)]
+            if rows:
+                print_table("the critical path of each missed clock (nextpnr)",
+                            ["clock", "ns", "routing ns", "logic levels", "through"], rows)
         rows = [(k, str(v["used"]), str(v["available"]), f"{100 * v['used'] / v['available']:.1f} %"
                  + (" OVER" if v["used"] > v["available"] else ""))
                 for k, v in sorted(r["utilisation"].items()) if v["available"] and v["used"]]
