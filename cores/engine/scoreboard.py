@@ -15,6 +15,17 @@ unit's offer and flight, the head), which FPGA tools map to distributed RAM: eac
 W-word RAM instead of a W-to-1 multiplexer of 96 registers (docs/engine.md has the area).
 Everything the dispatch rule reads (masks, unit, flags) stays in registers.
 
+Age and dependency matrices
+---------------------------
+The pairwise part of the rule is worked out once, when an entry enters, and kept in registers:
+entry j's ``e_older[j]`` has bit i set when entry i was valid as j entered (so i is older), and
+``e_block[j]`` bit i when moreover i has a hazard with j or is serialising.  An entry's bit in
+every other row is cleared when it enters (a new occupant of slot i is younger than all).  Each
+cycle then needs only an AND-OR over registers: j is blocked when some valid, unfinished i has
+``e_block[j][i]`` (or, in order, ``e_older[j][i]`` and not dispatched), and the oldest
+candidate of a unit is the one with no older candidate (``e_older``).  W^2 register bits replace
+W^2 mask comparisons and age subtractions per cycle (docs/engine.md has the area and the clock).
+
 Dispatch rule
 -------------
 Entry j is *eligible* when it is valid, functional (not serialising), not yet dispatched, and no
@@ -112,8 +123,10 @@ class Scoreboard(wiring.Component):
 
     Observation members (not ports): ``head``, ``count``, per entry the lists ``e_word``,
     ``e_reads``, ``e_writes``, ``e_unit``, ``e_ser``, ``e_disp``, ``e_done``, ``e_pos`` and the
-    combinational ``valid``, ``eligible`` (lists of 1-bit signals), per unit ``hold`` /
-    ``hold_tag``, and ``retire`` (the head retires this cycle).  ``e_word`` and ``e_pos`` read
+    ``valid`` (registers, equal to ``age < count``), the combinational ``age`` and ``eligible``
+    (lists of 1-bit signals), the matrices
+    ``e_older`` / ``e_block`` (lists of W-bit rows), per unit ``hold`` / ``hold_tag``, and
+    ``retire`` (the head retires this cycle).  ``e_word`` and ``e_pos`` read
     the memories (a read port each, which synthesis drops when nothing reads it: the proofs do).
 
     Latency: combinational from the registers to ``offer``, ``exec``; everything takes effect in
@@ -164,6 +177,8 @@ class Scoreboard(wiring.Component):
         self.e_disp = [Signal(name=f"e_disp{i}") for i in range(w)]
         self.e_done = [Signal(name=f"e_done{i}") for i in range(w)]
         self.e_pos = [Signal(POSITION_BITS, name=f"e_pos{i}") for i in range(w)]
+        self.e_older = [Signal(w, name=f"e_older{i}") for i in range(w)]
+        self.e_block = [Signal(w, name=f"e_block{i}") for i in range(w)]
         self.valid = [Signal(name=f"valid{i}") for i in range(w)]
         self.age = [Signal(tb, name=f"age{i}") for i in range(w)]
         self.eligible = [Signal(name=f"eligible{i}") for i in range(w)]
@@ -171,19 +186,16 @@ class Scoreboard(wiring.Component):
         self.hold_tag = [Signal(tb, name=f"hold_tag_{u.name.lower()}") for u in self.units]
         self.retire = Signal()
 
-    def _hazard(self, i: int, j: int):
+    def _hazard(self, i: int, entry):
         """RAW / WAW (``writes_i & (reads_j | writes_j)``) or WAR (``reads_i & writes_j``)
-        between entry i and a younger entry j (and RAR with ``exclusive_reads``)."""
-        reads_j = self.e_reads[j] | self.e_writes[j] if self.exclusive_reads else self.e_writes[j]
-        return (self.e_writes[i] & (self.e_reads[j] | self.e_writes[j])).any() | \
-            (self.e_reads[i] & reads_j).any()
+        between entry i and a younger ``entry`` j entering (and RAR with ``exclusive_reads``)."""
+        reads_j = entry.reads | entry.writes if self.exclusive_reads else entry.writes
+        return (self.e_writes[i] & (entry.reads | entry.writes)).any() | (self.e_reads[i] & reads_j).any()
 
-    def _stops(self, i: int, j: int):
-        """Whether an older, unfinished entry i holds entry j back (the dispatch rule)."""
-        stop = self._hazard(i, j) | self.e_ser[i]
-        if not self.ooo:
-            stop = stop | ~self.e_disp[i]
-        return stop
+    def _stops(self, i: int, entry):
+        """Whether entry i, older and unfinished, holds back the ``entry`` entering for as long as
+        it stays so (the dispatch rule without the in-order part, which changes with ``disp``)."""
+        return self._hazard(i, entry) | self.e_ser[i]
 
     def elaborate(self, platform):
         m = Module()
@@ -192,15 +204,18 @@ class Scoreboard(wiring.Component):
         head, count = self.head, self.count
         valid, age = self.valid, self.age
         for i in range(w):
-            m.d.comb += [age[i].eq((i - head) & mask), valid[i].eq(age[i] < count)]
-
-        def older(i, j):                         # valid entry i is older than entry j
-            return valid[i] & (age[i] < age[j])
+            m.d.comb += age[i].eq((i - head) & mask)         # (valid[i] is a register: age[i] < count)
 
         # -- eligibility: no older unfinished entry with a hazard / serialising / (in order) ------
         for j in range(w):
-            blockers = [older(i, j) & ~self.e_done[i] & self._stops(i, j)
-                        for i in range(w) if i != j]
+            blockers = []
+            for i in range(w):
+                if i == j:
+                    continue
+                stop = self.e_block[j][i]
+                if not self.ooo:
+                    stop = stop | (self.e_older[j][i] & ~self.e_disp[i])
+                blockers.append(valid[i] & ~self.e_done[i] & stop)
             blocked = _any(blockers)
             m.d.comb += self.eligible[j].eq(valid[j] & ~self.e_ser[j] & ~self.e_disp[j] & ~blocked)
 
@@ -226,10 +241,12 @@ class Scoreboard(wiring.Component):
                 m.d.comb += cand[j].eq(self.eligible[j] & (self.e_unit[j] == u))
             sel_tag = Signal(self.tag_width, name=f"sel_{u.name.lower()}")
             any_sel = _any(cand)
+            oldest = []                          # one-hot: the candidates have one oldest
             for j in range(w):
-                younger_than = _any([cand[i] & (age[i] < age[j]) for i in range(w) if i != j])
-                with m.If(cand[j] & ~younger_than):
-                    m.d.comb += sel_tag.eq(j)
+                younger_than = _any([cand[i] & self.e_older[j][i] for i in range(w) if i != j])
+                oldest.append(cand[j] & ~younger_than)
+            for b in range(self.tag_width):      # its tag, as an OR of the one-hot bits
+                m.d.comb += sel_tag[b].eq(_any([oldest[j] for j in range(w) if j >> b & 1]))
             tag = Mux(self.hold[k], self.hold_tag[k], sel_tag)
             offer = self.offer[k]
             m.d.comb += [
@@ -271,16 +288,30 @@ class Scoreboard(wiring.Component):
         m.d.comb += [word_in.addr.eq(tail), word_in.data.eq(e.word), word_in.en.eq(insert),
                      position_in.addr.eq(tail), position_in.data.eq(e.position), position_in.en.eq(insert)]
         with m.If(self.clear):
-            m.d.sync += [head.eq(0), count.eq(0)]
+            m.d.sync += [head.eq(0), count.eq(0), [v.eq(0) for v in valid]]
         with m.Else():
             m.d.sync += count.eq(count + insert - self.retire)
             with m.If(self.retire):
                 m.d.sync += head.eq(head + 1)
+            for j in range(w):                   # (insert needs count < W, retire count > 0: never one slot)
+                with m.If(insert & (tail == j)):
+                    m.d.sync += valid[j].eq(1)
+                with m.Elif(self.retire & (head == j)):
+                    m.d.sync += valid[j].eq(0)
+        # the entering entry's row of each matrix: every valid entry is older than it
+        older_in = Signal(w)
+        block_in = Signal(w)
+        for i in range(w):
+            m.d.comb += [older_in[i].eq(valid[i]), block_in[i].eq(valid[i] & self._stops(i, e))]
         for j in range(w):
             with m.If(insert & (tail == j)):
                 m.d.sync += [self.e_reads[j].eq(e.reads), self.e_writes[j].eq(e.writes),
                              self.e_unit[j].eq(e.unit), self.e_ser[j].eq(e.serialising),
-                             self.e_disp[j].eq(0), self.e_done[j].eq(0)]
+                             self.e_disp[j].eq(0), self.e_done[j].eq(0),
+                             self.e_older[j].eq(older_in), self.e_block[j].eq(block_in)]
+            with m.Elif(insert):                 # the entering entry is younger than entry j
+                m.d.sync += [self.e_older[j].eq(self.e_older[j] & ~(1 << tail)),
+                             self.e_block[j].eq(self.e_block[j] & ~(1 << tail))]
             with m.If(_any([f[j] for f in fire_to])):
                 m.d.sync += self.e_disp[j].eq(1)
             with m.If(_any([d[j] for d in done_to])):

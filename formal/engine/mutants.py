@@ -25,18 +25,15 @@ __all__ = ["NoWarManager", "LeakySerialManager", "LostDoneManager", "ForgetfulEr
 class NoWarScoreboard(Scoreboard):
     """Only RAW / WAW count as hazards."""
 
-    def _hazard(self, i, j):
-        return (self.e_writes[i] & (self.e_reads[j] | self.e_writes[j])).any()
+    def _hazard(self, i, entry):
+        return (self.e_writes[i] & (entry.reads | entry.writes)).any()
 
 
 class LeakySerialScoreboard(Scoreboard):
     """An older serialising entry does not block (only hazards and the in-order rule do)."""
 
-    def _stops(self, i, j):
-        stop = self._hazard(i, j)
-        if not self.ooo:
-            stop = stop | ~self.e_disp[i]
-        return stop
+    def _stops(self, i, entry):
+        return self._hazard(i, entry)
 
 
 class LostDoneScoreboard(Scoreboard):

@@ -59,7 +59,10 @@ Properties (asserted in every cycle)
 
 Induction closes with these ties (all asserted, so they are proven too): ghosts = manager =
 mock state per unit; mock counters within their bounds; held offers point at valid, eligible,
-undispatched entries of their unit; ``e_done`` implies ``e_disp``; serialising entries are never
+undispatched entries of their unit; ``e_done`` implies ``e_disp``; an entry's ``valid`` register
+equals its age below the count; between valid entries the
+manager's age and dependency matrices (``e_older``, ``e_block``) equal the ages and the
+specification's hazards; serialising entries are never
 dispatched and no dispatched entry has an older serialising one; the stored masks and unit equal the specification's (so the manager's
 decode of every word that entered the window is also checked).  k-induction depth: 2 for the
 safety properties (1 - 4), ``retire_bound + 2`` for the liveness counter (it needs a window
@@ -239,6 +242,7 @@ class SchedulerHarness:
         # -- invariants (always; they make the induction close) ------------------------------------
         m.d.comb += Assert(sb.count <= w, "at most W entries")
         for i in range(w):
+            m.d.comb += Assert(valid[i] == (age[i] < sb.count), f"e{i}: valid (a register) = its age < count")
             with m.If(valid[i]):
                 m.d.comb += [
                     Assert(spec[i][4], f"e{i}: a known opcode"),
@@ -283,6 +287,13 @@ class SchedulerHarness:
                 if i != j:
                     m.d.comb += Assert(~(valid[j] & e_disp[j] & older(i, j) & s_ser[i]),
                                        f"e{j} dispatched behind serialising e{i}")
+                    # the manager's age and dependency matrices, against the ages and the specification
+                    with m.If(valid[j] & valid[i]):
+                        m.d.comb += [
+                            Assert(sb.e_older[j][i] == older(i, j), f"e{j}: its older bit of e{i} = the ages"),
+                            Assert(sb.e_block[j][i] == (older(i, j) & (hazard(i, j) | s_ser[i])),
+                                   f"e{j}: its blocking bit of e{i} = the specification"),
+                        ]
 
         # -- 1. hazards --------------------------------------------------------------------------------
         if "hazard" in props:
