@@ -68,7 +68,8 @@ ECP5_NEXTPNR_ARGS = ("--placer", "static", "--router", "router2")
 def nextpnr_options(*, placer: str | None = None, router: str | None = None) -> tuple:
     """:data:`ECP5_NEXTPNR_ARGS` with the placer and / or the router replaced."""
     options = dict(zip(ECP5_NEXTPNR_ARGS[::2], ECP5_NEXTPNR_ARGS[1::2]))
-    for flag, value, allowed in (("--placer", placer, ("heap", "static")), ("--router", router, ("router1", "router2"))):
+    choices = (("--placer", placer, ("heap", "static")), ("--router", router, ("router1", "router2")))
+    for flag, value, allowed in choices:
         if value is not None:
             if value not in allowed:
                 raise ParameterError(flag[2:], value, " or ".join(allowed))

@@ -122,12 +122,12 @@ class Scoreboard(wiring.Component):
     clear : In(1)                      empty the window, forget every flight
 
     Observation members (not ports): ``head``, ``count``, per entry the lists ``e_word``,
-    ``e_reads``, ``e_writes``, ``e_unit``, ``e_ser``, ``e_disp``, ``e_done``, ``e_pos`` and the
-    ``valid`` (registers, equal to ``age < count``), the combinational ``age`` and ``eligible``
-    (lists of 1-bit signals), the matrices
-    ``e_older`` / ``e_block`` (lists of W-bit rows), per unit ``hold`` / ``hold_tag``, and
-    ``retire`` (the head retires this cycle).  ``e_word`` and ``e_pos`` read
-    the memories (a read port each, which synthesis drops when nothing reads it: the proofs do).
+    ``e_reads``, ``e_writes``, ``e_unit``, ``e_ser``, ``e_disp``, ``e_done``, ``e_pos``, ``valid``
+    (registers, equal to ``age < count``) and the combinational ``age`` and ``eligible`` (lists of
+    1-bit signals), the matrices ``e_older`` / ``e_block`` (lists of W-bit rows), per unit
+    ``hold`` / ``hold_tag``, and ``retire`` (the head retires this cycle).  ``e_word`` and
+    ``e_pos`` read the memories (a read port each, which synthesis drops when nothing reads it:
+    the proofs do).
 
     Latency: combinational from the registers to ``offer``, ``exec``; everything takes effect in
     the next cycle.

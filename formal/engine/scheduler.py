@@ -60,11 +60,11 @@ Properties (asserted in every cycle)
 Induction closes with these ties (all asserted, so they are proven too): ghosts = manager =
 mock state per unit; mock counters within their bounds; held offers point at valid, eligible,
 undispatched entries of their unit; ``e_done`` implies ``e_disp``; an entry's ``valid`` register
-equals its age below the count; between valid entries the
-manager's age and dependency matrices (``e_older``, ``e_block``) equal the ages and the
-specification's hazards; serialising entries are never
-dispatched and no dispatched entry has an older serialising one; the stored masks and unit equal the specification's (so the manager's
-decode of every word that entered the window is also checked).  k-induction depth: 2 for the
+equals its age below the count; between valid entries the manager's age and dependency matrices
+(``e_older``, ``e_block``) equal the ages and the specification's hazards; serialising entries
+are never dispatched and no dispatched entry has an older serialising one; the stored masks and
+unit equal the specification's (so the manager's decode of every word that entered the window is
+also checked).  k-induction depth: 2 for the
 safety properties (1 - 4), ``retire_bound + 2`` for the liveness counter (it needs a window
 longer than its bound; ``+ 1`` was measured UNKNOWN).
 """

@@ -227,8 +227,13 @@ def place_and_route_ecp5(gateware, top: str, *, device: str, package: str, speed
             heatmap = ["--router2-heatmap", HEATMAP_PREFIX]
 
         def congestion() -> dict | None:
+            if not heatmap:
+                return None
             folder = (workdir / HEATMAP_PREFIX).parent
-            return summarise_heatmaps(folder, Path(HEATMAP_PREFIX).name, remove=True) if heatmap else None
+            summary = summarise_heatmaps(folder, Path(HEATMAP_PREFIX).name, remove=True)
+            if not any(folder.iterdir()):
+                folder.rmdir()
+            return summary
 
         try:
             with _heartbeat(workdir / "nextpnr.log", "nextpnr-ecp5"):
