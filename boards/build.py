@@ -131,8 +131,8 @@ def build_board(board: str, params, lanes: int = 2, rubato: str | None = None, *
                                  nextpnr_args=tuple(nextpnr_args), timeout=timeout)
         report.update(fits=r["fits"], routed=r.get("routed", r["fits"]), clocks=r["clocks"], timing_met=r["met"],
                       utilisation=r["utilisation"], area=r["area"], yosys_s=r["yosys_s"], nextpnr_s=r["nextpnr_s"],
-                      seed=seed, synth_args=list(synth_args), nextpnr_args=list(nextpnr_args), flow_cached=r.cached)
-        report.update(router_trace=r.get("router_trace", []), congestion=r.get("congestion"),
+                      seed=seed, synth_args=list(synth_args), nextpnr_args=list(nextpnr_args), flow_cached=r.cached,
+                      router_trace=r.get("router_trace", []), congestion=r.get("congestion"),
                       critical_paths=r.get("critical_paths", {}))
         if r.get("route_failure"):
             report.update(route_failure=r["route_failure"])

@@ -62,7 +62,7 @@ Latency: an entry inserted in cycle t is valid (and may be offered) in cycle t +
 
 from __future__ import annotations
 
-from amaranth.hdl import Array, Const, Module, Mux, Signal
+from amaranth.hdl import Array, Cat, Const, Module, Mux, Signal
 from amaranth.lib import data, wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
@@ -299,10 +299,8 @@ class Scoreboard(wiring.Component):
                 with m.Elif(self.retire & (head == j)):
                     m.d.sync += valid[j].eq(0)
         # the entering entry's row of each matrix: every valid entry is older than it
-        older_in = Signal(w)
-        block_in = Signal(w)
-        for i in range(w):
-            m.d.comb += [older_in[i].eq(valid[i]), block_in[i].eq(valid[i] & self._stops(i, e))]
+        older_in = Cat(*valid)
+        block_in = Cat(*(valid[i] & self._stops(i, e) for i in range(w)))
         for j in range(w):
             with m.If(insert & (tail == j)):
                 m.d.sync += [self.e_reads[j].eq(e.reads), self.e_writes[j].eq(e.writes),

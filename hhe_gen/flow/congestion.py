@@ -10,7 +10,7 @@ prefix says which units a design that does not route is congested in.
     summary = summarise_heatmaps(folder, prefix="heat")   # the last iteration with overuse
 
 Module names: a dotted name keeps its first ``depth`` parts (the last one without Yosys' cell
-suffixes ``_LUT4_...``, ``_TRELLIS_...``, ``_CCU2C_...`` and without a bit index); a flat name
+suffixes, :func:`.synth_reports.without_cell_suffix`, and without a bit index); a flat name
 becomes ``soc:`` and its first two words after LiteX's ``elaborate_with_firmware_`` and
 ``<name>soc_`` prefixes (``soc:ethcore_mac``, ``soc:builder_csr``); the slices of a LiteX memory
 (``storage_10.0.1_DO_1``) are the memory's (``soc:storage_10``).
@@ -22,6 +22,7 @@ import re
 from collections import defaultdict
 from pathlib import Path
 
+from hhe_gen.flow.synth_reports import without_cell_suffix
 from hhe_gen.params.errors import ParameterError
 
 __all__ = ["HEATMAP_PREFIX", "read_net_heatmap", "module_of", "congestion_by_module", "summarise_heatmaps"]
@@ -29,7 +30,6 @@ __all__ = ["HEATMAP_PREFIX", "read_net_heatmap", "module_of", "congestion_by_mod
 HEATMAP_PREFIX = "heat/router2"
 """``--router2-heatmap`` prefix the SoC flow passes (relative to its work folder)."""
 
-_CELL_SUFFIX = re.compile(r"_(LUT4|TRELLIS|CCU2C|DPR16X4|MULT18X18D|DP16KD|PFUMX|L6MUX21)(_|$).*")
 _SOC_PREFIX = re.compile(r"^(elaborate_with_firmware_)?([a-z0-9]+soc_)*")
 _BY_NET = re.compile(r"_congestion_by_net_(\d+)\.csv$")
 
@@ -54,9 +54,9 @@ def module_of(net: str, depth: int = 3) -> str:
     name = ".".join(parts[:cut])                  # a memory's slices (storage_10.0.1_DO_1): the memory
     if "." in name:
         parts = name.split(".")[:depth]
-        parts[-1] = _CELL_SUFFIX.sub("", parts[-1]) or parts[-1]
+        parts[-1] = without_cell_suffix(parts[-1]) or parts[-1]
         return ".".join(parts)
-    words = _CELL_SUFFIX.sub("", _SOC_PREFIX.sub("", name)).split("_")
+    words = without_cell_suffix(_SOC_PREFIX.sub("", name)).split("_")
     return "soc:" + "_".join(w for w in words[:2] if w)
 
 

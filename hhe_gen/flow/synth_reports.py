@@ -8,7 +8,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-__all__ = ["stat_cells", "unit_cells", "ecp5_area", "xilinx_area", "pick_clock", "critical_path"]
+__all__ = ["stat_cells", "unit_cells", "ecp5_area", "xilinx_area", "pick_clock", "critical_path",
+           "without_cell_suffix"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -103,12 +104,18 @@ def _segment_kind(seg: dict) -> str:
 _TECH_SUFFIX = re.compile(r"(_TRELLIS_|_LUT4|_CCU2C|_MULT18X18D|_ALU54B|_PFUMX|_L6MUX|\$|\[).*")
 
 
+def without_cell_suffix(name: str) -> str:
+    """A mapped net or cell name without what Yosys and nextpnr appended to the signal's
+    (``x_d4_TRELLIS_FF_Q_12`` -> ``x_d4``, ``e_disp15_LUT4_B_Z[1]`` -> ``e_disp15``)."""
+    return _TECH_SUFFIX.sub("", name)
+
+
 def _signal_name(net_or_cell: str) -> str:
     """The design signal behind a nextpnr net or cell name: ``dut.x_d4_TRELLIS_FF_Q_12`` ->
     ``x_d4`` (Yosys names mapped cells and nets after the signal they drive)."""
     base = net_or_cell.replace("\\", "")
     base = base[4:] if base.startswith("dut.") else base
-    return _TECH_SUFFIX.sub("", base)
+    return without_cell_suffix(base)
 
 
 def _shorten(cell: str, limit: int = 72) -> str:
