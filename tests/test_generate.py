@@ -117,7 +117,8 @@ def test_generate_pipelined(tmp_path, arch):
     from hhe_gen.sim.ntt_pipelined import simulate_pipelined
     res = generate_ntt(16, 2, tmp_path, bits=20, count=2, arch=arch, vectors=1, seed=3)
     assert set(res["paths"]) == {"verilog", "manifest", "vectors", "testbench", "verilog_inverse",
-                                 "manifest_inverse", "vectors_inverse", "testbench_inverse"}
+                                 "manifest_inverse", "vectors_inverse", "testbench_inverse", "fusesoc",
+                                 "fusesoc_inverse"}
     for inv, tag in ((False, "fwd"), (True, "inv")):
         stem = f"ntt_{arch}_n16_p2_{tag}"
         man = json.loads((tmp_path / f"{stem}.json").read_text())
@@ -187,7 +188,7 @@ def test_generate_is_reproducible(tmp_path):
     fa, fb = _files(a), _files(b)
     assert set(fa) == {"ntt_n16_p2.v", "ntt_n16_p2.json", "ntt_n16_p2_vectors.json", "ntt_n16_p2_tb.v",
                        "ntt_n16_p2_tb_cmd_in.hex", "ntt_n16_p2_tb_i_stream_in.hex",
-                       "ntt_n16_p2_tb_o_stream_out.hex", "ntt_n16_p2_README.txt"}
+                       "ntt_n16_p2_tb_o_stream_out.hex", "ntt_n16_p2_README.txt", "ntt_n16_p2.core"}
     assert fa == fb
     for name, data in fa.items():
         text = data.decode()

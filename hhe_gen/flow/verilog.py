@@ -10,6 +10,8 @@ A generated core is these files in one directory:
   formulas, memories, primes and whatever the core adds;
 * ``<name>_vectors.json`` (optional): test vectors computed by the golden model, in the port
   encoding (each beat an integer as the port carries it);
+* ``<name>.core``: its FuseSoC description (:mod:`hhe_gen.flow.fusesoc`: the Verilog, the
+  testbench if any, lint and simulation targets, the parameters recorded);
 * with a ``testbench`` (optional): ``<name>_tb.v``, its ``<name>_tb_*.hex`` stimulus / expected
   files and ``<name>_README.txt`` (:mod:`hhe_gen.flow.testbench`), a self-checking Verilog
   testbench replaying the vectors in any simulator.
@@ -123,8 +125,8 @@ def write_core(component, name: str, out_dir, manifest: dict, vectors: dict | No
     whole run, the time-out has a margin over it); the manifest gets its section ``"testbench"``.
     ``keep_src``: keep Amaranth's ``src`` attributes (absolute paths; see the module docstring).
 
-    Returns {"verilog": path, "manifest": path, "vectors": path or None} (plus "testbench": path
-    when one is written).
+    Returns {"verilog": path, "manifest": path, "vectors": path or None, "fusesoc": path of the
+    ``.core`` file} (plus "testbench": path when one is written).
     """
     from hhe_gen import __version__
     out = Path(out_dir)
@@ -155,4 +157,7 @@ def write_core(component, name: str, out_dir, manifest: dict, vectors: dict | No
     m_path = out / f"{name}.json"
     m_path.write_text(json.dumps(full, indent=2) + "\n")
     result["manifest"] = m_path
+    from hhe_gen.flow.fusesoc import core_file_text
+    result["fusesoc"] = c_path = out / f"{name}.core"
+    c_path.write_text(core_file_text(name, full, __version__))
     return result
