@@ -211,14 +211,12 @@ class Accelerator(LiteXModule):
 
     def _attach_udp(self, engine, port, rx_depth, clear):
         """o_udp onto the port's sink; the port's source through a FIFO that drops (and counts) beats
-        arriving when it is full.  The FIFO keeps what the engine reads of a beat (``data``, ``last``,
-        ``last_be``: 38 bits with LiteX's ``first``, three DP16KD for 1024 beats, where the whole UDP
-        description would take seven); the engine sees zero in the other fields."""
+        arriving when it is full."""
+        from liteeth.common import eth_udp_user_description
         self.comb += engine.udp_tx.connect(port.sink)
-        self.rx_fifo = rx = stream.SyncFIFO([("data", 32), ("last_be", 4)], rx_depth, buffered=True)
-        self.comb += [port.source.connect(rx.sink, keep={"valid", "first", "last", "data", "last_be"}),
-                      port.source.ready.eq(1),
-                      rx.source.connect(engine.udp_rx, keep={"valid", "ready", "first", "last", "data", "last_be"})]
+        self.rx_fifo = rx = stream.SyncFIFO(eth_udp_user_description(32), rx_depth, buffered=True)
+        self.comb += [port.source.connect(rx.sink, omit={"ready"}), port.source.ready.eq(1),
+                      rx.source.connect(engine.udp_rx)]
         sent, received, dropped = self._packets_sent.status, self._packets_received.status, self._rx_dropped.status
         self.sync += [
             If(clear, sent.eq(0)).Elif(port.sink.valid & port.sink.ready & port.sink.last, sent.eq(sent + 1)),
