@@ -1,7 +1,8 @@
 """The engine's sampling unit: ``sample dst, kind, domain, nonce[, slot]`` through one SHAKE256 XOF
 and the samplers of :mod:`hhe_gen.cores.sampler`.
 
-A task restarts the XOF and the samplers, absorbs ``seed (32 bytes) || domain (1) || nonce (8,
+A task starts on a restarted XOF and samplers (they restart in the cycle after the previous task
+ended or an abort, and start clean after reset), absorbs ``seed (32 bytes) || domain (1) || nonce (8,
 little-endian)`` (:func:`hhe_gen.models.sampler.seeded_xof`; the 24-bit nonce of the instruction
 zero-extended), and routes the XOF's output to the sampler of the task's kind:
 
@@ -100,13 +101,18 @@ class SamplerUnit(wiring.Component):
         for kind, smp in samplers.items():
             m.submodules[kind.name.lower()] = smp
 
-        busy, kind = Signal(), Signal(2)
+        busy, kind, done = Signal(), Signal(2), Signal()
         dst, domain, nonce = Signal(isa.BUFFER_BITS), Signal(8), Signal(24)
         beat = Signal(range(6 + 1))                  # message beat 0 .. 5 (41 bytes in 8-byte beats)
         count = Signal(range(n + 1))                 # values written
         start = task.valid & task.ready
         m.d.comb += task.ready.eq(~busy & ~abort)
-        restart = start | abort
+        # The XOF and the samplers restart in the cycle after a task ends or an abort, from a
+        # register: they are clean whenever the unit is idle (after reset too), so a task starts
+        # on them at once, and the XOF's 1600-bit state enable does not hang on the scheduler's
+        # offer (``task.valid``).  Nothing moves between them and the unit while it is idle.
+        restart = Signal()
+        m.d.sync += restart.eq(done | abort)
         m.d.comb += xof.abort.eq(restart)
         for smp in samplers.values():
             m.d.comb += smp.abort.eq(restart)
@@ -150,7 +156,6 @@ class SamplerUnit(wiring.Component):
                      self.wr.lanes.eq(Mux(write, 1 << lane, 0))]
         for j in range(p):
             m.d.comb += self.wr.data[j].eq(value)
-        done = Signal()
         m.d.comb += done.eq(write & (count == n - 1))
         with m.If(write):
             m.d.sync += count.eq(count + 1)

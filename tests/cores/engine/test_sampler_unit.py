@@ -1,6 +1,7 @@
 """SamplerUnit: every kind equals hhe_gen.models.sampler on the same (seed, domain, nonce) - values
 in two's complement in the buffer, the uniform sampler's prime chosen by slot - and a task after an
-abort mid-sampling starts clean."""
+abort mid-sampling starts clean; a task offered in the cycle after the previous one ended takes as
+many cycles as on a unit fresh from reset (the XOF restarts in that cycle, from a register)."""
 
 import pytest
 from amaranth.hdl import Module
@@ -89,6 +90,30 @@ def test_abort_mid_sampling_then_a_clean_task():
 
     simulate(m, bench)
     assert got["t"] == _words(sampler.ternary_uniform(sampler.seeded_xof(SEED, 2, 0), N), bits)
+
+
+def test_a_task_right_after_another_takes_the_cycles_of_a_first_task():
+    primes = tuple(ntt_primes(N, 30, 1))
+    gaussian = isa.Instruction(isa.Opcode.SAMPLE, dst=1, flags=isa.SampleKind.GAUSSIAN, imm=3 << 24 | 9)
+    ternary = isa.Instruction(isa.Opcode.SAMPLE, dst=2, flags=isa.SampleKind.TERNARY, imm=2 << 24)
+    cycles = {}
+
+    def run(order, key):
+        m, unit, bufs, bits = _rig(2, primes)
+
+        async def bench(ctx):
+            ctx.set(unit.seed, int.from_bytes(SEED, "little"))
+            for ins in order:                      # each offered in the cycle after the previous done
+                cycles.setdefault(key, []).append((await run_task(ctx, unit, ins))[0])
+            cycles[key + "_words"] = await dump(ctx, bufs, 1, N, 2, 0)
+
+        simulate(m, bench)
+
+    run([gaussian], "alone")
+    run([ternary, gaussian, gaussian], "after")
+    assert cycles["after"][1] == cycles["after"][2] == cycles["alone"][0]
+    assert cycles["after_words"] == cycles["alone_words"] == \
+        _words(sampler.gaussian_cdt(sampler.seeded_xof(SEED, 3, 9), N), 30)
 
 
 def test_bad_parameters():
