@@ -47,7 +47,7 @@ def ntt_primes_for(reducer: str, n: int, bits: int, count: int) -> list[int]:
     return found[:count]
 
 
-def _ntt_reducer_params(reducer: str, bits: int, n: int) -> dict:
+def ntt_reducer_params(reducer: str, bits: int, n: int) -> dict:
     if reducer not in REDUCERS:
         raise ParameterError("reducer", reducer, "one of " + ", ".join(REDUCERS))
     if reducer == "special-barrett":
@@ -119,13 +119,13 @@ def generate_ntt(n: int, lanes: int, out_dir, *, bits: int | None = None, count:
     if primes is None:
         if bits is None:
             raise ParameterError("bits", bits, "a prime width 16 .. 64 (or give --primes)")
-        reducer_params = _ntt_reducer_params(reducer, bits, n)
+        reducer_params = ntt_reducer_params(reducer, bits, n)
         primes = ntt_primes_for(reducer, n, bits, count)
     else:
         primes = list(primes)
         if not primes:
             raise ParameterError("primes", primes, "at least one prime")
-        reducer_params = _ntt_reducer_params(reducer, max(q.bit_length() for q in primes), n)
+        reducer_params = ntt_reducer_params(reducer, max(q.bit_length() for q in primes), n)
     if arch != "iterative":
         if direction not in DIRECTIONS:
             raise ParameterError("direction", direction, "one of " + ", ".join(DIRECTIONS))

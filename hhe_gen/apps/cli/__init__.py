@@ -30,6 +30,8 @@
     hhe-gen demo [--preset P] [--no-lattigo] [--seed S]
     hhe-gen doctor
     hhe-gen cache [--prune] [--max-gb G] [--older-than DAYS] [--json FILE]
+    hhe-gen sweep SPEC.yaml|SPEC.json -o DIR [--scheduler tcp://HOST:PORT | --workers K] [--connect-timeout S]
+                  [--no-progress]
 
 Every bad parameter ends the command with a one-line error naming it and exit status 2; so does a
 file that cannot be read or written.  Output files are written whole or not at all (a temporary file
@@ -56,13 +58,13 @@ import sys
 
 from hhe_gen.params import ParameterError
 
-from . import accel, cache, ckks, generate, kat, net, presets, runs, soc
+from . import accel, cache, ckks, generate, kat, net, presets, runs, soc, sweep
 from .common import parse_seed
 
 __all__ = ["main", "build_parser", "parse_seed"]
 
 #: the modules that add sub-commands, in the order ``hhe-gen --help`` lists them
-COMMANDS = (presets, kat, ckks, accel, net, soc, generate, runs, cache)
+COMMANDS = (presets, kat, ckks, accel, net, soc, generate, runs, cache, sweep)
 
 
 def build_parser() -> argparse.ArgumentParser:
