@@ -1,11 +1,14 @@
 """``hhe-gen sweep``: spec checks, sweeps on a LocalCluster (the command's own and one reached with
-``--scheduler``), a worker killed mid-job, a job over its time-out, the command end to end, re-runs.
+``--scheduler``), a worker killed mid-job, a job over its time-out, the command end to end, re-runs,
+and the timing-closure flow (synth option sets, the best per design, best.json and best/, the plot).
 
 The synthesis jobs are Yosys only (``place_and_route: false``) on tiny cores (a 20-bit modular
 multiplier: a few seconds), at most two workers; ``HHE_GEN_CACHE`` points into the test's folder so
-that no cached result stands in for a run (the killed job also has ``cache: false``).
+that no cached result stands in for a run (the killed job also has ``cache: false``).  The default
+run's one place-and-route sweep is four runs of that multiplier on an LFE5U-25F (about 6 s each).
 """
 
+import hashlib
 import json
 import os
 import signal
@@ -16,7 +19,9 @@ import pytest
 
 from hhe_gen.apps.cli import main
 from hhe_gen.apps.sweep import check_scheduler_address, load_spec, parse_spec
+from hhe_gen.apps.sweep.best import folder_names, select_best
 from hhe_gen.apps.sweep.jobs import EVENT_TOPIC
+from hhe_gen.apps.sweep.records import SweepFile, make_record
 from hhe_gen.params.errors import ParameterError
 
 
@@ -45,6 +50,9 @@ def _write(path, text):
      "'nextpnr[0].router' = 'router3'"),
     ({"core": "modmul", "place_and_route": True, "nextpnr": [{"placer": "heap"}, {"placr": "static"}]},
      "'nextpnr[1].placr'"),
+    ({"core": "modmul", "place_and_route": True,
+      "nextpnr": [{"placer": "heap", "name": "a"}, {"placer": "heap", "router": "router1", "name": "b"}]},
+     "'nextpnr[1]'"),
     ({"core": "modmul", "timeout": 0}, "'timeout' = 0"),
     ({"core": "modmul", "retries": 11}, "'retries' = 11"),
     ({"core": "ntt", "fixed": {"n": 1000}}, "'fixed.n' = 1000"),
@@ -217,9 +225,9 @@ def test_the_specs_of_docs_sweep_md_expand():
     import yaml
     text = (Path(__file__).resolve().parents[2] / "docs" / "sweep.md").read_text()
     blocks = re.findall(r"```yaml\n(.*?)```", text, re.S)
-    assert len(blocks) == 2
+    assert len(blocks) == 3
     counts = [len(parse_spec(yaml.safe_load(b)).points()) for b in blocks]
-    assert counts == [3 * 2 * (3 * 2) + 3 * 2, 8]
+    assert counts == [3 * 2 * (3 * 2) + 3 * 2, 8, 2 * 4 * 2 * 2]
 
 
 @pytest.mark.slow
@@ -268,3 +276,188 @@ def test_a_job_whose_workers_died_too_often_is_a_failed_record():
     assert r["worker"] == "tcp://10.0.0.3:1" and r["cycles"] == 3 and r["lut"] is None
     r = _result(Gone(RuntimeError("scheduler lost")), point, {})
     assert r["status"] == "failed" and "scheduler lost" in r["error"] and r["attempts"] == 1
+
+
+# -- the timing-closure flow: synth option sets, the best per design ------------------------------------
+@pytest.mark.parametrize("spec,named", [
+    ({"synth": [{"args": ["-retime"]}]}, "'synth[0].args' = '-retime'"),
+    ({"synth": [{"args": []}, {"args": ["-abc2"]}]}, "'synth[1].args' = '-abc2'"),
+    ({"synth": [{"args": ["-nowidelut", "-nowidelut"]}]}, "'synth[0].args' = '-nowidelut'"),
+    ({"synth": [{"args": "-json x.json"}]}, "'synth[0].args' = '-json x.json'"),
+    ({"synth": [{"args": [7]}]}, "'synth[0].args' = [7]"),
+    ({"synth": [{"args": []}, {"args": ["-nowidelut"], "abc9": "no"}]}, "'synth[1].abc9' = 'no'"),
+    ({"synth": [{"arg": ["-nowidelut"]}]}, "'synth[0].arg'"),
+    ({"synth": [{"args": ["-dff"], "abc9": False}]}, "'synth[0].args' = '-dff'"),
+    ({"synth": [{"args": ["-nodffe", "-nowidelut"]}, {"args": ["-nowidelut", "-nodffe"]}]}, "'synth[1].args'"),
+    ({"synth": [{"name": "a"}, {"name": "a", "abc9": False}]}, "'synth (names)' = 'a'"),
+    ({"synth": [{"name": ""}]}, "'synth[0].name' = ''"),
+    ({"synth": ["-nowidelut"]}, "'synth[0]' = '-nowidelut'"),
+    ({"synth": []}, "'synth' = []"),
+    ({"synth": [{}], "synth_args": ["-nowidelut"]}, "'synth_args' = ['-nowidelut']"),
+    ({"synth": [{}], "abc9": False}, "'abc9' = False"),
+    ({"synth_args": ["-bogus"]}, "'synth_args' = '-bogus'"),
+    ({"abc9": "yes"}, "'abc9' = 'yes'"),
+])
+def test_synth_set_errors_name_the_key_and_value(spec, named):
+    with pytest.raises(ParameterError) as err:
+        parse_spec({"core": "modmul", "fixed": {"width": 20}, **spec})
+    assert named in str(err.value)
+
+
+def test_synth_sets_multiply_the_ecp5_points():
+    """Synth sets x nextpnr sets x seeds per ECP5 design; Xilinx points once; the scalar keys are the one
+    default set, with the points (and so the records and cache entries) of before."""
+    spec = parse_spec({"core": "modmul", "device": ["25k", "xc7"], "axes": {"width": [20, 24]},
+                       "place_and_route": True, "seeds": [1, 2], "synth": [
+                           {"args": [], "abc9": True}, {"name": "lut4", "args": ["-nowidelut", "-nodffe"],
+                                                        "abc9": False}]})
+    points = spec.points()
+    ecp5 = [p for p in points if p["device"] == "25k"]
+    assert len(points) == 2 * 2 * 2 + 2 and len({p["id"] for p in points}) == len(points)
+    assert {(p["synth_set"], tuple(p["synth_args"]), p["abc9"]) for p in ecp5} == \
+        {("abc9", (), True), ("lut4", ("-nowidelut", "-nodffe"), False)}
+    assert "width=20 25k heap/router1 lut4 seed=2" in {p["label"] for p in ecp5}
+    assert {p["design"] for p in ecp5} == {"width=20 25k", "width=24 25k"}
+    assert all(p["synth_set"] is None and p["synth_args"] == [] for p in points if p["device"] == "xc7")
+    assert [p["id"] for p in parse_spec(spec.to_json()).points()] == [p["id"] for p in points]
+    scalar = parse_spec({"core": "modmul", "fixed": {"width": 20}, "synth_args": ["-nowidelut"], "abc9": False})
+    same = parse_spec({"core": "modmul", "fixed": {"width": 20}, "synth": [{"args": ["-nowidelut"], "abc9": False}]})
+    (a,), (b,) = scalar.points(), same.points()
+    assert a["id"] == b["id"] and a["label"] == b["label"] == "85k" and a["synth_set"] == "abc -nowidelut"
+
+
+@pytest.mark.toolchain
+def test_the_allowed_synth_options_are_yosys_options():
+    """Each allowed option is in Yosys' own help of synth_lattice (what synth_ecp5 runs)."""
+    import subprocess
+
+    from hhe_gen.apps.sweep.spec import SYNTH_OPTIONS
+    from hhe_gen.flow.tools import find_tool
+    text = subprocess.run([*find_tool("yosys").argv, "-p", "help synth_lattice"], capture_output=True, text=True,
+                          timeout=120).stdout
+    assert "-nowidelut" in text
+    for option in SYNTH_OPTIONS:
+        assert f"\n    {option}\n" in text, option
+
+
+def _closure_records():
+    """Hand-made records of two routed designs and one Yosys-only point, in spec order."""
+    def rec(n, design, status, fmax, nextpnr_set="heap/router1", synth_set="abc9", seed=1, routed=True):
+        return {"id": f"id{n}", "label": f"{design} {nextpnr_set} {synth_set} seed={seed}", "design": design,
+                "place_and_route": routed, "status": status, "fmax_mhz": fmax, "nextpnr_set": nextpnr_set,
+                "synth_set": synth_set, "seed": seed, "lut": 100 + n}
+    return [rec(1, "w=20 25k", "ok", 150.5), rec(2, "w=20 25k", "ok", 171.25, seed=2),
+            rec(3, "w=20 25k", "ok", 160.0, synth_set="lut4"), rec(4, "w=20 25k", "failed", None, seed=3),
+            rec(5, "w=20 25k", "ok", 171.25, synth_set="lut4", seed=2), rec(6, "w=20 25k", "timeout", None, seed=4),
+            rec(7, "w=36 25k", "ok", 90.0, "static/router2"), rec(8, "w=36 25k", "ok", 110.0, seed=2),
+            rec(9, "w=36 25k", "ok", 95.5, "static/router2", seed=2),
+            rec(10, "w=48 25k", "pending", None), rec(11, "w=20 xc7", "ok", None, None, None, None, routed=False)]
+
+
+def test_select_best_per_design():
+    """The highest Fmax per design (the earlier on a tie), min / median / max / count of the ok runs, the runs
+    best first; a design with no ok run yet has no best; points without place and route are not designs here."""
+    designs = select_best(_closure_records())
+    assert [d["design"] for d in designs] == ["w=20 25k", "w=36 25k", "w=48 25k"]
+    first, second, third = designs
+    assert first["best"]["id"] == "id2" and first["points"] == 6
+    assert first["fmax"] == {"count": 4, "min": 150.5, "median": 165.62, "max": 171.25}
+    assert [(r["seed"], r["synth_set"], r["fmax_mhz"]) for r in first["runs"]] == \
+        [(2, "abc9", 171.25), (2, "lut4", 171.25), (1, "lut4", 160.0), (1, "abc9", 150.5)]
+    assert second["best"]["id"] == "id8" and second["fmax"] == {"count": 3, "min": 90.0, "median": 95.5, "max": 110.0}
+    assert second["runs"][0] == {"label": "w=36 25k heap/router1 abc9 seed=2", "nextpnr_set": "heap/router1",
+                                 "synth_set": "abc9", "seed": 2, "fmax_mhz": 110.0}
+    assert third["best"] is None and third["points"] == 1 and third["runs"] == []
+    assert third["fmax"] == {"count": 0, "min": None, "median": None, "max": None}
+    assert folder_names(["w=20 25k", "w=20/25k", "fields=zq+zt 85k", "x: y"]) == {
+        "w=20 25k": "w=20_25k", "w=20/25k": "w=20_25k-" + hashlib.sha256(b"w=20/25k").hexdigest()[:8],
+        "fields=zq+zt 85k": "fields=zq+zt_85k", "x: y": "x_y"}
+
+
+def test_best_json_and_reports_follow_the_results(tmp_path):
+    """SweepFile.put: each result rewrites best.json; a design's best result's reports go to best/<design>/,
+    a worse later one leaves them, a better one replaces them; a re-opened folder knows whose they are."""
+    spec = parse_spec({"core": "modmul", "device": "25k", "axes": {"width": [20, 24]}, "place_and_route": True,
+                       "seeds": [1, 2], "name": "closure"})
+    points = spec.points()
+    store = SweepFile(tmp_path, spec, points)
+    store.write()
+    data = json.loads((tmp_path / "best.json").read_text())
+    assert data["name"] == "closure" and [d["design"] for d in data["designs"]] == ["width=20 25k", "width=24 25k"]
+    assert all(d["best"] is None and d["points"] == 2 and d["reports"] is None for d in data["designs"])
+
+    def result(point, fmax, tag):
+        reports = {"timing": {"fmax_mhz": fmax, "critical_path": {"ns": round(1000 / fmax, 3)}},
+                   "nextpnr_log_tail": f"Info: Max frequency for clock 'clk': {fmax} MHz ({tag})\n"}
+        store.put(make_record(point, {"status": "ok", "error": None, "fmax_mhz": fmax, "lut": 50,
+                                      "reports": reports}, 1))
+
+    by_label = {p["label"]: p for p in points}
+    folder = tmp_path / "best" / "width=20_25k"
+    result(by_label["width=20 25k heap/router1 seed=1"], 140.0, "first")
+    assert "first" in (folder / "nextpnr_tail.log").read_text()
+    result(by_label["width=20 25k heap/router1 seed=2"], 120.0, "worse")
+    assert "first" in (folder / "nextpnr_tail.log").read_text()
+    assert json.loads((folder / "record.json").read_text())["seed"] == 1
+    data = json.loads((tmp_path / "best.json").read_text())
+    entry = data["designs"][0]
+    assert entry["best"]["seed"] == 1 and entry["best"]["fmax_mhz"] == 140.0 and "reports" not in entry["best"]
+    assert entry["fmax"] == {"count": 2, "min": 120.0, "median": 130.0, "max": 140.0}
+    assert entry["reports"] == entry["folder"] == "best/width=20_25k"
+    assert data["designs"][1]["best"] is None
+    result(by_label["width=24 25k heap/router1 seed=2"], 99.0, "other design")
+    assert "other design" in (tmp_path / "best" / "width=24_25k" / "nextpnr_tail.log").read_text()
+    assert all("reports" not in r for r in json.loads((tmp_path / "sweep.json").read_text())["records"])
+
+    again = SweepFile(tmp_path, spec, points)         # a re-run of the folder: the first best is still held
+    again.write()
+    assert json.loads((tmp_path / "best.json").read_text())["designs"][0]["reports"] == "best/width=20_25k"
+    store = again
+    result(by_label["width=20 25k heap/router1 seed=2"], 180.0, "better")
+    assert json.loads((folder / "timing.json").read_text())["critical_path"] == {"ns": 5.556}
+    assert json.loads((folder / "record.json").read_text())["fmax_mhz"] == 180.0
+    assert "better" in (folder / "nextpnr_tail.log").read_text()
+    assert sorted(p.name for p in folder.iterdir()) == ["nextpnr_tail.log", "record.json", "timing.json"]
+
+
+def test_the_fmax_plot_has_a_panel_per_design(tmp_path):
+    from hhe_gen.apps.sweep.plots import write_plots
+    records = [{**r, "time_us": None, "cycles": 3, "per_cycle": 1.0, "dsp": 1, "device": "25k"}
+               for r in _closure_records()]
+    written, notes = write_plots(records, tmp_path)
+    assert tmp_path / "fmax_by_seed.png" in written and (tmp_path / "fmax_by_seed.png").stat().st_size > 1000
+    written, notes = write_plots([r for r in records if not r["place_and_route"]], tmp_path / "yosys")
+    assert not (tmp_path / "yosys" / "fmax_by_seed.png").exists()
+    assert any("fmax_by_seed.png not drawn: no point was placed and routed" in n for n in notes)
+
+
+@pytest.mark.toolchain
+def test_timing_closure_sweep_keeps_the_best_and_its_reports(tmp_path, monkeypatch, capsys):
+    """2 seeds x 2 synth sets of the 20-bit multiplier on an LFE5U-25F, placed and routed on two workers:
+    best.json, the best's reports brought back from the worker, the best table and the plot."""
+    monkeypatch.setenv("HHE_GEN_CACHE", str(tmp_path / "cache"))
+    spec = _write(tmp_path / "spec.yaml", "name: closure\ncore: modmul\ndevice: 25k\nfixed: {width: 20, latency: 5}\n"
+                  "place_and_route: true\nseeds: [1, 2]\nsynth:\n  - {args: [], abc9: true}\n"
+                  "  - {name: lut4-abc, args: [-nowidelut, -nodffe], abc9: false}\ntimeout: 600\n")
+    out = tmp_path / "out"
+    assert main(["sweep", spec, "-o", str(out), "--workers", "2", "--no-progress"]) == 0
+    text = capsys.readouterr().out
+    records = json.loads((out / "sweep.json").read_text())["records"]
+    assert {(r["seed"], r["synth_set"]) for r in records} == {(s, n) for s in (1, 2) for n in ("abc9", "lut4-abc")}
+    assert all(r["status"] == "ok" and r["fmax_mhz"] > 0 and r["cached"] is False for r in records)
+    assert all("reports" not in r for r in records)
+    (entry,) = json.loads((out / "best.json").read_text())["designs"]
+    top = max(r["fmax_mhz"] for r in records)
+    assert entry["design"] == "25k" and entry["points"] == 4 and entry["best"]["fmax_mhz"] == top
+    assert entry["fmax"]["count"] == 4 and entry["fmax"]["max"] == top
+    assert entry["fmax"]["min"] == min(r["fmax_mhz"] for r in records)
+    assert entry["reports"] == "best/25k"
+    folder = out / "best" / "25k"
+    assert json.loads((folder / "record.json").read_text())["id"] == entry["best"]["id"]
+    timing = json.loads((folder / "timing.json").read_text())
+    assert timing["fmax_mhz"] == top and timing["critical_path"]["ns"] == entry["best"]["critical_ns"]
+    assert any(v["achieved"] == pytest.approx(top, abs=0.01) for v in timing["fmax"].values())
+    tail = (folder / "nextpnr_tail.log").read_text()
+    assert tail.startswith("Info: Critical path report for clock") and "Max frequency" in tail and len(tail) <= 6000
+    assert "closure: best per design" in text and "best/25k" in text
+    assert (out / "fmax_by_seed.png").stat().st_size > 1000

@@ -6,8 +6,10 @@
 Checks the whole spec (:mod:`hhe_gen.apps.sweep.spec`), then runs every point not already ``ok``
 in ``DIR/sweep.json`` on a LocalCluster (``--workers``, default the machine's cores) or on the
 Dask cluster of ``--scheduler``, with a progress bar on standard error; writes every record to
-``DIR/sweep.json`` as it arrives, prints a table, and draws ``DIR/pareto_lut_vs_time.png``,
-``DIR/pareto_dsp_vs_throughput.png`` and (with place and route) ``DIR/fmax_by_seed.png``.
+``DIR/sweep.json`` as it arrives (with place and route also each design's best result to
+``DIR/best.json`` and its reports to ``DIR/best/<design>/``), prints a table (and the best per
+design), and draws ``DIR/pareto_lut_vs_time.png``, ``DIR/pareto_dsp_vs_throughput.png`` and (with
+place and route) ``DIR/fmax_by_seed.png``.
 Exit status 0 when every point is ok, 1 when some failed or timed out (their records say why),
 2 for a bad spec or option.
 """
@@ -21,8 +23,8 @@ def register(sub) -> None:
     """Add ``sweep``."""
     p = sub.add_parser("sweep", help="run a design-space sweep (synthesis / place and route jobs) on Dask")
     p.add_argument("spec", metavar="SPEC", help="the sweep spec, YAML or JSON (docs/sweep.md)")
-    p.add_argument("-o", "--out", required=True, metavar="DIR", help="folder of sweep.json and the plots; a re-run "
-                   "skips the points already ok there")
+    p.add_argument("-o", "--out", required=True, metavar="DIR", help="folder of sweep.json, best.json, best/ and the "
+                   "plots; a re-run skips the points already ok there")
     p.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="use this running Dask scheduler (its workers "
                    "need hhe-gen and the YoWASP tools) instead of a LocalCluster")
     p.add_argument("--workers", type=int, metavar="K", help="LocalCluster worker processes, one job each (default: "
@@ -40,7 +42,7 @@ def _sweep(args) -> int:
     from hhe_gen.apps.sweep.plots import write_plots
     from hhe_gen.apps.sweep.runner import run_sweep
     from hhe_gen.apps.sweep.spec import check_scheduler_address, load_spec
-    from hhe_gen.apps.sweep.summary import print_summary
+    from hhe_gen.apps.sweep.summary import print_best, print_summary
     from hhe_gen.params.errors import ParameterError
     if args.scheduler is not None:
         check_scheduler_address(args.scheduler)
@@ -51,6 +53,7 @@ def _sweep(args) -> int:
     store = run_sweep(spec, out, scheduler=args.scheduler, workers=args.workers,
                       connect_timeout=args.connect_timeout, spec_file=str(args.spec), progress=not args.no_progress)
     counts = print_summary(store)
+    print_best(store)
     written, notes = write_plots(store.records.values(), out)
     for note in notes:
         console.print(note)

@@ -8,7 +8,9 @@ Modules, in the order a sweep uses them:
 * :mod:`.jobs` - one point on a worker: the synthesis in a child process with a hard time-out;
 * :mod:`.runner` - the Dask client or LocalCluster, submissions, retries, progress, collection;
 * :mod:`.records` - a record per point and ``DIR/sweep.json``, rewritten whole after each result;
-* :mod:`.summary` - the table at the end;
+* :mod:`.best` - with place and route, each design's best result: ``DIR/best.json`` and its reports
+  in ``DIR/best/<design>/`` (the timing-closure flow);
+* :mod:`.summary` - the tables at the end;
 * :mod:`.plots` - the Pareto plots and the Fmax-by-seed plot.
 
 The user documentation is docs/sweep.md.

@@ -16,7 +16,10 @@ raises :class:`JobInterrupted`, which Dask retries (``retries=`` of the submissi
 dies is handled by the scheduler, which runs the job again elsewhere (``allowed-failures``).
 
 Results are JSON-able dicts (:func:`measure`); failures of the design or the tools are results
-too (``status`` "failed" with the error text), not exceptions, so they are not retried.
+too (``status`` "failed" with the error text), not exceptions, so they are not retried.  A placed
+and routed point's result also carries its small report artefacts (:func:`run_reports`: nextpnr's
+timing report as the flow reads it and the tail of nextpnr's log, read from the run's cache entry
+on the worker), so that the client, which may be another machine, can keep the best run's reports.
 """
 
 from __future__ import annotations
@@ -31,12 +34,16 @@ import threading
 import time
 from pathlib import Path
 
-__all__ = ["run_point", "measure", "JobInterrupted", "EVENT_TOPIC", "ERROR_CHARS"]
+__all__ = ["run_point", "measure", "run_reports", "JobInterrupted", "EVENT_TOPIC", "ERROR_CHARS", "LOG_TAIL_CHARS"]
 
 #: scheduler event topic of the job starts
 EVENT_TOPIC = "hhe-gen-sweep"
 #: the error text of a record is cut to this many characters (its end, where the cause is)
 ERROR_CHARS = 2000
+#: at most this many characters of the end of nextpnr's log go with a result (whole lines)
+LOG_TAIL_CHARS = 6000
+#: where nextpnr's log reports a clock's critical path (the last one: after routing)
+_CRITICAL_REPORT = "Info: Critical path report for clock"
 #: seconds between two looks of the child at its parent
 PARENT_POLL = 0.5
 
@@ -129,7 +136,8 @@ def measure(point: dict) -> dict:
            flow's counts: LUT4, FF, MULT18X18D, DP16KD, CCU2C ... or LUT, FF, DSP48E1, RAMB18, RAMB36,
            CARRY4 ...), ``lut``, ``ff``, ``dsp``, ``bram`` (the same across families: LUT4 / LUT,
            MULT18X18D / the family's DSP, DP16KD / RAMB18 + 2 RAMB36), ``fmax_mhz``, ``critical_ns``,
-           ``yosys_s``, ``nextpnr_s``, ``cached``, ``abc9`` (the Xilinx flow that produced the result)
+           ``yosys_s``, ``nextpnr_s``, ``cached``, ``abc9`` (the Xilinx flow that produced the result),
+           ``reports`` (placed and routed points: :func:`run_reports`)
     """
     from hhe_gen.flow.tools import ToolError
     try:
@@ -174,7 +182,44 @@ def _synthesize(point: dict) -> dict:
     common = {"lut": res.get("LUT4"), "ff": res.get("FF"), "dsp": res.get("MULT18X18D"), "bram": res.get("DP16KD")}
     crit = res.get("critical_path") or {}
     return {"area": area, **common, "fmax_mhz": res.get("fmax_mhz"), "critical_ns": crit.get("ns"),
-            "yosys_s": res.get("yosys_s"), "nextpnr_s": res.get("nextpnr_s"), "cached": res.cached}
+            "yosys_s": res.get("yosys_s"), "nextpnr_s": res.get("nextpnr_s"), "cached": res.cached,
+            **({"reports": run_reports(res)} if point["place_and_route"] else {})}
+
+
+def run_reports(res) -> dict:
+    """The small report artefacts of a placed and routed run, read from its cache entry (``res.workdir``).
+
+    Parameters
+    ----------
+    res : SynthResult   a :func:`~hhe_gen.flow.synth.synth_ecp5` result with place and route
+
+    Returns
+    -------
+    dict   ``timing``: ``fmax`` (nextpnr's report: achieved and constraint MHz per clock),
+           ``critical_path`` (as the flow reads it: :func:`hhe_gen.flow.synth_reports.critical_path`),
+           ``fmax_mhz``, ``freq_mhz``, ``cells`` and ``total`` (the DUT's and the design's cells and
+           nextpnr's utilisation), ``cache_key`` and ``cache_entry`` (the run's folder on the worker);
+           ``nextpnr_log_tail``: the end of nextpnr's log from its last critical path report (the
+           post-route timing report: critical paths, Fmax, slack histogram), at most its last
+           :data:`LOG_TAIL_CHARS` characters (whole lines), or a note when the log cannot be read
+    """
+    workdir = Path(res.workdir)
+    try:
+        fmax = json.loads((workdir / "report.json").read_text()).get("fmax", {})
+    except (OSError, ValueError) as exc:
+        fmax = {"error": f"report.json: {exc}"}
+    try:
+        log = (workdir / "nextpnr.log").read_text(errors="replace")
+        start = max(log.rfind(_CRITICAL_REPORT), len(log) - LOG_TAIL_CHARS, 0)
+        if start > 0 and log[start - 1] != "\n":      # a whole line first
+            start = log.find("\n", start) + 1 or start
+        tail = log[start:]
+    except OSError as exc:
+        tail = f"(nextpnr.log cannot be read: {exc})\n"
+    timing = {"fmax_mhz": res.get("fmax_mhz"), "freq_mhz": res.get("freq_mhz"), "fmax": fmax,
+              "critical_path": res.get("critical_path"), "cells": res.get("cells"), "total": res.get("total"),
+              "cache_key": res.get("key"), "cache_entry": str(workdir)}
+    return {"timing": timing, "nextpnr_log_tail": tail}
 
 
 def _watch_parent():

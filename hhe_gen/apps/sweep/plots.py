@@ -8,23 +8,27 @@ post-route Fmax of each nextpnr option set and seed.
   cycles alone.
 * ``pareto_dsp_vs_throughput.png``: DSP blocks against items per second (per cycle without an
   Fmax); the front: no other point has fewer DSPs and a higher throughput.
-* ``fmax_by_seed.png`` (sweeps with place and route): Fmax against the nextpnr seed, one line per
-  design point and option set.
+* ``fmax_by_seed.png`` (sweeps with place and route): the distribution of the timing-closure runs,
+  one panel per design (at most :data:`MAX_PANELS`): Fmax against the nextpnr seed, one line per
+  option set (nextpnr set x synth set), the design's best (:func:`~.best.select_best`) starred and
+  labelled.
 
 A plot whose figures no point has is skipped, with a note saying why.
 """
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
-__all__ = ["pareto_front", "write_plots", "PLOT_FILES"]
+from .best import select_best
+from .records import is_number as _num
+
+__all__ = ["pareto_front", "write_plots", "PLOT_FILES", "MAX_PANELS"]
 
 PLOT_FILES = ("pareto_lut_vs_time.png", "pareto_dsp_vs_throughput.png", "fmax_by_seed.png")
-
-
-def _num(value) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
+#: designs drawn in fmax_by_seed.png (the first ones of the spec; the title says when there are more)
+MAX_PANELS = 24
 
 
 def pareto_front(points, x, y, *, x_larger_better=False, y_larger_better=False) -> list:
@@ -73,11 +77,11 @@ def write_plots(records, out_dir) -> tuple[list[Path], list[str]]:
     return written, notes
 
 
-def _figure(ncols=1):
+def _figure(nrows=1, ncols=1, size=(8, 5.5), squeeze=True):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    fig, ax = plt.subplots(1, ncols, figsize=(8, 5.5))
+    fig, ax = plt.subplots(nrows, ncols, figsize=size, squeeze=squeeze)
     return plt, fig, ax
 
 
@@ -116,19 +120,39 @@ def _pareto_plot(points, path, x, xlabel, y, ylabel, x_larger_better) -> Path:
 
 
 def _fmax_plot(points, path) -> Path:
-    plt, fig, ax = _figure()
-    series = {}
-    for r in points:
-        series.setdefault((r["design"], r.get("nextpnr_set") or "default"), []).append((r["seed"], r["fmax_mhz"]))
-    for (design, option_set), pts in series.items():
-        pts.sort()
-        ax.plot([s for s, _ in pts], [f for _, f in pts], marker="o", markersize=4, label=f"{design} {option_set}")
+    """Fmax by seed, a panel per design and a line per option set (nextpnr set x synth set), the best starred."""
+    designs = [d for d in select_best(points) if d["best"] is not None]
+    shown = designs[:MAX_PANELS]
+    ncols = min(3, len(shown))
+    nrows = math.ceil(len(shown) / ncols)
+    plt, fig, axes = _figure(nrows, ncols, (max(8.0, 5.2 * ncols), 1.0 + 3.8 * nrows), squeeze=False)
     seeds = sorted({r["seed"] for r in points})
-    ax.set_xticks(seeds)
-    ax.set_xlabel("nextpnr seed")
-    ax.set_ylabel("Fmax (MHz, post-route)")
-    ax.grid(True, alpha=0.3)
-    if len(series) <= 20:
-        ax.legend(fontsize=7)
-    ax.set_title("Fmax by nextpnr option set and seed")
+    for i, entry in enumerate(shown):
+        ax = axes[i // ncols][i % ncols]
+        series = {}
+        for r in points:
+            if r["design"] == entry["design"]:
+                name = " | ".join(n for n in (r.get("nextpnr_set"), r.get("synth_set")) if n) or "default"
+                series.setdefault(name, []).append((r["seed"], r["fmax_mhz"]))
+        for name, pts in series.items():
+            pts.sort()
+            ax.plot([s for s, _ in pts], [f for _, f in pts], marker="o", markersize=4, linewidth=1, label=name)
+        best, fmax = entry["best"], entry["fmax"]
+        ax.scatter([best["seed"]], [best["fmax_mhz"]], marker="*", s=220, color="gold", edgecolors="black",
+                   zorder=5, label="best")
+        ax.annotate(f"best {best['fmax_mhz']:g} MHz", (best["seed"], best["fmax_mhz"]), fontsize=7,
+                    xytext=(0, 9), textcoords="offset points", ha="center")
+        ax.margins(0.15, 0.12)
+        ax.set_title(f"{entry['design']}: {fmax['count']} runs, median {fmax['median']:g} MHz", fontsize=9)
+        ax.set_xticks(seeds)
+        ax.set_xlabel("nextpnr seed", fontsize=8)
+        ax.set_ylabel("Fmax (MHz, post-route)", fontsize=8)
+        ax.grid(True, alpha=0.3)
+        if len(series) <= 12:
+            ax.legend(fontsize=6)
+    for j in range(len(shown), nrows * ncols):
+        axes[j // ncols][j % ncols].set_visible(False)
+    more = f" (the first {len(shown)} of {len(designs)} designs)" if len(designs) > len(shown) else ""
+    fig.suptitle(f"Fmax by option set and seed, best starred{more}")
+    fig.tight_layout()
     return _save(plt, fig, path)

@@ -5,14 +5,16 @@ The file is rewritten whole after every result (a temporary file beside it, rena
 so a crash or a Ctrl-C loses no finished point, and it always lists every point of the spec
 (``status`` "pending" until its result arrives).  A re-run in the same folder keeps the records
 that are ``ok`` and runs only the other points; records of points that are no longer in the spec
-are kept under ``earlier``.
+are kept under ``earlier``.  With place and route, each write also rewrites ``DIR/best.json`` and
+a new best result's ``DIR/best/<design>/`` (:mod:`.best`), so an interrupted sweep has the best so far.
 
 File layout::
 
     {"format": 1, "name": ..., "spec": {...}, "spec_file": ..., "updated": "2026-...Z",
      "counts": {"ok": .., "failed": .., "timeout": .., "pending": ..}, "records": [...], "earlier": [...]}
 
-A record: the point (``id``, ``label``, ``core``, ``params``, ``device``, ``seed``, ``nextpnr_set`` ...),
+A record: the point (``id``, ``label``, ``design``, ``core``, ``params``, ``device``, ``seed``,
+``nextpnr_set``, ``synth_set``, ``synth_args``, ``abc9`` ...),
 ``status`` ("ok", "failed", "timeout", "pending"), ``error``, ``attempts``, ``wall_s``, ``worker``,
 the measurements of :func:`hhe_gen.apps.sweep.jobs.measure` (``area``, ``lut``, ``ff``, ``dsp``,
 ``bram``, ``fmax_mhz`` ...), the cycle figures (``cycles``, ``per_cycle``, ``throughput_unit``
@@ -29,7 +31,7 @@ from pathlib import Path
 
 from hhe_gen.params.errors import ParameterError
 
-__all__ = ["SweepFile", "make_record", "FILE_NAME", "STATUSES"]
+__all__ = ["SweepFile", "make_record", "write_atomic", "is_number", "FILE_NAME", "STATUSES"]
 
 FILE_NAME = "sweep.json"
 FORMAT = 1
@@ -40,8 +42,44 @@ MEASURES = ("lut", "ff", "dsp", "bram", "fmax_mhz", "critical_ns", "yosys_s", "n
 _POINT_ONLY = ("timeout", "cache", "figures")
 
 
+def is_number(value) -> bool:
+    """True for an int or float that is not a bool (a measurement that is there)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def write_atomic(path, text: str):
+    """Write ``text`` to ``path`` whole or not at all (a temporary file beside it, renamed over it).
+
+    Parameters
+    ----------
+    path : path   the file (its folder is created)
+    text : str    its new content
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_text(text)
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
 def make_record(point: dict, outcome: dict | None, attempts: int = 0) -> dict:
-    """The record of ``point`` from the job's ``outcome`` (None: pending), with the derived figures."""
+    """The record of ``point`` from the job's ``outcome`` (None: pending), with the derived figures.
+
+    Parameters
+    ----------
+    point : dict           a point of :meth:`~.spec.SweepSpec.points`
+    outcome : dict | None  the job's result (:func:`~.jobs.run_point`); its ``reports`` stay on the
+                           record until :meth:`SweepFile.put` takes them (they are not written to sweep.json)
+    attempts : int         the job's starts
+
+    Returns
+    -------
+    dict   the record (see the module docstring)
+    """
     figures = point["figures"]
     record = {k: v for k, v in point.items() if k not in _POINT_ONLY}
     record.update({"status": "pending", "error": None, "attempts": attempts, "wall_s": None, "worker": None,
@@ -51,7 +89,7 @@ def make_record(point: dict, outcome: dict | None, attempts: int = 0) -> dict:
     if outcome:
         record.update({k: v for k, v in outcome.items() if k != "pid"})
     fmax = record.get("fmax_mhz")
-    ok = record["status"] == "ok" and isinstance(fmax, (int, float)) and fmax > 0
+    ok = record["status"] == "ok" and is_number(fmax) and fmax > 0
     record["time_us"] = round(figures["cycles"] / fmax, 6) if ok else None
     record["throughput_per_s"] = round(figures["per_cycle"] * fmax * 1e6, 3) if ok else None
     return record
@@ -73,6 +111,7 @@ class SweepFile:
     records : dict       point id -> record, in the points' order
     earlier : list       records of an earlier run's points that are not in this spec
     reused : int         points whose ``ok`` record came from the earlier run
+    best : BestFiles | None   ``DIR/best.json`` and ``DIR/best/`` (:mod:`.best`) when a point is placed and routed
 
     Raises
     ------
@@ -89,6 +128,8 @@ class SweepFile:
             self.records[p["id"]] = old if old and old.get("status") == "ok" else make_record(p, None)
         self.reused = sum(r["status"] == "ok" for r in self.records.values())
         self.earlier = earlier + list(previous.values())
+        from .best import BestFiles
+        self.best = BestFiles(out_dir) if any(p["place_and_route"] for p in points) else None
 
     def _previous(self) -> tuple[dict, list]:
         if not self.path.exists():
@@ -106,8 +147,12 @@ class SweepFile:
         return [pid for pid, r in self.records.items() if r["status"] != "ok"]
 
     def put(self, record: dict):
-        """Store one point's record and rewrite the file."""
+        """Store one point's record (its ``reports`` taken off it: written to ``DIR/best/<design>/`` when it
+        is its design's best) and rewrite the files."""
+        reports = record.pop("reports", None)
         self.records[record["id"]] = record
+        if self.best is not None and reports:
+            self.best.offer(self.records.values(), record, reports)
         self.write()
 
     def counts(self) -> dict:
@@ -117,15 +162,11 @@ class SweepFile:
         return out
 
     def write(self):
-        """Rewrite the whole file atomically (a temporary file in the folder, renamed over it)."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        """Rewrite the whole file atomically (:func:`write_atomic`), and ``DIR/best.json`` with place and route."""
+        updated = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         data = {"format": FORMAT, "name": self.spec.name, "spec": self.spec.to_json(), "spec_file": self.spec_file,
-                "updated": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "counts": self.counts(),
-                "records": list(self.records.values()), "earlier": self.earlier}
-        tmp = self.path.with_name(f".{FILE_NAME}.{os.getpid()}.tmp")
-        try:
-            tmp.write_text(json.dumps(data, indent=1) + "\n")
-            os.replace(tmp, self.path)
-        finally:
-            if tmp.exists():
-                tmp.unlink()
+                "updated": updated, "counts": self.counts(), "records": list(self.records.values()),
+                "earlier": self.earlier}
+        write_atomic(self.path, json.dumps(data, indent=1) + "\n")
+        if self.best is not None:
+            self.best.write(self.records.values(), self.spec.name, updated)

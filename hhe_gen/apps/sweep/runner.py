@@ -14,7 +14,8 @@ and the collection of every result into ``DIR/sweep.json``.
   seconds after its last start (a worker that hangs) is recorded as ``timeout`` by the client.
 * Failures: a job whose workers died too often (``KilledWorker``), one interrupted more often
   than ``retries`` or any other error is recorded as ``failed`` with the error text; the sweep goes
-  on.  Every result is written to sweep.json as it arrives (:class:`~.records.SweepFile`).
+  on.  Every result is written to sweep.json as it arrives (:class:`~.records.SweepFile`), and
+  with place and route each design's best so far to best.json and best/ (:mod:`.best`).
 """
 
 from __future__ import annotations

@@ -13,18 +13,26 @@ Keys (every other key is an error naming it; docs/sweep.md has an example)::
       - {placer: static, router: router2, args: ["--placer-heap-beta", "0.5"], name: static-r2}
     freq_mhz: 125                  # nextpnr's target frequency
     package: CABGA381              # ECP5 package
-    synth_args: [-nowidelut]       # extra synth_ecp5 options
-    abc9: true                     # ECP5 LUT mapping with ABC9 (false: classic abc -lut 4)
+    synth:                         # synth_ecp5 option sets (ECP5 points), each point is run with each
+      - {args: [], abc9: true}
+      - {args: [-nowidelut, -nodffe], abc9: false, name: lut4-abc}
+    synth_args: [-nowidelut]       # or a single set: extra synth_ecp5 options (:data:`SYNTH_OPTIONS`) ...
+    abc9: true                     # ... and the LUT mapping, ABC9 (false: classic abc -lut 4); not with synth
     timeout: 3600                  # seconds per job (the job is killed and recorded as timeout)
     retries: 2                     # re-runs of a job whose worker died or whose process was killed
     cache: true                    # use the synthesis cache ($HHE_GEN_CACHE/synth)
     name: my sweep                 # a title for the table and the plots
 
+The points of an ECP5 device are the cartesian product of the axes, the synth option sets and,
+with place and route, the nextpnr option sets and seeds; Xilinx points are Yosys ``synth_xilinx``
+runs of the axes alone.
+
 Everything is checked before anything runs: each key's type and range, each core parameter, and
 then every distinct core of the sweep is constructed (not elaborated) once, so that the core's
 own checks (lanes <= N/2, a latency below the reducer's minimum ...) stop the sweep at once; its
 cycle figures (:meth:`~.kinds.CoreKind.figures`) come from that construction.  Errors are
-:class:`~hhe_gen.params.errors.ParameterError` naming the key (``axes.lanes``, ``nextpnr[1].router``).
+:class:`~hhe_gen.params.errors.ParameterError` naming the key (``axes.lanes``, ``nextpnr[1].router``,
+``synth[0].args``).
 """
 
 from __future__ import annotations
@@ -41,12 +49,25 @@ from hhe_gen.params.errors import ParameterError
 
 from .kinds import KINDS, target_of
 
-__all__ = ["SweepSpec", "NextpnrSet", "SPEC_KEYS", "load_spec", "parse_spec", "check_scheduler_address",
-           "MAX_POINTS"]
+__all__ = ["SweepSpec", "NextpnrSet", "SynthSet", "SPEC_KEYS", "SYNTH_OPTIONS", "load_spec", "parse_spec",
+           "check_scheduler_address", "MAX_POINTS"]
 
 SPEC_KEYS = ("core", "device", "axes", "fixed", "place_and_route", "seeds", "nextpnr", "freq_mhz", "package",
-             "synth_args", "abc9", "timeout", "retries", "cache", "name")
+             "synth", "synth_args", "abc9", "timeout", "retries", "cache", "name")
 NEXTPNR_KEYS = ("name", "placer", "router", "args")
+SYNTH_KEYS = ("name", "args", "abc9")
+#: the synth_ecp5 (Yosys 0.70 ``help synth_lattice``) options a synth option set may give: those that change
+#: the mapping of the same netlist (the others name files, change the flow or the design's meaning)
+SYNTH_OPTIONS = {
+    "-nowidelut": "no PFU muxes: LUT4s only (no wider LUTs)",
+    "-nodffe": "no flip-flops with clock enable (the enable goes into LUTs)",
+    "-noccu2": "no CCU2C carry cells (adders in LUTs)",
+    "-nobram": "no block RAM (DP16KD)",
+    "-nolutram": "no LUT RAM (DPR16X4)",
+    "-nodsp": "no DSP multipliers (MULT18X18D)",
+    "-cmp2softlogic": "constant comparisons in LUTs, not on the carry chain",
+    "-dff": "ABC9 maps across flip-flops (abc9 -dff; only with abc9: true)",
+}
 PLACERS = ("heap", "sa", "static")
 ROUTERS = ("router1", "router2")
 MAX_POINTS = 10000
@@ -75,6 +96,24 @@ class NextpnrSet:
 
 
 @dataclass(frozen=True)
+class SynthSet:
+    """One synth_ecp5 option set of a sweep.
+
+    Members
+    -------
+    name : str     its label in the records and plots (default ``abc9`` or ``abc`` and the options)
+    args : tuple   synth_ecp5 options (:data:`SYNTH_OPTIONS`)
+    abc9 : bool    LUT mapping by ABC9 (False: the classic ``abc -lut 4``)
+    """
+    name: str
+    args: tuple = ()
+    abc9: bool = True
+
+    def to_json(self) -> dict:
+        return {"name": self.name, "args": list(self.args), "abc9": self.abc9}
+
+
+@dataclass(frozen=True)
 class SweepSpec:
     """A checked sweep specification (see the module docstring for the keys).
 
@@ -82,7 +121,7 @@ class SweepSpec:
     -------
     core : str; devices : tuple of str; axes : dict name -> tuple of values; fixed : dict;
     place_and_route : bool; seeds : tuple of int; nextpnr : tuple of :class:`NextpnrSet`;
-    freq_mhz : float; package : str; synth_args : tuple of str; abc9 : bool; timeout : float (s);
+    freq_mhz : float; package : str; synth : tuple of :class:`SynthSet`; timeout : float (s);
     retries : int; cache : bool; name : str
     """
     core: str
@@ -94,8 +133,7 @@ class SweepSpec:
     nextpnr: tuple = (NextpnrSet("heap/router1", "heap", "router1"),)
     freq_mhz: float = 125
     package: str = "CABGA381"
-    synth_args: tuple = ()
-    abc9: bool = True
+    synth: tuple = (SynthSet("abc9"),)
     timeout: float = DEFAULT_TIMEOUT
     retries: int = DEFAULT_RETRIES
     cache: bool = True
@@ -106,7 +144,7 @@ class SweepSpec:
         return {"core": self.core, "device": list(self.devices), "axes": {k: list(v) for k, v in self.axes.items()},
                 "fixed": dict(self.fixed), "place_and_route": self.place_and_route, "seeds": list(self.seeds),
                 "nextpnr": [s.to_json() for s in self.nextpnr], "freq_mhz": self.freq_mhz,
-                "package": self.package, "synth_args": list(self.synth_args), "abc9": self.abc9,
+                "package": self.package, "synth": [s.to_json() for s in self.synth],
                 "timeout": self.timeout, "retries": self.retries, "cache": self.cache, "name": self.name}
 
     def points(self) -> list[dict]:
@@ -116,11 +154,13 @@ class SweepSpec:
         Returns
         -------
         list of dict   ``id`` (12 hex digits of a hash of what determines the result), ``label``,
-                       ``design`` (the label without the nextpnr set and seed), ``core``,
+                       ``design`` (the label without the option sets and seed), ``core``,
                        ``params`` (all of them), ``device``, ``target``, ``package``,
                        ``place_and_route``, ``seed``, ``nextpnr`` (a set's dict, or None without place
-                       and route), ``freq_mhz``, ``synth_args``, ``abc9``, ``cache``, ``timeout``,
-                       ``figures`` (:meth:`~.kinds.CoreKind.figures`)
+                       and route), ``nextpnr_set`` and ``synth_set`` (the sets' names, None where none
+                       applies), ``freq_mhz``, ``synth_args``, ``abc9``, ``cache``, ``timeout``,
+                       ``figures`` (:meth:`~.kinds.CoreKind.figures`); the label names the synth set
+                       only when the spec has more than one
 
         Raises
         ------
@@ -134,31 +174,36 @@ class SweepSpec:
         for device in self.devices:
             target = target_of(device)
             routed = self.place_and_route and target == "ecp5"
-            runs = [(s, n) for n in self.nextpnr for s in self.seeds] if routed else [(None, None)]
+            synth_sets = self.synth if target == "ecp5" else (None,)
+            pnr_runs = [(s, n) for n in self.nextpnr for s in self.seeds] if routed else [(None, None)]
+            runs = [(s, n, y) for y in synth_sets for s, n in pnr_runs]
             for combo in combos:
                 given = {**self.fixed, **dict(zip(names, combo))}
                 params = kind.complete(given)
                 key = (json.dumps(params, sort_keys=True), target)
                 if key not in figures:
                     figures[key] = _construct(kind, params, target, given)
-                for seed, option_set in runs:
-                    out.append(self._point(kind, params, device, target, routed, seed, option_set, combo,
-                                           figures[key]))
+                for seed, option_set, synth_set in runs:
+                    out.append(self._point(kind, params, device, target, routed, seed, option_set, synth_set,
+                                           combo, figures[key]))
         return out
 
-    def _point(self, kind, params, device, target, routed, seed, option_set, combo, figures) -> dict:
+    def _point(self, kind, params, device, target, routed, seed, option_set, synth_set, combo, figures) -> dict:
         identity = {"core": kind.name, "params": params, "device": device,
                     "package": self.package if target == "ecp5" else None, "place_and_route": routed,
                     "seed": seed, "nextpnr": None if option_set is None else
                     {"placer": option_set.placer, "router": option_set.router, "args": list(option_set.args)},
                     "freq_mhz": self.freq_mhz if routed else None,
-                    "synth_args": list(self.synth_args) if target == "ecp5" else [],
-                    "abc9": self.abc9 if target == "ecp5" else True}
+                    "synth_args": [] if synth_set is None else list(synth_set.args),
+                    "abc9": True if synth_set is None else synth_set.abc9}
         digest = hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:12]
         design = " ".join([f"{n}={v}" for n, v in zip(self.axes, combo)] + [device])
-        label = f"{design} {option_set.name} seed={seed}" if routed else design
+        label = " ".join([design] + ([option_set.name] if routed else [])
+                         + ([synth_set.name] if synth_set is not None and len(self.synth) > 1 else [])
+                         + ([f"seed={seed}"] if routed else []))
         return {"id": digest, "label": label, "design": design, **identity, "target": target,
                 "nextpnr_set": None if option_set is None else option_set.name,
+                "synth_set": None if synth_set is None else synth_set.name,
                 "cache": self.cache, "timeout": self.timeout, "figures": figures}
 
 
@@ -259,9 +304,7 @@ def parse_spec(data) -> SweepSpec:
     freq = data.get("freq_mhz", 125)
     if isinstance(freq, bool) or not isinstance(freq, (int, float)) or not 1 <= freq <= 1000:
         raise ParameterError("freq_mhz", freq, "a number 1 .. 1000 (MHz)")
-    synth_args = _list(data, "synth_args", [])
-    if not all(isinstance(a, str) and a for a in synth_args):
-        raise ParameterError("synth_args", synth_args, "a list of synth_ecp5 option strings")
+    synth_sets = _synth_sets(data)
     timeout = data.get("timeout", DEFAULT_TIMEOUT)
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout <= 7 * 86400:
         raise ParameterError("timeout", timeout, "seconds per job, a number > 0 (at most a week)")
@@ -271,9 +314,9 @@ def parse_spec(data) -> SweepSpec:
         raise ParameterError("name", name, "a text")
     spec = SweepSpec(core=core, devices=tuple(devices), axes={k: tuple(v) for k, v in axes.items()},
                      fixed=dict(fixed), place_and_route=routed, seeds=tuple(seeds), nextpnr=option_sets,
-                     freq_mhz=freq, package=package, synth_args=tuple(synth_args), abc9=_bool(data, "abc9", True),
+                     freq_mhz=freq, package=package, synth=synth_sets,
                      timeout=float(timeout), retries=retries, cache=_bool(data, "cache", True), name=name)
-    count = len(devices) * len(seeds) * len(option_sets)
+    count = len(devices) * len(seeds) * len(option_sets) * len(synth_sets)
     for values in axes.values():
         count *= len(values)
     if count > MAX_POINTS:
@@ -288,7 +331,7 @@ def _nextpnr_sets(raw) -> tuple:
         raw = [raw]
     if not isinstance(raw, list) or not raw:
         raise ParameterError("nextpnr", raw, "a list of option sets {placer, router, args, name}")
-    sets = []
+    sets, seen = [], {}
     for i, item in enumerate(raw):
         where = f"nextpnr[{i}]"
         if not isinstance(item, dict):
@@ -310,9 +353,67 @@ def _nextpnr_sets(raw) -> tuple:
         name = item.get("name", f"{placer}/{router}" + ("+" + " ".join(args) if args else ""))
         if not isinstance(name, str) or not name:
             raise ParameterError(f"{where}.name", name, "a non-empty text")
+        same = seen.setdefault((placer, router, tuple(args)), i)
+        if same != i:           # the same options twice would be the same points (one id)
+            raise ParameterError(where, item, f"option sets listed once (nextpnr[{same}] has the same options)")
         sets.append(NextpnrSet(name, placer, router, tuple(args)))
     _unique("nextpnr (names)", [s.name for s in sets])
     return tuple(sets)
+
+
+def _synth_sets(data) -> tuple:
+    """The synth option sets: ``synth``, or the one set of ``synth_args`` and ``abc9`` (not both ways)."""
+    if "synth" not in data:
+        return (_synth_set({"args": _list(data, "synth_args", []), "abc9": data.get("abc9", True)},
+                           {"args": "synth_args", "abc9": "abc9"}),)
+    for key in ("synth_args", "abc9"):
+        if key in data:
+            raise ParameterError(key, data[key], "not with synth (give args and abc9 in each synth option set)")
+    raw = data["synth"]
+    if isinstance(raw, dict):
+        raw = [raw]
+    if not isinstance(raw, list) or not raw:
+        raise ParameterError("synth", raw, "a list of synth_ecp5 option sets {args, abc9, name}")
+    sets, seen = [], {}
+    for i, item in enumerate(raw):
+        where = f"synth[{i}]"
+        if not isinstance(item, dict):
+            raise ParameterError(where, item, "a mapping {args, abc9, name}")
+        for key in item:
+            if key not in SYNTH_KEYS:
+                raise ParameterError(f"{where}.{key}", item[key], "a key of a synth option set: "
+                                     + ", ".join(SYNTH_KEYS))
+        synth_set = _synth_set(item, {k: f"{where}.{k}" for k in SYNTH_KEYS})
+        same = seen.setdefault((frozenset(synth_set.args), synth_set.abc9), i)
+        if same != i:
+            raise ParameterError(f"{where}.args", item.get("args", []), f"option sets listed once (synth[{same}] "
+                                 "has the same options)")
+        sets.append(synth_set)
+    _unique("synth (names)", [s.name for s in sets])
+    return tuple(sets)
+
+
+def _synth_set(item: dict, names: dict) -> SynthSet:
+    """One checked synth option set from ``item`` (``args``, ``abc9``, ``name``); ``names``: key -> its
+    name in the errors."""
+    args = item.get("args", [])
+    if isinstance(args, str):
+        args = [args]
+    if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
+        raise ParameterError(names["args"], args, "a list of synth_ecp5 options: " + ", ".join(SYNTH_OPTIONS))
+    for a in args:
+        if a not in SYNTH_OPTIONS:
+            raise ParameterError(names["args"], a, "a synth_ecp5 option of " + ", ".join(SYNTH_OPTIONS))
+    _unique(names["args"], args)
+    abc9 = item.get("abc9", True)
+    if not isinstance(abc9, bool):
+        raise ParameterError(names["abc9"], abc9, "true (ABC9) or false (classic abc -lut 4)")
+    if "-dff" in args and not abc9:
+        raise ParameterError(names["args"], "-dff", "options without -dff when abc9 is false (-dff is ABC9's)")
+    name = item.get("name", ("abc9" if abc9 else "abc") + "".join(" " + a for a in args))
+    if not isinstance(name, str) or not name:
+        raise ParameterError(names.get("name", "synth.name"), name, "a non-empty text")
+    return SynthSet(name, tuple(args), abc9)
 
 
 def _list(data, key, default) -> list:
