@@ -30,6 +30,16 @@ def _write(path, text):
     return str(path)
 
 
+def _placed_sweep(tmp_path, monkeypatch, spec_text):
+    """Run ``spec_text`` (a place-and-route sweep) on two workers with a cache of the test's own;
+    the output folder and its records."""
+    monkeypatch.setenv("HHE_GEN_CACHE", str(tmp_path / "cache"))
+    spec = _write(tmp_path / "spec.yaml", spec_text)
+    out = tmp_path / "out"
+    assert main(["sweep", spec, "-o", str(out), "--workers", "2", "--no-progress"]) == 0
+    return out, json.loads((out / "sweep.json").read_text())["records"]
+
+
 # -- checks before anything runs -----------------------------------------------------------------------
 @pytest.mark.parametrize("spec,named", [
     ({"core": "modmul", "colour": "red"}, "'colour' = 'red'"),
@@ -235,13 +245,9 @@ def test_the_specs_of_docs_sweep_md_expand():
 def test_seed_and_option_sweep_with_place_and_route(tmp_path, monkeypatch, capsys):
     """nextpnr seeds x option sets on an LFE5U-25F: an Fmax per record, time and throughput derived
     from it, and the Fmax-by-seed plot (about a minute on two cores)."""
-    monkeypatch.setenv("HHE_GEN_CACHE", str(tmp_path / "cache"))
-    spec = _write(tmp_path / "spec.yaml", "core: modmul\ndevice: 25k\nfixed: {width: 20, latency: 5}\n"
-                  "place_and_route: true\nseeds: [1, 2]\nnextpnr:\n  - {placer: heap, router: router1}\n"
-                  "  - {placer: static, router: router2}\ntimeout: 600\n")
-    out = tmp_path / "out"
-    assert main(["sweep", spec, "-o", str(out), "--workers", "2", "--no-progress"]) == 0
-    records = json.loads((out / "sweep.json").read_text())["records"]
+    out, records = _placed_sweep(tmp_path, monkeypatch, "core: modmul\ndevice: 25k\nfixed: {width: 20, latency: 5}\n"
+                                 "place_and_route: true\nseeds: [1, 2]\nnextpnr:\n  - {placer: heap, router: router1}\n"
+                                 "  - {placer: static, router: router2}\ntimeout: 600\n")
     assert len(records) == 4 and {(r["seed"], r["nextpnr_set"]) for r in records} == \
         {(s, n) for s in (1, 2) for n in ("heap/router1", "static/router2")}
     for r in records:
@@ -435,14 +441,11 @@ def test_the_fmax_plot_has_a_panel_per_design(tmp_path):
 def test_timing_closure_sweep_keeps_the_best_and_its_reports(tmp_path, monkeypatch, capsys):
     """2 seeds x 2 synth sets of the 20-bit multiplier on an LFE5U-25F, placed and routed on two workers:
     best.json, the best's reports brought back from the worker, the best table and the plot."""
-    monkeypatch.setenv("HHE_GEN_CACHE", str(tmp_path / "cache"))
-    spec = _write(tmp_path / "spec.yaml", "name: closure\ncore: modmul\ndevice: 25k\nfixed: {width: 20, latency: 5}\n"
-                  "place_and_route: true\nseeds: [1, 2]\nsynth:\n  - {args: [], abc9: true}\n"
-                  "  - {name: lut4-abc, args: [-nowidelut, -nodffe], abc9: false}\ntimeout: 600\n")
-    out = tmp_path / "out"
-    assert main(["sweep", spec, "-o", str(out), "--workers", "2", "--no-progress"]) == 0
+    out, records = _placed_sweep(tmp_path, monkeypatch, "name: closure\ncore: modmul\ndevice: 25k\n"
+                                 "fixed: {width: 20, latency: 5}\nplace_and_route: true\nseeds: [1, 2]\nsynth:\n"
+                                 "  - {args: [], abc9: true}\n"
+                                 "  - {name: lut4-abc, args: [-nowidelut, -nodffe], abc9: false}\ntimeout: 600\n")
     text = capsys.readouterr().out
-    records = json.loads((out / "sweep.json").read_text())["records"]
     assert {(r["seed"], r["synth_set"]) for r in records} == {(s, n) for s in (1, 2) for n in ("abc9", "lut4-abc")}
     assert all(r["status"] == "ok" and r["fmax_mhz"] > 0 and r["cached"] is False for r in records)
     assert all("reports" not in r for r in records)

@@ -324,22 +324,29 @@ def parse_spec(data) -> SweepSpec:
     return spec
 
 
-def _nextpnr_sets(raw) -> tuple:
-    if raw is None:
-        return SweepSpec.nextpnr
+def _option_sets(key: str, raw, keys):
+    """``(i, "key[i]", item)`` for each option set of the list ``raw`` (one mapping alone counts as a
+    list of one), every item a mapping of known ``keys`` (errors name the key)."""
+    shape = "{" + ", ".join(keys) + "}"
     if isinstance(raw, dict):
         raw = [raw]
     if not isinstance(raw, list) or not raw:
-        raise ParameterError("nextpnr", raw, "a list of option sets {placer, router, args, name}")
-    sets, seen = [], {}
+        raise ParameterError(key, raw, f"a list of option sets {shape}")
     for i, item in enumerate(raw):
-        where = f"nextpnr[{i}]"
+        where = f"{key}[{i}]"
         if not isinstance(item, dict):
-            raise ParameterError(where, item, "a mapping {placer, router, args, name}")
-        for key in item:
-            if key not in NEXTPNR_KEYS:
-                raise ParameterError(f"{where}.{key}", item[key], "a key of a nextpnr option set: "
-                                     + ", ".join(NEXTPNR_KEYS))
+            raise ParameterError(where, item, f"a mapping {shape}")
+        for name in item:
+            if name not in keys:
+                raise ParameterError(f"{where}.{name}", item[name], f"a key of a {key} option set: " + ", ".join(keys))
+        yield i, where, item
+
+
+def _nextpnr_sets(raw) -> tuple:
+    if raw is None:
+        return SweepSpec.nextpnr
+    sets, seen = [], {}
+    for i, where, item in _option_sets("nextpnr", raw, NEXTPNR_KEYS):
         placer, router = item.get("placer", "heap"), item.get("router", "router1")
         if placer not in PLACERS:
             raise ParameterError(f"{where}.placer", placer, "one of " + ", ".join(PLACERS))
@@ -369,20 +376,8 @@ def _synth_sets(data) -> tuple:
     for key in ("synth_args", "abc9"):
         if key in data:
             raise ParameterError(key, data[key], "not with synth (give args and abc9 in each synth option set)")
-    raw = data["synth"]
-    if isinstance(raw, dict):
-        raw = [raw]
-    if not isinstance(raw, list) or not raw:
-        raise ParameterError("synth", raw, "a list of synth_ecp5 option sets {args, abc9, name}")
     sets, seen = [], {}
-    for i, item in enumerate(raw):
-        where = f"synth[{i}]"
-        if not isinstance(item, dict):
-            raise ParameterError(where, item, "a mapping {args, abc9, name}")
-        for key in item:
-            if key not in SYNTH_KEYS:
-                raise ParameterError(f"{where}.{key}", item[key], "a key of a synth option set: "
-                                     + ", ".join(SYNTH_KEYS))
+    for i, where, item in _option_sets("synth", data["synth"], SYNTH_KEYS):
         synth_set = _synth_set(item, {k: f"{where}.{k}" for k in SYNTH_KEYS})
         same = seen.setdefault((frozenset(synth_set.args), synth_set.abc9), i)
         if same != i:
