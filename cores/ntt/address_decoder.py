@@ -14,10 +14,8 @@ half of the banks are idle in a cycle; dual: every bank is used) - at address
 
 The core has two of them: ``rd_decoder`` (the read side, from the controller's stage and cycle)
 and ``wr_decoder`` (the write side, from the same values delayed D cycles: the results go back in
-place).  Both are registered a cycle ahead: fed with the values their inputs take at the next
-clock edge, their outputs go through a register each (the core's ``rd_*`` / ``wr_*``), so every
-path behind them starts at a register.  The schedule properties of this decoder alone, for every
-stage and cycle, are proven in :mod:`hhe_gen.formal.ntt.decoder`.
+place).  The schedule properties of this decoder alone, for every stage and cycle, are proven in
+:mod:`hhe_gen.formal.ntt.decoder`.
 """
 
 from __future__ import annotations

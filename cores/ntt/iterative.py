@@ -18,8 +18,7 @@ Datapath
   bank's one write port (a read in the cycle of a write to the same word sees the new value)
   (``banking="single"``: 4P one-address banks, see Banking);
   the address generator (:class:`~.address_decoder.NttAddressDecoder`, submodules ``rd_decoder`` and
-  ``wr_decoder``, each registered a cycle ahead: fed with the next cycle's values, its outputs
-  registered) works from the stage counter and the cycle counter (a few constants per
+  ``wr_decoder``) works from the stage counter and the cycle counter (a few constants per
   butterfly bit k in tables: the coset's lowest bit G0, the bank rotation G0 mod B, the pair bit's
   position and, for k < B-1, each lane's twiddle offset).
 * Crossbars between the 2^B' banks and the 2P operands (:mod:`.crossbar`): an XOR network on
@@ -333,8 +332,8 @@ class IterativeNtt(wiring.Component):
         port is transparent for the write port; single: the two ports share one address and are
         never enabled together, a 1RW bank)."""
         m.submodules.rd_decoder = rd = NttAddressDecoder(self.n, self.lanes, self.banking)
-        m.d.comb += [rd.stage.eq(s.stage_next), rd.cyc.eq(s.cyc_next), rd.inverse.eq(s.inverse_next)]
-        s.rd = _registered(m, rd, "rd")
+        m.d.comb += [rd.stage.eq(s.stage), rd.cyc.eq(s.cyc), rd.inverse.eq(s.inverse)]
+        s.rd = rd
         s.banks = []
         if self.external:
             self._external_banks(m, s)
@@ -486,12 +485,12 @@ class IterativeNtt(wiring.Component):
         """Write crossbar, stage 1 (cycle W-1, W = x+D the write cycle): the lanes' results in bank
         order up to the XOR (:func:`~.crossbar.write_slots`, ``s.v``); a load writes like k = B-1
         (kpos = B-1, no rotation: slot p < P is lane p's x).  Also the controller's values delayed
-        to W (``s.issue_d``, ``s.stage_c``, ``s.cyc_c``, ``s.load_c``, ``s.beat_c``)."""
+        to W (``s.issue_d``, ``s.stage_c``, ``s.cyc_d``, ``s.load_c``, ``s.beat_c``)."""
         B, n_log, D, XW = self.coset_bits, self.n_log, self.depth, self.xbar_regs[1]
         latency = self.butterfly_latency + 1 + self.tw_latency + self.out_regs      # L + 1 + X + E
         s.issue_d = delay(m, s.issue, D, "issue")
         s.stage_c = stage_c = delay_chain(m, s.stage, D, "stage")
-        s.cyc_c = delay_chain(m, s.cyc, D, "cyc")
+        s.cyc_d = delay(m, s.cyc, D, "cyc")
         lw = s.load_take if XW == 0 else delay(m, s.load_take, XW, "load_w")
         s.load_c = load_c = delay_chain(m, lw, latency, "load")     # load_d<L+1+X+E>: a load write in W
         s.beat_c = delay_chain(m, s.load_beat, latency + XW, "lbeat")
@@ -506,12 +505,8 @@ class IterativeNtt(wiring.Component):
         (the read decoder's, or the unload beat's)."""
         n_log, lp, BB, D = self.n_log, self.lanes_log, self.bank_bits, self.depth
         state, load_d, beat_d = s.state, s.load_c[-1], s.beat_c[-1]
-        m.submodules.wr_decoder = wr_decoder = NttAddressDecoder(self.n, self.lanes, self.banking)
-        # fed with the stage and cycle one register earlier in their delay chains (the values of
-        # the next cycle at the chains' ends), its outputs registered: the decode of W in W
-        m.d.comb += [wr_decoder.stage.eq(s.stage_c[-2]), wr_decoder.cyc.eq(s.cyc_c[-2]),
-                     wr_decoder.inverse.eq(s.inverse_next)]
-        wr = _registered(m, wr_decoder, "wr")
+        m.submodules.wr_decoder = wr = NttAddressDecoder(self.n, self.lanes, self.banking)
+        m.d.comb += [wr.stage.eq(s.stage_c[-1]), wr.cyc.eq(s.cyc_d), wr.inverse.eq(s.inverse)]
         l_idx = Signal(n_log + 1, name="l_idx")
         m.d.comb += l_idx.eq(beat_d << lp)
         l_bank = Signal(BB, name="l_bank")
@@ -538,20 +533,3 @@ class IterativeNtt(wiring.Component):
                              rp.en.eq(ren & ~wp.en)]
             else:
                 m.d.comb += [wp.addr.eq(waddr), rp.addr.eq(raddr), rp.en.eq(ren)]
-
-
-def _registered(m, decoder: NttAddressDecoder, name: str) -> SimpleNamespace:
-    """The decoder's outputs through a register each (``<name>_<output>``).  The decoder is fed with
-    the values its inputs take at the next clock edge, so the registers hold, in every cycle, the
-    decode of that cycle's inputs (after the first cycle out of reset): the same values as the
-    decoder would give combinationally, with the paths behind them starting at registers."""
-    out = {}
-    for member, flow in decoder.signature.members.items():
-        if flow.flow is not wiring.Out:
-            continue
-        value = getattr(decoder, member)
-        reg = Signal.like(value, name=f"{name}_{member}") if isinstance(value, Signal) else \
-            Signal(value.shape(), name=f"{name}_{member}")
-        m.d.sync += reg.eq(value)
-        out[member] = reg
-    return SimpleNamespace(**out)

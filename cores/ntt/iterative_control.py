@@ -28,14 +28,11 @@ def controller(m, core) -> SimpleNamespace:
                       (load / unload / scale beat counter), stage, cyc (the stage and its cycle of
                       the coset issued), issue (a coset is read this cycle), load_take (an input
                       beat is taken this cycle: own memory, from ``i_stream``; external, the scale
-                      pass's beat read in the previous cycle), load_beat (that beat's number);
-                      inverse_next, stage_next, cyc_next: the values those three registers take at
-                      the next clock edge (so what is decoded from them can be registered a cycle
-                      ahead)
+                      pass's beat read in the previous cycle), load_beat (that beat's number)
     """
     n_log, crows = core.n_log, core.n >> core.coset_bits          # cycles per stage
     totals = {inv: core.transform_cycles(inv) for inv in (False, True)}
-    inverse, inverse_next = Signal(name="inverse"), Signal(name="inverse_next")
+    inverse = Signal(name="inverse")
     sel = Signal(range(len(core.moduli)), name="sel")
     lift = Signal(name="lift")
     state = Signal(range(7), name="state")
@@ -45,11 +42,8 @@ def controller(m, core) -> SimpleNamespace:
     wait = Signal(range(core.load_wait + 2), name="wait")
     total = max(totals.values())
     run_cnt = Signal(range(total + 1), name="run_cnt")
-    stage, stage_next = Signal(range(n_log + 1), name="stage"), Signal(range(n_log + 1), name="stage_next")
-    cyc, cyc_next = Signal(range(max(crows, 2)), name="cyc"), Signal(range(max(crows, 2)), name="cyc_next")
-    # the three registers' next values in the comb domain (defaults: hold), the registers follow them
-    m.d.comb += [inverse_next.eq(inverse), stage_next.eq(stage), cyc_next.eq(cyc)]
-    m.d.sync += [inverse.eq(inverse_next), stage.eq(stage_next), cyc.eq(cyc_next)]
+    stage = Signal(range(n_log + 1), name="stage")
+    cyc = Signal(range(max(crows, 2)), name="cyc")
     active = Signal(name="stage_active")
 
     starts_f = Array(Const(s, range(total + 1)) for s in core.starts[False] + (total,))
@@ -61,7 +55,7 @@ def controller(m, core) -> SimpleNamespace:
     load_take = Signal(name="load_take")
     load_beat = beat
     m.d.comb += core.cmd.ready.eq(state == IDLE)
-    run_state = dict(run_cnt=run_cnt, stage=stage_next, cyc=cyc_next, active=active)
+    run_state = dict(run_cnt=run_cnt, stage=stage, cyc=cyc, active=active)
     if core.external:
         load_beat = Signal.like(beat, name="load_beat")         # the scale pass: read -> taken
         m.d.sync += [load_take.eq((state == SCALE) & (beat < core.beats)), load_beat.eq(beat)]
@@ -69,11 +63,9 @@ def controller(m, core) -> SimpleNamespace:
     with m.Switch(state):
         with m.Case(IDLE):
             with m.If(core.cmd.valid):
-                m.d.comb += inverse_next.eq(core.cmd.payload.inverse)
-                m.d.sync += [sel.eq(core.cmd.payload.sel), beat.eq(0)]
+                m.d.sync += [inverse.eq(core.cmd.payload.inverse), sel.eq(core.cmd.payload.sel), beat.eq(0)]
                 if core.external:
-                    m.d.sync += [lift.eq(core.cmd.payload.lift), state.eq(RUN)]
-                    _run_start(m, run_state)
+                    m.d.sync += [lift.eq(core.cmd.payload.lift), state.eq(RUN), *_run_start(run_state)]
                 else:
                     m.d.sync += state.eq(LOAD)
         if not core.external:
@@ -86,17 +78,14 @@ def controller(m, core) -> SimpleNamespace:
             with m.Case(WAIT):
                 m.d.sync += wait.eq(wait + 1)
                 with m.If(wait == core.load_wait - 1):
-                    m.d.sync += state.eq(RUN)
-                    _run_start(m, run_state)
+                    m.d.sync += [state.eq(RUN), *_run_start(run_state)]
         with m.Case(RUN):
             m.d.sync += run_cnt.eq(run_cnt + 1)
             with m.If((stage < n_log) & (active | (run_cnt == stage_start))):
                 m.d.comb += issue.eq(1)
-                m.d.sync += active.eq(1)
-                m.d.comb += cyc_next.eq(cyc + 1)
+                m.d.sync += [active.eq(1), cyc.eq(cyc + 1)]
                 with m.If(cyc == crows - 1):
-                    m.d.sync += active.eq(0)
-                    m.d.comb += [cyc_next.eq(0), stage_next.eq(stage + 1)]
+                    m.d.sync += [active.eq(0), cyc.eq(0), stage.eq(stage + 1)]
             with m.If(run_cnt == t_last):
                 if core.external:       # forward: done in the next cycle (the last write lands then)
                     m.d.sync += [state.eq(Mux(inverse, SCALE, DRAIN)), beat.eq(0), wait.eq(0)]
@@ -113,11 +102,9 @@ def controller(m, core) -> SimpleNamespace:
                     m.d.comb += core.done.eq(1)
                     m.d.sync += state.eq(IDLE)
     return SimpleNamespace(inverse=inverse, sel=sel, lift=lift, state=state, beat=beat, stage=stage, cyc=cyc,
-                           issue=issue, load_take=load_take, load_beat=load_beat, inverse_next=inverse_next,
-                           stage_next=stage_next, cyc_next=cyc_next)
+                           issue=issue, load_take=load_take, load_beat=load_beat)
 
 
-def _run_start(m, r) -> None:
-    """The counters' values at the first cycle of RUN (``stage`` and ``cyc`` through their next values)."""
-    m.d.sync += [r["run_cnt"].eq(0), r["active"].eq(0)]
-    m.d.comb += [r["stage"].eq(0), r["cyc"].eq(0)]
+def _run_start(r) -> list:
+    """The counters' values at the first cycle of RUN."""
+    return [r["run_cnt"].eq(0), r["stage"].eq(0), r["cyc"].eq(0), r["active"].eq(0)]

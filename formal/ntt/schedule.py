@@ -4,10 +4,9 @@ The harness contains the real core (its elaborated fragment; the datapath is the
 property depends on it, so Yosys drops it) and observes, in every cycle, the signals the core
 drives into its data memories: per bank the read port's address and enable and the write port's
 address and enable (taken from the memory instances themselves), plus the controller's ``issue``,
-``stage``, the read decoder's outputs (an
-:class:`~hhe_gen.cores.ntt.address_decoder.NttAddressDecoder`, registered a cycle ahead: the core's
-``rd_used``, the banks a cycle reads (single-port), ``rd_tw_idx``, the lanes' twiddle indices, and
-``rd_bb``).  One coefficient index x is free
+``stage``, the read decoder's (submodule ``rd_decoder``, an
+:class:`~hhe_gen.cores.ntt.address_decoder.NttAddressDecoder`) ``used`` (single-port: the banks
+a cycle reads) and the lanes' twiddle indices ``tw_idx``.  One coefficient index x is free
 (``AnyConst``), so every property holds for every index.
 
 Specification (independent of the core's address generator; written from the memory plan of
@@ -224,7 +223,9 @@ class ScheduleHarness:
         active, inverse = sig("stage_active"), sig("inverse")
         issue = sig("issue", None)
         load_d = sig(f"load_d{dut.butterfly_latency + 1 + dut.tw_latency + dut.out_regs}")
-        rd_used, rd_twi, rd_bb = sig("rd_used"), sig("rd_tw_idx"), sig("rd_bb")     # the decode the core uses
+        rd_used = find_signal(frag, "used", domain=None, path=("rd_decoder",))
+        rd_twi = find_signal(frag, "tw_idx", domain=None, path=("rd_decoder",))
+        rd_bb = find_signal(frag, "bb", domain=None, path=("rd_decoder",))
         w_sel = sig("w_sel")
         used = [rd_used[b] for b in range(nb)]
         twi = [rd_twi[lane * n_log:(lane + 1) * n_log] for lane in range(P)]
