@@ -84,8 +84,14 @@ through the multiplexer Yosys builds behind the 24576-word ROM of a lane (17.9 n
 routing); with the ROM in registered 1024-word pieces (``ROM_PIECE_WORDS``, X = 2): 8866 LUT4,
 11373 FF, 67.2 MHz, 26640 cycles = 396 us per NTT (Yosys 278 s + nextpnr 247 s), the critical
 path now the read decoder's combinational control (stage / cycle registers to the twiddle bank
-select, 11 LUT levels, 3.1 ns logic + 11.8 ns routing): registering the decoder's outputs a
-cycle ahead is the next step toward 100 MHz.
+select, 11 LUT levels, 3.1 ns logic + 11.8 ns routing).  Registering the decoders' outputs with
+the decoders fed the controller's next stage / cycle / direction (tried, not kept) only moves
+that path in front of the decoder: seeds 1 / 2 / 3 gave 51.8 / 61.4 / 64.5 MHz, the critical
+paths the ROM address's fanout to the 144 block RAMs (19.3 ns, all routing), the piece
+multiplexer (16.3 ns) and cyc -> stage_active -> the registered bank select (15.5 ns, 11 LUTs,
+the next-state logic now in front of the decoder).  The controller itself has to run a cycle
+ahead (its RUN state has no stall, so its counters can), and the ROM's address wants a copy per
+group of pieces (Yosys merges identical registers, so the copies need distinct enables).
 
 Pipelined (:class:`~hhe_gen.cores.ntt.PipelinedNtt`), quick:
 
