@@ -7,7 +7,8 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-__all__ = ["console", "table", "print_table", "show", "write_json", "bench_tables", "fail", "PIPE_WIDTH"]
+__all__ = ["console", "table", "print_table", "show", "write_json", "write_atomic", "bench_tables", "fail",
+           "PIPE_WIDTH"]
 
 # When the output is not a terminal (a pipe, a file, captured by a test) rich falls back to 80 columns
 # (or $COLUMNS) and wraps table cells, so that a row of a table spans several lines.  The one rule:
@@ -74,6 +75,32 @@ def write_json(path, data) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(data, indent=1, default=str) + "\n")
+    return path
+
+
+def write_atomic(path, content) -> Path:
+    """Write ``content`` (text or bytes) to ``path`` whole or not at all: a temporary file beside it,
+    renamed over it when complete (the temporary file is removed on any error, which is raised).
+
+    Parameters
+    ----------
+    path : path           the file (its folder is created)
+    content : str | bytes its new content
+    """
+    import os
+    import tempfile
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = None
+    try:
+        with tempfile.NamedTemporaryFile("wb", dir=path.parent, prefix=f".{path.name}.", suffix=".tmp",
+                                         delete=False) as f:
+            tmp = f.name
+            f.write(content.encode() if isinstance(content, str) else content)
+        os.replace(tmp, path)
+    finally:
+        if tmp is not None and os.path.exists(tmp):
+            os.unlink(tmp)
     return path
 
 

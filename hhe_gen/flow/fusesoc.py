@@ -60,9 +60,8 @@ def core_file_text(module: str, manifest: dict, version: str) -> str:
     """
     kind = str(manifest.get("core", "core"))
     parameters = manifest.get("parameters", {})
-    description = f"{module}: hhe-gen {version} {kind}"
-    if _summary(parameters):
-        description += f" ({_summary(parameters)})"
+    summary = _summary(parameters)
+    description = f"{module}: hhe-gen {version} {kind}" + (f" ({summary})" if summary else "")
     filesets = {"rtl": {"files": [manifest["verilog"]["file"]], "file_type": "verilogSource"}}
     targets = {
         "default": {"description": "the generated RTL", "filesets": ["rtl"], "toplevel": module},

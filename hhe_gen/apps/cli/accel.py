@@ -24,9 +24,7 @@ and memory in Verilator, :mod:`hhe_gen.sim.engine_verilator`: any N).
 from __future__ import annotations
 
 import json
-import os
 import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -72,20 +70,12 @@ def _check_file_out(out, option: str, suffixes=None, what: str = ""):
 
 def _write_file(out, content, option: str) -> None:
     """Text or bytes into ``out`` whole or not at all (a temporary file beside it, renamed)."""
+    from hhe_gen.apps.report import write_atomic
     _check_file_out(out, option)
-    path = Path(out)
-    tmp = None
     try:
-        with tempfile.NamedTemporaryFile("wb", dir=path.parent, prefix=f".{path.name}.", suffix=".tmp",
-                                         delete=False) as f:
-            tmp = f.name
-            f.write(content.encode() if isinstance(content, str) else content)
-        os.replace(tmp, path)
+        write_atomic(out, content)
     except OSError as exc:
         raise ParameterError(option, out, f"a writable file ({exc.strerror or exc})") from None
-    finally:
-        if tmp is not None and os.path.exists(tmp):
-            os.unlink(tmp)
 
 
 def _write_image(out, words, option: str = "-o") -> str:

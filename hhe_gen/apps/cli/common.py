@@ -31,22 +31,12 @@ def write_json_output(data, out: str | None):
     if out in (None, "-"):
         sys.stdout.write(text)
         return
-    import os
-    import tempfile
+    from hhe_gen.apps.report import write_atomic
     check_output(out)
-    path = Path(out)
-    tmp = None
     try:
-        with tempfile.NamedTemporaryFile("w", dir=path.parent, prefix=f".{path.name}.", suffix=".tmp",
-                                         delete=False) as f:
-            tmp = f.name
-            f.write(text)
-        os.replace(tmp, path)
+        write_atomic(out, text)
     except OSError as exc:
         raise ParameterError("-o", out, f"a writable file ({exc.strerror or exc})") from None
-    finally:
-        if tmp is not None and os.path.exists(tmp):
-            os.unlink(tmp)
 
 
 def parse_seed(text, option: str = "--seed") -> int | None:

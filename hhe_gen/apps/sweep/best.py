@@ -30,7 +30,9 @@ import re
 import statistics
 from pathlib import Path
 
-from .records import is_number, write_atomic
+from hhe_gen.apps.report import write_atomic
+
+from .records import is_number
 
 __all__ = ["BestFiles", "select_best", "folder_names", "BEST_FILE", "BEST_DIR", "REPORT_FILES"]
 

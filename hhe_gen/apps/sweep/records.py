@@ -25,13 +25,13 @@ period) and ``throughput_per_s`` = per_cycle x Fmax, both None without an Fmax.
 from __future__ import annotations
 
 import json
-import os
 import time
 from pathlib import Path
 
+from hhe_gen.apps.report import write_atomic
 from hhe_gen.params.errors import ParameterError
 
-__all__ = ["SweepFile", "make_record", "write_atomic", "is_number", "FILE_NAME", "STATUSES"]
+__all__ = ["SweepFile", "make_record", "is_number", "FILE_NAME", "STATUSES"]
 
 FILE_NAME = "sweep.json"
 FORMAT = 1
@@ -45,25 +45,6 @@ _POINT_ONLY = ("timeout", "cache", "figures")
 def is_number(value) -> bool:
     """True for an int or float that is not a bool (a measurement that is there)."""
     return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
-def write_atomic(path, text: str):
-    """Write ``text`` to ``path`` whole or not at all (a temporary file beside it, renamed over it).
-
-    Parameters
-    ----------
-    path : path   the file (its folder is created)
-    text : str    its new content
-    """
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        tmp.write_text(text)
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
 
 
 def make_record(point: dict, outcome: dict | None, attempts: int = 0) -> dict:
@@ -162,7 +143,7 @@ class SweepFile:
         return out
 
     def write(self):
-        """Rewrite the whole file atomically (:func:`write_atomic`), and ``DIR/best.json`` with place and route."""
+        """Rewrite the whole file atomically (:func:`hhe_gen.apps.report.write_atomic`), and ``DIR/best.json`` with place and route."""
         updated = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         data = {"format": FORMAT, "name": self.spec.name, "spec": self.spec.to_json(), "spec_file": self.spec_file,
                 "updated": updated, "counts": self.counts(), "records": list(self.records.values()),
