@@ -25,11 +25,13 @@ Design notes
   Feistel phase is ``n/2 + depth + 1`` cycles; more lanes do more MACs per cycle.
 * **Linear layers.** MixColumns and MixRows multiply by the circulant's constants (<= 6): a
   shift-and-add sum of v taps, reduced by a quotient estimate from the bits above ``q_bits``
-  (Rubato's q are just below a power of two) and one conditional subtraction.  The state is a
-  rotating register, so every tap is a fixed wire (MixRows: a 2:1 choice at the row wrap).
+  (Rubato's q are just below a power of two) and its conditional subtractions: sum, estimate and
+  corrections are one pipeline stage each.  The state is a rotating register, so every tap is a
+  fixed wire (MixRows: a 2:1 choice at the row wrap).
 * **Multipliers.** ``multiplier="barrett"`` (default): one ``modmul("barrett")`` per lane for
-  Feistel's squares (latency 3, 26-bit) plus a modular addition of x[i] in the datapath, and one
-  for the round keys.  ``multiplier="butterfly"``: the multi-field
+  Feistel's squares (latency 3, 26-bit) plus a modular addition of x[i] in the datapath, a
+  register apart (the squarer's last correction and the addition in one cycle were the core's
+  critical path), and one for the round keys.  ``multiplier="butterfly"``: the multi-field
   :class:`~hhe_gen.cores.arith.Butterfly` with only its Z_t field (``zt=dict(kind="barrett",
   moduli=[q])``, add_latency 0, same latency), op "mac" in the Feistel (``x[i] + x[i-1]^2`` in
   the unit; word 0 squares 0) and "mul" for the round keys (:mod:`.multiplier`).  Both are

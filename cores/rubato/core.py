@@ -96,7 +96,7 @@ class RubatoCore(wiring.Component):
     starts; with the shared XOF the noise words arrive ``noise_first_word + k`` cycles after the
     last round constant was taken (:func:`~.schedule.noise_first_word`), which delays the output
     only when the layers are faster than that (many lanes: Par-128S at 16 lanes 231 instead of
-    222 cycles for the benchmark block; 1, 2 lanes unchanged); :meth:`cycles_per_block` with
+    229 cycles for the benchmark block; 1, 2 lanes unchanged); :meth:`cycles_per_block` with
     ``noise=True`` counts it.
     """
 

@@ -11,7 +11,7 @@ from hhe_gen.params import checks
 from hhe_gen.params.errors import ParameterError
 from hhe_gen.params.rubato import RubatoParams, rubato_params
 
-from .lanes import mod_add, reduce_small, sum_bound, weighted_sum
+from .lanes import mod_add, quotient_estimate, reduce_corrected, sum_bound, weighted_sum
 from .multiplier import MULTIPLIERS, make_multiplier
 
 __all__ = ["Layer", "RubatoDatapath", "check_lanes", "check_params", "make_multiplier",
@@ -75,7 +75,11 @@ class RubatoDatapath(wiring.Component):
     index i, while idle and in the commit cycle), ``depth``.
 
     Latency: a phase is ``n/L + depth + 1`` cycles from ``go`` to the next possible ``go``,
-    ``depth = max(2, mul_latency + 1)``; nothing depends on data.
+    ``depth = max(3, feistel_latency)``: the linear layers' sum, its quotient estimate and its
+    corrections are a register each (3); the Feistel word is ``mul_latency + 2`` cycles behind its
+    issue with the "barrett" squarer (the square is registered before the modular addition of
+    ``x[i]``) and ``mul_latency + 1`` with the "butterfly" unit (which adds ``x[i]`` itself).
+    Nothing depends on data.
     """
 
     def __init__(self, params, lanes: int = 2, *, multiplier: str = "barrett", mul_latency=None):
@@ -89,7 +93,8 @@ class RubatoDatapath(wiring.Component):
             raise
         self.steps = p.n // self.lanes
         self.mul_latency = self._muls[0].latency
-        self.depth = max(2, self.mul_latency + 1)
+        self.feistel_latency = self.mul_latency + (1 if multiplier == "butterfly" else 2)
+        self.depth = max(3, self.feistel_latency)
         w = p.q_bits
         super().__init__({
             "init": In(1), "go": In(1), "layer": In(Layer), "ready": Out(1),
@@ -165,8 +170,10 @@ class RubatoDatapath(wiring.Component):
             bound = sum_bound(c, q)
             lin_sum = Signal(range(bound + 1), name=f"lin_sum{a}")
             m.d.sync += lin_sum.eq(weighted_sum(taps, c))
+            lin_est = Signal(max(bound.bit_length(), q.bit_length() + 1), name=f"lin_est{a}")
+            m.d.sync += lin_est.eq(quotient_estimate(lin_sum, bound, q))
             lin = Signal(w, name=f"lin{a}")
-            m.d.sync += lin.eq(reduce_small(m, lin_sum, bound, q, f"lin{a}_red"))
+            m.d.sync += lin.eq(reduce_corrected(m, lin_est, bound, q, f"lin{a}_red"))
 
             self_1 = Signal(w, name=f"self{a}_1")
             m.d.sync += self_1.eq(x[a])
@@ -187,12 +194,14 @@ class RubatoDatapath(wiring.Component):
                 m.d.comb += [mul.a.eq(prev), mul.b.eq(prev), mul.en.eq(1)]
                 first = Signal(name=f"first{a}")
                 m.d.comb += first.eq((step == 0) if a == 0 else 0)
-                self_m = delay(x[a], self.mul_latency, f"fself{a}")
-                first_m = delay(first, self.mul_latency, f"ffirst{a}")
-                m.d.sync += fei.eq(Mux(first_m, self_m, mod_add(self_m, mul.p[:w], q)))
+                square = Signal(w, name=f"square{a}_p")
+                m.d.sync += square.eq(mul.p[:w])
+                self_m = delay(x[a], self.mul_latency + 1, f"fself{a}")
+                first_m = delay(first, self.mul_latency + 1, f"ffirst{a}")
+                m.d.sync += fei.eq(Mux(first_m, self_m, mod_add(self_m, square, q)))
 
-            lin_d, ark_d = delay(lin, D - 2, f"lin{a}"), delay(ark, D - 2, f"ark{a}")
-            fei_d = delay(fei, D - self.mul_latency - 1, f"fei{a}")
+            lin_d, ark_d = delay(lin, D - 3, f"lin{a}"), delay(ark, D - 2, f"ark{a}")
+            fei_d = delay(fei, D - self.feistel_latency, f"fei{a}")
             res = Signal(w, name=f"result{a}")
             with m.Switch(layer):
                 with m.Case(Layer.ARK):

@@ -12,8 +12,8 @@ from amaranth.hdl import Mux
 
 from hhe_gen.cores.sampler._common import balanced_sum
 
-__all__ = ["const_times", "weighted_sum", "sum_bound", "reduce_corrections", "reduce_small",
-           "mod_add"]
+__all__ = ["const_times", "weighted_sum", "sum_bound", "reduce_corrections", "quotient_estimate",
+           "reduce_corrected", "mod_add"]
 
 
 def const_times(x, c: int):
@@ -38,7 +38,7 @@ def sum_bound(coefficients, q: int) -> int:
 
 
 def reduce_corrections(bound: int, q: int) -> int:
-    """Conditional subtractions :func:`reduce_small` needs after its quotient estimate, for sums
+    """Conditional subtractions :func:`reduce_corrected` needs after a :func:`quotient_estimate`, for sums
     up to ``bound``: with ``h = s >> b`` (b = bitlen q), ``s - h*q = (s mod 2^b) + h*(2^b - q)
     < 2^b + (bound >> b)*(2^b - q)``."""
     b = q.bit_length()
@@ -46,18 +46,24 @@ def reduce_corrections(bound: int, q: int) -> int:
     return top // q
 
 
-def reduce_small(m, s, bound: int, q: int, name: str = "red"):
-    """``s mod q`` for ``0 <= s <= bound``: ``r = s - (s >> b)*q``, then
-    :func:`reduce_corrections` conditional subtractions of q (both arms always computed).  Each
-    step is a combinational Signal of module ``m`` (named ``name``), so a long correction chain
-    (small q in the formal harnesses) stays linear in size."""
+def quotient_estimate(s, bound: int, q: int):
+    """``s - (s >> b)*q`` (b = bitlen q) for ``0 <= s <= bound``: congruent to s, below
+    ``(reduce_corrections(bound, q) + 1) * q``; as wide as ``s`` (an expression)."""
+    b = q.bit_length()
+    width = max(bound.bit_length(), b + 1)
+    return s[:width] - s[b:width] * q if bound >> b else s[:width]
+
+
+def reduce_corrected(m, r, bound: int, q: int, name: str = "red"):
+    """``r mod q`` for ``r`` a :func:`quotient_estimate` of a sum up to ``bound``: its
+    :func:`reduce_corrections` conditional subtractions of q (both arms always computed), each a
+    combinational Signal of module ``m`` (named ``name``), so a long chain (small q in the formal
+    harnesses) stays linear in size."""
     from amaranth.hdl import Signal
 
     b = q.bit_length()
     width = max(bound.bit_length(), b + 1)
-    hi = s[b:width] if bound >> b else None
-    r = Signal(width, name=f"{name}_r0")
-    m.d.comb += r.eq(s[:width] - hi * q if hi is not None else s[:width])
+    r = r[:width]
     for k in range(reduce_corrections(bound, q)):
         d = (r - q).as_signed()
         nxt = Signal(width, name=f"{name}_r{k + 1}")

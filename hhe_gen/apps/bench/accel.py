@@ -26,7 +26,7 @@
 * ``rubato-*``: Rubato on the engine (dual mode): ``rubato.key`` then ``rubato.stream`` of as many
   noisy blocks as a buffer of N = 256 holds, in Amaranth's simulator; cycles per block of the
   stream task against the separate core's own (:meth:`hhe_gen.cores.rubato.RubatoCore.cycles_per_block`
-  for the same nonce and counters, issue 7: 365 / 476 / 594 at 2 lanes) and DNA-HHE's (1235 / 2087
+  for the same nonce and counters: 388 / 491 / 605 at 2 lanes) and DNA-HHE's (1235 / 2087
   / 3036 at 200 MHz), checked against the ISA model.
 * ``plan-*`` (quick): the block-RAM plan (:meth:`hhe_gen.cores.engine.engine.Engine.memory_plan`).
 * ``area-*``: Yosys area, ECP5 and Xilinx 7 (:func:`area`).

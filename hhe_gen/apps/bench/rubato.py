@@ -11,15 +11,15 @@ LUT4, FF, MULT18X18D, DP16KD and Fmax, and the resulting blocks per second.
 
 Cycles per block (quick cases, the fixed block above, XOF included, noise off - with noise the
 output of many-lane cores waits for the shared XOF's noise words, ``cycles_per_block(noise=True)``:
-1 and 2 lanes unchanged, e.g. Par-128S L=8 231, L=16 231; DNA-HHE's 2-MAC figure in brackets;
+1 and 2 lanes unchanged, e.g. Par-128S L=8 250, L=16 231; DNA-HHE's 2-MAC figure in brackets;
 targets 0.8 x: 988 / 1670 / 2429)::
 
-    Par-80S    L=1 297   L=2 209   L=4 165   L=8 143   L=16 132
-    Par-80M    L=1 582   L=2 384   L=4 289   L=6 268   L=12 259   L=36 257
-    Par-80L    L=1 946   L=2 594   L=4 446   L=8 424   L=16 420   L=64 417
-    Par-128S   L=1 549   L=2 365   L=4 273   L=8 229   L=16 222             [1235]
-    Par-128M   L=1 746   L=2 476   L=4 349   L=6 328   L=12 319   L=36 317  [2087]
-    Par-128L   L=1 946   L=2 594   L=4 446   L=8 424   L=16 420   L=64 417  [3036]
+    Par-80S    L=1 308   L=2 220   L=4 176   L=8 154   L=16 143
+    Par-80M    L=1 593   L=2 395   L=4 296   L=6 275   L=12 260   L=36 258
+    Par-80L    L=1 957   L=2 605   L=4 453   L=8 425   L=16 421   L=64 418
+    Par-128S   L=1 572   L=2 388   L=4 296   L=8 250   L=16 229             [1235]
+    Par-128M   L=1 761   L=2 491   L=4 356   L=6 335   L=12 320   L=36 318  [2087]
+    Par-128L   L=1 957   L=2 605   L=4 453   L=8 425   L=16 421   L=64 418  [3036]
 
 With n lanes the block is XOF-bound: the (r+1)*n round constants arrive one candidate per cycle
 (plus 24 cycles per SHAKE256 permutation) while the 4r+3 phases take 1 + depth + 1 cycles each.

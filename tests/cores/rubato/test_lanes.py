@@ -7,9 +7,15 @@ import pytest
 from amaranth.hdl import Module, Signal
 from amaranth.sim import Simulator
 
-from hhe_gen.cores.rubato.lanes import mod_add, reduce_corrections, reduce_small, sum_bound, weighted_sum
+from hhe_gen.cores.rubato.lanes import mod_add, quotient_estimate, reduce_corrected, reduce_corrections, sum_bound, \
+    weighted_sum
 
 CIRCULANTS = {4: (2, 3, 1, 1), 6: (4, 2, 4, 3, 1, 1), 8: (5, 3, 4, 3, 6, 2, 1, 1)}
+
+
+def reduce_small(m, s, bound, q):
+    """The datapath's reduction (two pipeline stages there) in one expression."""
+    return reduce_corrected(m, quotient_estimate(s, bound, q), bound, q)
 
 
 def _eval(build, width_in, n_in, cases, out_width):
