@@ -3,8 +3,12 @@
 A board module makes the platform, the clock generator (LiteX-Boards' own) and the PHYs, then calls
 :meth:`DramBoardSoC.add_board_soc`, which adds:
 
-- VexRiscv, the firmware in a ROM sized to it (LiteX's BIOS, in a 128 KB ROM, for the first pass
-  of the build only: :mod:`hhe_gen.soc.soc_build`), a small SRAM;
+- VexRiscv in LiteX's ``lite`` variant (:data:`CPU_VARIANT`: RV32IM, a 2 KB instruction cache
+  and no data cache, 2 block RAMs where the standard variant's caches take 10: the firmware only
+  drives the accelerator, and the block RAMs are what a DNA-HHE accelerator runs out of first),
+  the firmware in a ROM sized to it (LiteX's BIOS, in a 128 KB ROM, for the first pass of the
+  build only: :mod:`hhe_gen.soc.soc_build`), a 4 KB SRAM (:data:`SRAM_BYTES`: the firmware's data
+  and stack);
 - LiteDRAM on the board's DRAM, **without an L2 cache**: the accelerator writes the DRAM behind the
   CPU's back, and what Etherbone writes must reach the DRAM before the accelerator reads it;
 - the DRAM split in two: the bus maps the lower ``mapped_bytes`` as the main RAM (the engine's
@@ -32,12 +36,16 @@ from hhe_gen.soc.accelerator import DramMemory
 from hhe_gen.soc.integration import DEFAULT_IP, DEFAULT_REMOTE_IP, DEFAULT_UDP_PORT, HheSoC, has_rubato, \
     pow2_at_least, secret_windows
 
-__all__ = ["DramBoardSoC", "VAULT_ORIGIN", "BIOS_ROM", "rom_size"]
+__all__ = ["DramBoardSoC", "VAULT_ORIGIN", "BIOS_ROM", "CPU_VARIANT", "SRAM_BYTES", "rom_size"]
 
 VAULT_ORIGIN = 0x9000_0000
 """Bus address of the key vault's write-only window (the VexRiscv's uncached IO region)."""
 BIOS_ROM = 0x20000
 """ROM bytes of the first build pass (LiteX's BIOS with LiteDRAM and LiteEth)."""
+CPU_VARIANT = "lite"
+"""LiteX's VexRiscv variant on the boards (module docstring)."""
+SRAM_BYTES = 0x1000
+"""The boards' SRAM: the firmware's data, bss and stack (2 DP16KD)."""
 
 
 def rom_size(firmware) -> int:
@@ -63,9 +71,9 @@ class DramBoardSoC(SoCCore, HheSoC):
             self.cd_accel = ClockDomain()
             pll.create_clkout(self.cd_accel, accel_clk_freq)
             self.specials += AsyncResetSynchronizer(self.cd_accel, ResetSignal("sys"))
-        SoCCore.__init__(self, platform, sys_clk_freq, ident=ident, cpu_type="vexriscv",
+        SoCCore.__init__(self, platform, sys_clk_freq, ident=ident, cpu_type="vexriscv", cpu_variant=CPU_VARIANT,
                          integrated_rom_size=rom_size(firmware), integrated_rom_init=firmware or [],
-                         integrated_sram_size=0x2000)
+                         integrated_sram_size=SRAM_BYTES)
 
         self.ddrphy = ddrphy_factory()
         self.add_sdram("sdram", phy=self.ddrphy, module=module, size=mapped_bytes, l2_cache_size=0)

@@ -59,6 +59,17 @@ def test_ecpix5_maps_only_the_lower_dram_and_puts_the_vault_above_it(ecpix5):
     assert len(instances) == 1, "the SoC instantiates the generated accelerator once"
 
 
+def test_boards_run_the_lite_vexriscv_and_a_4_kb_sram(ecpix5, arty):
+    # the block RAMs are what a DNA-HHE accelerator runs out of first: no data cache, a 2 KB
+    # instruction cache, the SRAM the firmware's data and stack need
+    from pathlib import Path
+    for soc, _, _ in (ecpix5, arty):
+        assert soc.cpu.variant == "lite"
+        cpu_files = {Path(source[0]).name for source in soc.platform.sources if "VexRiscv" in str(source[0])}
+        assert cpu_files == {"VexRiscv_Lite.v"}
+        assert soc.bus.regions["sram"].size == 0x1000
+
+
 def test_ecpix5_has_no_l2_cache_between_etherbone_and_the_dram(ecpix5):
     soc, verilog, _ = ecpix5
     assert not hasattr(soc, "l2_cache"), "the accelerator reads the DRAM directly: an L2 cache would hide writes"
