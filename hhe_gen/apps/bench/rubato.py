@@ -66,16 +66,25 @@ benchmark block's cycles; the reference software does 210k-350k blocks/s)::
     128s-l8-ecp5          16324  8764    106     51.61     231     223k     64 it., 790 s
 
 (80S L1: the netlist of case ``80s-l1-nonoise-ecp5`` placed and routed by hand with this flow,
-LUT4 with ``-nodffe``.)  At 1 and 2 lanes the critical path is the Feistel squarer's last
+LUT4 with ``-nodffe``.)  At 1 and 2 lanes the critical path was the Feistel squarer's last
 Barrett stage (``cores/arith`` modmul's final correction) followed by the datapath's modular
 addition of ``x[i]`` (``lanes.mod_add``): about 31 carry segments in one cycle, 13.6 of its
-19.3 ns routing; at 8 lanes the linear layers' ``reduce_small`` (``lin_sum`` -> ``lin``: the quotient
-estimate's multiply-subtract and the conditional subtractions in one cycle) is as slow (19.4
-ns).  So the core runs at ~52 MHz whatever the lanes, and 8 lanes (106 of the 156 MULT18X18D) is
-the most that fits: 223k blocks/s, 0.64-1.06x the reference software.  Not measured yet: case
-``128s-l2-mul4-ecp5`` (multipliers of latency 4: one more stage in the Barrett reducer, one
-more cycle per phase); a register between the squarer and the modular addition, and one in
-``reduce_small``, are the next steps for Fmax.
+19.3 ns routing; at 8 lanes the linear layers' reduction (``lin_sum`` -> ``lin``: the quotient
+estimate's multiply-subtract and the conditional subtractions in one cycle) was as slow (19.4
+ns).  Both are a register apart now (the square registered before the addition, the estimate
+before its corrections: one cycle more per phase), measured by ``hhe-gen bench fmax``'s Rubato
+rows (same flow, seed 1; docs/timing.md)::
+
+    case                  LUT4    FF    MULT18  Fmax MHz  cycles  blocks/s
+    rubato-128s-l2        12032  5013     34     58.60     388     151k
+    rubato-128s-l8        16442  9622    106     47.38     250     190k
+
+At 2 lanes the critical path moved to the XOF (its message unit's ``busy`` into the state's
+select, 17.1 ns of which 15.2 routing); at 8 lanes (106 of the 156 MULT18X18D) it is now inside a
+squarer (its product tiles into the reducer, 21.1 ns, 15.5 routing): 8 lanes lost 4.2 MHz and a
+block costs 19 cycles more, so 190k blocks/s instead of 223k, while 2 lanes gained 6 %.  The
+squarers' latency (case ``128s-l2-mul4-ecp5``: one more stage in the Barrett reducer) is the
+next step at 8 lanes; the XOF's control fanout at 1 and 2.
 """
 
 from __future__ import annotations
