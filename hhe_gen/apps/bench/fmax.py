@@ -163,7 +163,7 @@ def summary(results, out_dir) -> list:
 
 def plot_fmax(rows, path) -> Path:
     """Horizontal bars: each row's post-route Fmax (a row without one: a hatched stub marked "not
-    routed"), the target and the anchors as vertical lines (PNG, Agg backend)."""
+    routed"), the target and the anchors as vertical lines named in the legend (PNG, Agg backend)."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -180,11 +180,10 @@ def plot_fmax(rows, path) -> Path:
         else:
             ax.barh(y, f, color="seagreen" if f >= TARGET_MHZ else "darkorange")
             ax.annotate(f"{f:.1f}", (f + 1, y), va="center", fontsize=8)
-    ax.axvline(TARGET_MHZ, color="black", linestyle="--", linewidth=1.2)
-    ax.annotate(f"target {TARGET_MHZ:g}", (TARGET_MHZ, len(rows) - 0.4), fontsize=8, rotation=90, va="top")
-    for (name, mhz), style in zip(ANCHORS_MHZ.items(), (":", "-.", (0, (1, 3)))):
-        ax.axvline(mhz, color="grey", linestyle=style, linewidth=1)
-        ax.annotate(f"{name} {mhz:g}", (mhz, -0.6), fontsize=7, rotation=90, va="bottom", color="dimgrey")
+    ax.axvline(TARGET_MHZ, color="black", linestyle="--", linewidth=1.2, label=f"target {TARGET_MHZ:g} MHz")
+    for (name, mhz), colour in zip(ANCHORS_MHZ.items(), ("tab:blue", "tab:purple", "tab:brown")):
+        ax.axvline(mhz, color=colour, linestyle=":", linewidth=1.4, label=f"{name}: {mhz:g} MHz")
+    ax.legend(loc="lower right", fontsize=7, framealpha=0.9)
     ax.set_yticks(list(ys), labels, fontsize=8)
     ax.invert_yaxis()
     ax.set_xlabel("Fmax, MHz (post-route, LFE5U-85F speed 8)")
