@@ -4,8 +4,8 @@ A board module makes the platform, the clock generator (LiteX-Boards' own) and t
 :meth:`DramBoardSoC.add_board_soc`, which adds:
 
 - VexRiscv in LiteX's ``lite`` variant (:data:`CPU_VARIANT`: RV32IM, a 2 KB instruction cache
-  and no data cache, 2 block RAMs where the standard variant's caches take 10: the firmware only
-  drives the accelerator, and the block RAMs are what a DNA-HHE accelerator runs out of first),
+  and no data cache, 6 block RAMs fewer than the standard variant: the firmware only drives the
+  accelerator, and the block RAMs are what a DNA-HHE accelerator runs out of first),
   the firmware in a ROM sized to it (LiteX's BIOS, in a 128 KB ROM, for the first pass of the
   build only: :mod:`hhe_gen.soc.soc_build`), a 4 KB SRAM (:data:`SRAM_BYTES`: the firmware's data
   and stack);

@@ -38,8 +38,8 @@ def sum_bound(coefficients, q: int) -> int:
 
 
 def reduce_corrections(bound: int, q: int) -> int:
-    """Conditional subtractions :func:`reduce_corrected` needs after a :func:`quotient_estimate`, for sums
-    up to ``bound``: with ``h = s >> b`` (b = bitlen q), ``s - h*q = (s mod 2^b) + h*(2^b - q)
+    """Conditional subtractions :func:`reduce_corrected` needs after a :func:`quotient_estimate`,
+    for sums up to ``bound``: with ``h = s >> b`` (b = bitlen q), ``s - h*q = (s mod 2^b) + h*(2^b - q)
     < 2^b + (bound >> b)*(2^b - q)``."""
     b = q.bit_length()
     top = (1 << b) - 1 + (bound >> b) * ((1 << b) - q)
@@ -48,7 +48,7 @@ def reduce_corrections(bound: int, q: int) -> int:
 
 def quotient_estimate(s, bound: int, q: int):
     """``s - (s >> b)*q`` (b = bitlen q) for ``0 <= s <= bound``: congruent to s, below
-    ``(reduce_corrections(bound, q) + 1) * q``; as wide as ``s`` (an expression)."""
+    ``(reduce_corrections(bound, q) + 1) * q`` (an expression of ``max(bitlen bound, b + 1)`` bits)."""
     b = q.bit_length()
     width = max(bound.bit_length(), b + 1)
     return s[:width] - s[b:width] * q if bound >> b else s[:width]

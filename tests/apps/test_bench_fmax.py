@@ -48,7 +48,7 @@ def test_a_run_past_its_time_out_is_a_row_without_fmax_and_a_failure_is_raised(m
 
     monkeypatch.setattr(synth, "synth_ecp5", timed_out)
     row = fmax.unit_fmax("unit", unit="memory_unit", params="toy", lanes=1, rubato=None, timeout=1)
-    assert row["routed"] is False and row["unit"] == "memory_unit" and row["config"] == "toy, 1 lane"
+    assert row["routed"] is False and row["unit"] == "memory unit" and row["config"] == "toy, 1 lane"
     monkeypatch.setattr(synth, "synth_ecp5", failed)
     with pytest.raises(ToolError):
         fmax.unit_fmax("unit", unit="memory_unit", params="toy", lanes=1, rubato=None)

@@ -108,7 +108,8 @@ def _engine_unit(unit: str, params: str, lanes: int, rubato: str | None):
         raise ParameterError("unit", unit, "a unit this engine has: " +
                              ", ".join(u for u in UNITS if getattr(engine, u, None) is not None))
     config = f"{params}, {_lane_count(lanes)}" + (f", {rubato}" if rubato else "")
-    return component, f"fmax_{unit}_{_tag(params, lanes)}", unit.removesuffix("_file"), config
+    label = {"manager": "task manager", "buffers_file": "buffers"}.get(unit, unit.replace("_", " "))
+    return component, f"fmax_{unit}_{_tag(params, lanes)}", label, config
 
 
 def _ntt_core(lanes: int):
