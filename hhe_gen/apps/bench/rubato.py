@@ -82,9 +82,10 @@ rows (same flow, seed 1; docs/timing.md)::
 At 2 lanes the critical path moved to the XOF (its message unit's ``busy`` into the state's
 select, 17.1 ns of which 15.2 routing); at 8 lanes (106 of the 156 MULT18X18D) it is now inside a
 squarer (its product tiles into the reducer, 21.1 ns, 15.5 routing): 8 lanes lost 4.2 MHz and a
-block costs 19 cycles more, so 190k blocks/s instead of 223k, while 2 lanes gained 6 %.  The
-squarers' latency (case ``128s-l2-mul4-ecp5``: one more stage in the Barrett reducer) is the
-next step at 8 lanes; the XOF's control fanout at 1 and 2.
+block costs 19 cycles more, so 190k blocks/s instead of 223k, while 2 lanes gained 6 %.  With
+squarers of latency 4 (``mul_latency=4``: one more stage in the Barrett reducer) the 8-lane core
+reaches 60.0 MHz at 274 cycles, 219k blocks/s (critical path: the round-key multiplier into its
+LUT-RAM bank, 16.7 ns); the XOF's control fanout is the next step at 1 and 2 lanes.
 """
 
 from __future__ import annotations
