@@ -11,7 +11,7 @@ from hhe_gen.params import checks
 from hhe_gen.params.errors import ParameterError
 from hhe_gen.params.rubato import RubatoParams, rubato_params
 
-from .lanes import mod_add, quotient_estimate, reduce_corrected, sum_bound, weighted_sum
+from .lanes import estimate_width, mod_add, quotient_estimate, reduce_corrected, sum_bound, weighted_sum
 from .multiplier import MULTIPLIERS, make_multiplier
 
 __all__ = ["Layer", "RubatoDatapath", "check_lanes", "check_params", "make_multiplier",
@@ -170,7 +170,7 @@ class RubatoDatapath(wiring.Component):
             bound = sum_bound(c, q)
             lin_sum = Signal(range(bound + 1), name=f"lin_sum{a}")
             m.d.sync += lin_sum.eq(weighted_sum(taps, c))
-            lin_est = Signal(max(bound.bit_length(), q.bit_length() + 1), name=f"lin_est{a}")
+            lin_est = Signal(estimate_width(bound, q), name=f"lin_est{a}")
             m.d.sync += lin_est.eq(quotient_estimate(lin_sum, bound, q))
             lin = Signal(w, name=f"lin{a}")
             m.d.sync += lin.eq(reduce_corrected(m, lin_est, bound, q, f"lin{a}_red"))

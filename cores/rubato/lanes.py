@@ -12,7 +12,7 @@ from amaranth.hdl import Mux
 
 from hhe_gen.cores.sampler._common import balanced_sum
 
-__all__ = ["const_times", "weighted_sum", "sum_bound", "reduce_corrections", "quotient_estimate",
+__all__ = ["const_times", "weighted_sum", "sum_bound", "reduce_corrections", "estimate_width", "quotient_estimate",
            "reduce_corrected", "mod_add"]
 
 
@@ -46,11 +46,16 @@ def reduce_corrections(bound: int, q: int) -> int:
     return top // q
 
 
+def estimate_width(bound: int, q: int) -> int:
+    """Bits of a :func:`quotient_estimate` of a sum up to ``bound`` (and of its corrections)."""
+    return max(bound.bit_length(), q.bit_length() + 1)
+
+
 def quotient_estimate(s, bound: int, q: int):
     """``s - (s >> b)*q`` (b = bitlen q) for ``0 <= s <= bound``: congruent to s, below
-    ``(reduce_corrections(bound, q) + 1) * q`` (an expression of ``max(bitlen bound, b + 1)`` bits)."""
+    ``(reduce_corrections(bound, q) + 1) * q`` (an expression of :func:`estimate_width` bits)."""
     b = q.bit_length()
-    width = max(bound.bit_length(), b + 1)
+    width = estimate_width(bound, q)
     return s[:width] - s[b:width] * q if bound >> b else s[:width]
 
 
@@ -62,7 +67,7 @@ def reduce_corrected(m, r, bound: int, q: int, name: str = "red"):
     from amaranth.hdl import Signal
 
     b = q.bit_length()
-    width = max(bound.bit_length(), b + 1)
+    width = estimate_width(bound, q)
     r = r[:width]
     for k in range(reduce_corrections(bound, q)):
         d = (r - q).as_signed()

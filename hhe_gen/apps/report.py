@@ -72,10 +72,8 @@ def print_table(title, columns, rows):
 
 
 def write_json(path, data) -> Path:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(data, indent=1, default=str) + "\n")
-    return path
+    """``data`` as indented JSON in ``path`` (:func:`write_atomic`)."""
+    return write_atomic(path, json.dumps(data, indent=1, default=str) + "\n")
 
 
 def write_atomic(path, content) -> Path:

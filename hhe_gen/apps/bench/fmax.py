@@ -54,7 +54,8 @@ UNIT_FLOW = {"router": "router2", "synth_args": ("-nowidelut", "-nodffe"), "next
 
 @lru_cache(maxsize=2)
 def _engine(params: str, lanes: int, rubato: str | None):
-    """The engine whose units are measured (each elaborated alone: the rest is marked unused)."""
+    """The CKKS client engine of ``params`` (dual mode with ``rubato``), marked unused throughout: a row
+    elaborates the unit it measures (or the whole engine)."""
     from hhe_gen.cores.unused import mark_unused
     from hhe_gen.engine.generate_accel import client_engine
     from hhe_gen.params import preset
@@ -126,9 +127,7 @@ def _rubato_core(params: str, lanes: int):
 
 
 def _accel(params: str, lanes: int):
-    from hhe_gen.engine.generate_accel import client_engine
-    from hhe_gen.params import preset
-    return (client_engine(preset(params), lanes), f"fmax_accel_{_tag(params, lanes)}", "accelerator",
+    return (_engine(params, lanes, None), f"fmax_accel_{_tag(params, lanes)}", "accelerator",
             f"{params}, {_lane_count(lanes)}")
 
 

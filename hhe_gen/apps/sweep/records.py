@@ -143,7 +143,8 @@ class SweepFile:
         return out
 
     def write(self):
-        """Rewrite the whole file atomically (:func:`hhe_gen.apps.report.write_atomic`), and ``DIR/best.json`` with place and route."""
+        """Rewrite the whole file atomically (:func:`hhe_gen.apps.report.write_atomic`), and
+        ``DIR/best.json`` with place and route."""
         updated = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         data = {"format": FORMAT, "name": self.spec.name, "spec": self.spec.to_json(), "spec_file": self.spec_file,
                 "updated": updated, "counts": self.counts(), "records": list(self.records.values()),
