@@ -22,7 +22,12 @@ encrypt    ``{"params", "slots", "sk" | "keys", "level"?, "scale"?,    ciphertex
            "seed"?}``
 keygen     ``{"params", "seed"?}``                                     keys
 eval       ``{"params" (with "P" for mul), "sk", "op": "add"|"sub"|    ciphertext (coeff form)
-           "mul", "a", "b", "rescale"?}``
+           "mul", "a", "b", "rescale"?, "rlk"?}``
+rlk        ``{"params" (with "P"), "sk"}``                             relinearisation key
+tensor     ``{"params", "a", "b"}``                                    degree-2 ciphertext
+relinearize ``{"params" (with "P"), "ciphertext" (degree 2), "rlk"}``  ciphertext (coeff form)
+rescale    ``{"params", "ciphertext"}``                                ciphertext, one level down
+basis      ``{"LogN", "Q", "P", "step", "rows"}``                      ``{"rows"}`` / ``{"digits"}``
 =========  ==========================================================  ===========================
 
 - ``g`` is the primitive root Lattigo picks per prime, ``psi`` the 2N-th root its NTT uses
@@ -32,15 +37,25 @@ eval       ``{"params" (with "P" for mul), "sk", "op": "add"|"sub"|    ciphertex
 - ``sk`` is N signed integers (the secret's coefficients). The peer reduces them modulo every
   prime of Q and P, then applies Lattigo's NTT and Montgomery form, which is how Lattigo stores
   its secret key; keys exported by ``keygen`` go the other way (IMForm, INTT, centre).
-- ciphertexts are ``{"scale", "form": "coeff"|"ntt", "c0", "c1"}``; as many rows as the level
-  plus one. Answers are always in coefficient form.
+- ciphertexts are ``{"scale", "form": "coeff"|"ntt", "c0", "c1", "c2"?}`` (``c2``: degree 2, a
+  tensor product before relinearisation); as many rows as the level plus one. Answers are always
+  in coefficient form.
 - keys are ``{"N", "Q", "sk", "pk0", "pk1"}`` with pk = (-a*s + e, a) over Q, coefficient form.
 - ``encrypt`` with ``keys`` is Lattigo's public-key encryption with that pk (over Q, no P);
   with ``sk`` its secret-key encryption. ``seed`` (any JSON value; its JSON text keys Lattigo's
   keyed PRNG) fixes the uniform ``a`` of secret-key encryption and keygen (and keygen's secret);
   Lattigo's Gaussian and ternary noise in encryption always come from fresh randomness.
-- ``eval``: add/sub with Lattigo's evaluator; mul is MulRelin with a relinearisation key Lattigo
-  makes from ``sk`` (needs ``P``) followed by Rescale unless ``"rescale": false``.
+- ``eval``: add/sub with Lattigo's evaluator; mul is MulRelin with the given ``rlk`` (or, without
+  one, a key Lattigo makes from ``sk``; needs ``P``) followed by Rescale unless ``"rescale": false``.
+- a relinearisation key is ``{"levelQ", "levelP", "digits": [{"b": rows, "a": rows}, ..]}``: one
+  digit per element of Lattigo's RNS gadget decomposition (groups of levelP + 1 primes of Q), rows
+  over Q then P, coefficient form, plain residues (Lattigo's NTT and Montgomery forms undone).
+- ``tensor``, ``relinearize`` and ``rescale`` are Lattigo's Mul (no relinearisation),
+  Relinearize and Rescale alone, so each step of a multiplication can be compared.
+- ``basis`` runs one of Lattigo's RNS basis conversions on coefficient rows: ``"mod_up"``
+  (ModUpQtoP, rows over Q[0..L] -> P), ``"mod_down"`` (ModDownQPtoQ, rows over Q[0..L] then P ->
+  Q[0..L]) or ``"decompose"`` (DecomposeAndSplit, one digit per gadget group, rows over Q[0..L]
+  then P); residues reduced to [0, q).
 
 Bad input makes the peer exit non-zero with a message on stderr; :meth:`LattigoPeer.call` raises
 :class:`LattigoError` carrying that message.
@@ -77,7 +92,7 @@ LATTIGO_VERSION = "v6.1.1"
 MIN_GO_VERSION = (1, 21)
 #: The operations the peer answers.
 OPS = ("version", "primes", "ntt", "intt", "encode", "decode", "decrypt", "encrypt", "keygen",
-       "eval")
+       "eval", "rlk", "tensor", "relinearize", "rescale", "basis")
 
 _GO_FALLBACK = Path("/usr/local/go/bin/go")
 _SOURCE_PATTERNS = ("*.go", "go.mod", "go.sum")
@@ -351,12 +366,35 @@ class LattigoPeer:
         return self.call("keygen", _drop_none(params=params, seed=seed))
 
     def eval(self, params: dict, sk: Sequence[int], op: str, a: dict, b: dict,
-             rescale: bool | None = None) -> dict:
-        """``a op b`` by Lattigo's evaluator (mul: MulRelin then Rescale); coefficient form."""
+             rescale: bool | None = None, rlk: dict | None = None) -> dict:
+        """``a op b`` by Lattigo's evaluator (mul: MulRelin with ``rlk`` or a fresh key, then
+        Rescale); coefficient form."""
         if op not in ("add", "sub", "mul"):
             raise ParameterError("op", op, "'add', 'sub' or 'mul'")
         return self.call("eval", _drop_none(params=params, sk=list(sk), op=op, a=a, b=b,
-                                            rescale=rescale))
+                                            rescale=rescale, rlk=rlk))
+
+    def rlk(self, params: dict, sk: Sequence[int]) -> dict:
+        """Lattigo's relinearisation key for ``sk`` (params need ``P``), in the interchange format."""
+        return self.call("rlk", {"params": params, "sk": list(sk)})
+
+    def tensor(self, params: dict, a: dict, b: dict) -> dict:
+        """The degree-2 product of two ciphertexts (Lattigo's Mul without relinearisation)."""
+        return self.call("tensor", {"params": params, "a": a, "b": b})
+
+    def relinearize(self, params: dict, ciphertext: dict, rlk: dict) -> dict:
+        """A degree-2 ciphertext relinearised by Lattigo with the given key."""
+        return self.call("relinearize", {"params": params, "ciphertext": ciphertext, "rlk": rlk})
+
+    def basis(self, log_n: int, q: Sequence[int], p: Sequence[int], step: str,
+              rows: Sequence[Sequence[int]]) -> dict:
+        """One of Lattigo's basis conversions ("mod_up", "mod_down", "decompose") on coefficient rows."""
+        return self.call("basis", {"LogN": log_n, "Q": list(q), "P": list(p), "step": step,
+                                   "rows": [list(r) for r in rows]})
+
+    def rescale(self, params: dict, ciphertext: dict) -> dict:
+        """A ciphertext divided (rounded) by its last prime, by Lattigo's Rescale."""
+        return self.call("rescale", {"params": params, "ciphertext": ciphertext})
 
 
 @functools.lru_cache(maxsize=None)

@@ -57,44 +57,58 @@ class Plaintext:
 
 @dataclass
 class Ciphertext:
-    """(c0, c1), one row per prime; ``form`` is "coeff" or "ntt" (Lattigo's bit-reversed order)."""
+    """(c0, c1), or (c0, c1, c2) for a tensor product before relinearisation; one row per prime;
+    ``form`` is "coeff" or "ntt" (Lattigo's bit-reversed order)."""
     c0: list[list[int]]
     c1: list[list[int]]
     scale: int
     form: str = "coeff"
+    c2: list[list[int]] | None = None
 
     @property
     def level(self) -> int:
         return len(self.c0) - 1
 
+    @property
+    def degree(self) -> int:
+        return 1 if self.c2 is None else 2
+
+    @property
+    def components(self) -> list[list[list[int]]]:
+        return [self.c0, self.c1] + ([] if self.c2 is None else [self.c2])
+
     def to_json(self) -> dict:
-        return {"scale": self.scale, "form": self.form, "c0": self.c0, "c1": self.c1}
+        out = {"scale": self.scale, "form": self.form, "c0": self.c0, "c1": self.c1}
+        if self.c2 is not None:
+            out["c2"] = self.c2
+        return out
 
     @classmethod
     def from_json(cls, d: dict, params: CKKSParams) -> "Ciphertext":
         if not isinstance(d, dict):
             raise ParameterError("ciphertext", f"<JSON {type(d).__name__}>",
-                                 'a JSON object {"scale", "form", "c0", "c1"}')
+                                 'a JSON object {"scale", "form", "c0", "c1", "c2"?}')
         for key in ("scale", "c0", "c1"):
             if key not in d:
                 raise ParameterError(key, None, "a field of the ciphertext JSON (scale, form, c0, c1)")
         form = d.get("form", "coeff")
         if form not in ("coeff", "ntt"):
             raise ParameterError("form", form, "'coeff' or 'ntt'")
-        c0, c1 = _rows(d["c0"], params.moduli, "c0"), _rows(d["c1"], params.moduli, "c1")
-        if len(c0) != len(c1):
-            raise ParameterError("c1", f"<{len(c1)} rows>", f"as many rows as c0 ({len(c0)})")
-        _check_residues(c0, params, "c0")
-        _check_residues(c1, params, "c1")
-        return cls(c0, c1, _scale(d["scale"]), form)
+        names = ["c0", "c1"] + (["c2"] if d.get("c2") is not None else [])
+        comps = [_rows(d[name], params.moduli, name) for name in names]
+        for name, rows in zip(names, comps):
+            if len(rows) != len(comps[0]):
+                raise ParameterError(name, f"<{len(rows)} rows>", f"as many rows as c0 ({len(comps[0])})")
+            _check_residues(rows, params, name)
+        return cls(comps[0], comps[1], _scale(d["scale"]), form, comps[2] if len(comps) == 3 else None)
 
     def to_form(self, params: CKKSParams, form: str) -> "Ciphertext":
         if form == self.form:
             return self
         f = ntt if form == "ntt" else intt
         qs = params.moduli
-        return Ciphertext([f(r, qs[i]) for i, r in enumerate(self.c0)],
-                          [f(r, qs[i]) for i, r in enumerate(self.c1)], self.scale, form)
+        c0, c1, *c2 = [[f(r, qs[i]) for i, r in enumerate(comp)] for comp in self.components]
+        return Ciphertext(c0, c1, self.scale, form, c2[0] if c2 else None)
 
 
 @dataclass
@@ -389,14 +403,17 @@ def encrypt_sk(params: CKKSParams, sk, pt: Plaintext, seed=0, form="coeff") -> C
 
 
 def decrypt(params: CKKSParams, sk, ct: Ciphertext) -> Plaintext:
-    """m_i = INTT(c0_i + c1_i * NTT(s)) for every prime of the ciphertext's level."""
+    """m_i = INTT(c0_i + c1_i * NTT(s) [+ c2_i * NTT(s)^2]) for every prime of the ciphertext's level."""
     sk = _check_secret(sk, params)
     ct = ct.to_form(params, "ntt")
     rows = []
-    for i, (r0, r1) in enumerate(zip(ct.c0, ct.c1)):
+    for i in range(ct.level + 1):
         q = params.moduli[i]
         s_hat = ntt([x % q for x in sk], q)
-        rows.append(intt([(a + b * c) % q for a, b, c in zip(r0, r1, s_hat)], q))
+        acc = [0] * params.n
+        for comp in reversed(ct.components):        # Horner in s: ((c2 s) + c1) s + c0
+            acc = [(a * s + c) % q for a, s, c in zip(acc, s_hat, comp[i])]
+        rows.append(intt(acc, q))
     return Plaintext(rows, ct.scale)
 
 

@@ -23,12 +23,14 @@ type paramsJSON struct {
 	LogDefaultScale int      `json:"LogDefaultScale"`
 }
 
-// ciphertextJSON is a degree-1 ciphertext: {"scale", "form": "coeff"|"ntt", "c0", "c1"}.
+// ciphertextJSON is a ciphertext: {"scale", "form": "coeff"|"ntt", "c0", "c1", "c2"?}; c2 makes it
+// a degree-2 ciphertext (a tensor product before relinearisation).
 type ciphertextJSON struct {
 	Scale json.Number `json:"scale"`
 	Form  string      `json:"form"`
 	C0    [][]uint64  `json:"c0"`
 	C1    [][]uint64  `json:"c1"`
+	C2    [][]uint64  `json:"c2,omitempty"`
 }
 
 // keysJSON is a key pair: {"N", "Q", "sk": signed coefficients, "pk0", "pk1"} (pk over Q).
@@ -296,16 +298,20 @@ func publicKeyRows(params ckks.Parameters, pk *rlwe.PublicKey) (pk0, pk1 [][]uin
 	return out[0], out[1]
 }
 
-// ciphertextFromJSON imports a degree-1 ciphertext at level len(rows)-1, converted to the NTT
-// form Lattigo's evaluator and decryptor work in.
+// ciphertextFromJSON imports a degree-1 ciphertext (degree 2 with "c2") at level len(rows)-1,
+// converted to the NTT form Lattigo's evaluator and decryptor work in.
 func ciphertextFromJSON(params ckks.Parameters, name string, c ciphertextJSON) (*rlwe.Ciphertext, error) {
 	if c.Form != "coeff" && c.Form != "ntt" {
 		return nil, fmt.Errorf("%s: form %q must be \"coeff\" or \"ntt\"", name, c.Form)
 	}
-	if len(c.C0) != len(c.C1) {
-		return nil, fmt.Errorf("%s: c0 has %d rows but c1 has %d", name, len(c.C0), len(c.C1))
+	components := [][][]uint64{c.C0, c.C1}
+	if c.C2 != nil {
+		components = append(components, c.C2)
 	}
-	for i, rows := range [][][]uint64{c.C0, c.C1} {
+	for i, rows := range components {
+		if len(rows) != len(c.C0) {
+			return nil, fmt.Errorf("%s: c0 has %d rows but c%d has %d", name, len(c.C0), i, len(rows))
+		}
 		if err := checkRows(fmt.Sprintf("%s.c%d", name, i), rows, params.Q(), params.N()); err != nil {
 			return nil, err
 		}
@@ -315,11 +321,11 @@ func ciphertextFromJSON(params ckks.Parameters, name string, c ciphertextJSON) (
 		return nil, fmt.Errorf("%s: %v", name, err)
 	}
 	level := len(c.C0) - 1
-	ct := ckks.NewCiphertext(params, 1, level)
+	ct := ckks.NewCiphertext(params, len(components)-1, level)
 	ct.Scale = scale
 	ct.IsNTT = true
 	ringQ := params.RingQ().AtLevel(level)
-	for i, rows := range [][][]uint64{c.C0, c.C1} {
+	for i, rows := range components {
 		fillPoly(ct.Value[i], rows)
 		if c.Form == "coeff" {
 			ringQ.NTT(ct.Value[i], ct.Value[i])
@@ -328,16 +334,20 @@ func ciphertextFromJSON(params ckks.Parameters, name string, c ciphertextJSON) (
 	return ct, nil
 }
 
-// ciphertextToJSON exports a degree-1 ciphertext in coefficient form.
+// ciphertextToJSON exports a degree-1 or degree-2 ciphertext in coefficient form.
 func ciphertextToJSON(params ckks.Parameters, ct *rlwe.Ciphertext) (ciphertextJSON, error) {
-	if ct.Degree() != 1 {
-		return ciphertextJSON{}, fmt.Errorf("ciphertext has degree %d, only degree 1 can be exported", ct.Degree())
+	if ct.Degree() != 1 && ct.Degree() != 2 {
+		return ciphertextJSON{}, fmt.Errorf("ciphertext has degree %d, only degrees 1 and 2 can be exported", ct.Degree())
 	}
 	level := ct.Level()
-	return ciphertextJSON{
+	out := ciphertextJSON{
 		Scale: scaleNumber(ct.Scale),
 		Form:  "coeff",
 		C0:    coeffRowsOf(params.RingQ(), ct.Value[0], level, ct.IsNTT),
 		C1:    coeffRowsOf(params.RingQ(), ct.Value[1], level, ct.IsNTT),
-	}, nil
+	}
+	if ct.Degree() == 2 {
+		out.C2 = coeffRowsOf(params.RingQ(), ct.Value[2], level, ct.IsNTT)
+	}
+	return out, nil
 }

@@ -22,16 +22,21 @@ import (
 // ops maps an operation name to the function that answers it. Each function receives the
 // raw request and returns the answer object (marshalled to JSON) or an error.
 var ops = map[string]func(request []byte) (interface{}, error){
-	"version": opVersion,
-	"primes":  opPrimes,
-	"ntt":     opNTT,
-	"intt":    opINTT,
-	"encode":  opEncode,
-	"decode":  opDecode,
-	"encrypt": opEncrypt,
-	"decrypt": opDecrypt,
-	"keygen":  opKeygen,
-	"eval":    opEval,
+	"version":     opVersion,
+	"primes":      opPrimes,
+	"ntt":         opNTT,
+	"intt":        opINTT,
+	"encode":      opEncode,
+	"decode":      opDecode,
+	"encrypt":     opEncrypt,
+	"decrypt":     opDecrypt,
+	"keygen":      opKeygen,
+	"eval":        opEval,
+	"rlk":         opRlk,
+	"tensor":      opTensor,
+	"relinearize": opRelinearize,
+	"rescale":     opRescale,
+	"basis":       opBasis,
 }
 
 func opNames() string {

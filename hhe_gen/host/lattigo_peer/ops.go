@@ -108,6 +108,7 @@ type ckksRequest struct {
 	A          *ciphertextJSON `json:"a"`
 	B          *ciphertextJSON `json:"b"`
 	Rescale    *bool           `json:"rescale"`
+	Rlk        *rlkJSON        `json:"rlk"`
 }
 
 // encodePlaintext encodes the request's slots at its level and scale, in NTT form when ntt.
@@ -332,8 +333,21 @@ func opKeygen(request []byte) (interface{}, error) {
 	return keysJSON{N: params.N(), Q: params.Q(), SK: signedFromSecretKey(params, sk), PK0: pk0, PK1: pk1}, nil
 }
 
-// opEval answers the coefficient-form result of a+b, a-b or a*b (MulRelin with a
-// relinearisation key Lattigo makes from sk, then Rescale unless "rescale": false).
+// operandsOf imports the request's ciphertexts "a" and "b".
+func operandsOf(params ckks.Parameters, req ckksRequest) (a, b *rlwe.Ciphertext, err error) {
+	if req.A == nil || req.B == nil {
+		return nil, nil, fmt.Errorf("missing ciphertext \"a\" or \"b\"")
+	}
+	if a, err = ciphertextFromJSON(params, "a", *req.A); err != nil {
+		return nil, nil, err
+	}
+	b, err = ciphertextFromJSON(params, "b", *req.B)
+	return a, b, err
+}
+
+// opEval answers the coefficient-form result of a+b, a-b or a*b (MulRelin with the given "rlk"
+// or, without one, a relinearisation key Lattigo makes from sk; then Rescale unless
+// "rescale": false).
 func opEval(request []byte) (interface{}, error) {
 	var req ckksRequest
 	if err := decodeRequest(request, &req); err != nil {
@@ -347,14 +361,7 @@ func opEval(request []byte) (interface{}, error) {
 	if err != nil {
 		return nil, err
 	}
-	if req.A == nil || req.B == nil {
-		return nil, fmt.Errorf("missing ciphertext \"a\" or \"b\"")
-	}
-	a, err := ciphertextFromJSON(params, "a", *req.A)
-	if err != nil {
-		return nil, err
-	}
-	b, err := ciphertextFromJSON(params, "b", *req.B)
+	a, b, err := operandsOf(params, req)
 	if err != nil {
 		return nil, err
 	}
@@ -372,7 +379,12 @@ func opEval(request []byte) (interface{}, error) {
 		if params.PCount() == 0 {
 			return nil, fmt.Errorf("op \"mul\" needs key-switching primes: give params.P")
 		}
-		rlk := ckks.NewKeyGenerator(params).GenRelinearizationKeyNew(sk)
+		var rlk *rlwe.RelinearizationKey
+		if req.Rlk == nil {
+			rlk = ckks.NewKeyGenerator(params).GenRelinearizationKeyNew(sk)
+		} else if rlk, err = rlkFromJSON(params, req.Rlk); err != nil {
+			return nil, err
+		}
 		result, err = ckks.NewEvaluator(params, rlwe.NewMemEvaluationKeySet(rlk)).MulRelinNew(a, b)
 	default:
 		return nil, fmt.Errorf("op %q must be \"add\", \"sub\" or \"mul\"", req.Op)
