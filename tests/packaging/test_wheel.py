@@ -1,7 +1,9 @@
 """The wheel contains every subpackage, every .sby harness and the Lattigo peer's Go source."""
 
+import fcntl
 import subprocess
 import sys
+import tempfile
 import zipfile
 from pathlib import Path
 
@@ -16,8 +18,11 @@ MAPPED = {"hhe_gen": "hhe_gen", "cores": "hhe_gen/cores", "soc": "hhe_gen/soc",
 @pytest.fixture(scope="module")
 def wheel_names(tmp_path_factory):
     out = tmp_path_factory.mktemp("wheel")
-    subprocess.run([sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(out), str(ROOT)],
-                   check=True, capture_output=True, text=True)
+    # one build at a time: pytest-xdist workers would share the source tree's build/ folder
+    with open(Path(tempfile.gettempdir()) / "hhe-gen-wheel-build.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        subprocess.run([sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(out), str(ROOT)],
+                       check=True, capture_output=True, text=True)
     wheels = list(out.glob("hhe_gen-*.whl"))
     assert len(wheels) == 1, wheels
     with zipfile.ZipFile(wheels[0]) as z:
