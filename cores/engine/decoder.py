@@ -47,10 +47,10 @@ from hhe_gen.params.rubato import rubato_params
 from . import isa
 from .isa import ErrorCause, Opcode, SampleKind, Unit
 
-__all__ = ["instruction_layout", "CAUSE_BITS", "UNIT_BITS", "InstructionDecoder", "check_shape"]
+__all__ = ["instruction_layout", "CAUSE_BITS", "UNIT_BITS", "RTL_UNITS", "InstructionDecoder", "check_shape"]
 
 CAUSE_BITS = 4
-UNIT_BITS = 3
+UNIT_BITS = 4
 assert max(ErrorCause) < (1 << CAUSE_BITS) and max(Unit) < (1 << UNIT_BITS)
 
 
@@ -65,10 +65,18 @@ def instruction_layout() -> data.StructLayout:
     return data.StructLayout({f.name: f.width for f in fields})
 
 
+RTL_UNITS = frozenset(u for u in Unit if u not in (Unit.NONE, Unit.BASIS))
+"""The units the RTL engine can be built with (the basis-conversion unit is the ISA model's so far)."""
+
+
 def check_shape(shape) -> isa.EngineShape:
     """``shape`` must be an :class:`isa.EngineShape` (its own checks ran when it was made)."""
     if not isinstance(shape, isa.EngineShape):
         raise ParameterError("shape", shape, "an hhe_gen.cores.engine.isa.EngineShape")
+    if not shape.units <= RTL_UNITS:
+        raise ParameterError("units", sorted(u.name for u in shape.units),
+                             "units the RTL engine has: the basis-conversion unit (conv) runs in the ISA model "
+                             "(hhe_gen.engine.model) only so far")
     return shape
 
 
@@ -87,7 +95,7 @@ class InstructionDecoder(wiring.Component):
     word : In(instruction_layout())   the 64-bit instruction word (fields of ``isa.FIELDS``)
     bound : In(S)                     bit s: prime slot s is bound (``cfg.prime`` decoded)
     cause : Out(4)                    ``isa.check(decode(word), shape, bound)`` (ErrorCause)
-    unit : Out(3)                     the opcode's ``isa.Unit`` (NONE for the serialising ones,
+    unit : Out(UNIT_BITS)             the opcode's ``isa.Unit`` (NONE for the serialising ones,
                                       ``nop`` and unknown opcodes)
     serialising : Out(1)              the opcode is in ``isa.SERIALISING``
     nop : Out(1)                      the opcode is ``nop``

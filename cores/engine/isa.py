@@ -33,7 +33,7 @@ into one buffer (rows = 1), for programs that lift them to each prime on read (`
 ``add`` bit 2 (alone) = "integer": a + b of the words as word_bits two's complement integers,
 wrapping, with no prime (the slot is not used), so that small signed polynomials (a message and
 its noise) are added once for every prime that lifts the sum; for ``rubato.stream`` /
-``rubato.enc`` bit 0 = "with noise" (z + e mod t).
+``rubato.enc`` bit 0 = "with noise" (z + e mod t); for ``conv`` the centring (:class:`ConvKind`).
 
 Scheduling classes
 ------------------
@@ -70,6 +70,7 @@ __all__ = [
     "SampleKind", "ErrorCause", "Instruction", "EngineShape", "encode", "decode", "check",
     "reads_writes", "by_mnemonic", "INTEGER_ADD", "integer_add", "ROW_OPCODES", "MAX_SEGMENT", "SEND_KINDS",
     "send_fields", "RUBATO_SET_IDS", "RUBATO_KEY_EXTRA", "RUBATO_HALF_BITS", "rubato_blocks",
+    "ConvKind", "conv_target", "SERVER_UNITS",
 ]
 
 WORD_BITS = 64
@@ -124,9 +125,12 @@ class Unit(IntEnum):
     CODEC = 5        # encoder / decoder (special FFT)
     NETWORK = 6      # packetizer / depacketizer (dual-mode and network issue)
     RUBATO = 7       # Rubato keystream (dual-mode and network issue)
+    BASIS = 8        # basis conversion of one prime into another (server-side CKKS)
 
 
 CKKS_UNITS = frozenset({Unit.MEMORY, Unit.SAMPLER, Unit.NTT, Unit.POINTWISE, Unit.CODEC})
+SERVER_UNITS = frozenset({Unit.MEMORY, Unit.NTT, Unit.POINTWISE, Unit.BASIS})
+"""The units the server-side programs (multiplication, relinearisation, rescale) need."""
 SEED = MAX_BUFFERS
 """The scoreboard's resource index of the seed register (buffers are 0 .. MAX_BUFFERS-1)."""
 RUBATO_REGISTERS = MAX_BUFFERS + 1
@@ -145,6 +149,14 @@ class SampleKind(IntEnum):
     TERNARY = 1      # uniform in {-1, 0, 1}
     HAMMING = 2      # ternary with the fixed Hamming weight the accelerator was built with
     GAUSSIAN = 3     # discrete Gaussian (CDT) with the accelerator's sigma and bound
+
+
+class ConvKind(IntEnum):
+    """``flags`` of ``conv``: how the source residue x mod q_src is centred before it is reduced
+    modulo q_dst (:data:`hhe_gen.models.rns_basis.CENTRE_KINDS`, Lattigo's single-prime cases)."""
+    DIGIT = 0        # a gadget digit: x - q_src when x >= floor(q_src / 2)
+    ROUND = 1        # rescale's rounding: x - q_src when x > (q_src - 1) / 2
+    EXTEND = 2       # ModDown's extension of one P prime, with Lattigo's double-precision estimate
 
 
 class ErrorCause(IntEnum):
@@ -205,6 +217,7 @@ class Opcode(IntEnum):
     MAC = 0x2B
     MSUB = 0x2C
     MOVE = 0x2D
+    CONV = 0x2E
     ENCODE = 0x30
     DECODE = 0x31
     SEND = 0x38
@@ -262,6 +275,8 @@ OPCODES: dict[int, OpcodeInfo] = {info.code: info for info in (
         True, "dst <- c - a * b mod q"),
     _op(Opcode.MOVE, "move", Unit.POINTWISE, ("dst", "a", "slot", "flags"), ("a",), ("dst",), False,
         "dst <- a (flags bit 0: lift a modulo q_slot on the way)"),
+    _op(Opcode.CONV, "conv", Unit.BASIS, ("dst", "a", "slot", "flags", "imm"), ("a",), ("dst",), True,
+        "dst <- centred(a mod q_slot) mod q_to: kind flags (digit, round, extend), destination slot imm[2:0]"),
     _op(Opcode.ENCODE, "encode", Unit.CODEC, ("dst", "a", "slot", "flags", "imm"), ("a",), ("dst+rows",), True,
         "dst .. dst+rows-1 <- residues of round(Delta * IFFT(slots in a)) mod q_slot .. q_slot+rows-1 "
         "(flags bit 0, rows = 1: dst <- the signed integers themselves)"),
@@ -463,7 +478,11 @@ def check(ins: Instruction, shape: EngineShape, bound: set[int] | frozenset[int]
         or (ins.opcode == Opcode.MOVE and ins.flags & 1)
     if "slot" in info.uses and ins.slot + (rows if uses_slot else 1) > shape.slots:
         return ErrorCause.SLOT_RANGE
+    if ins.opcode == Opcode.CONV and conv_target(ins) >= shape.slots:
+        return ErrorCause.SLOT_RANGE
     if uses_slot and not all(s in bound for s in range(ins.slot, ins.slot + rows)):
+        return ErrorCause.SLOT_UNBOUND
+    if ins.opcode == Opcode.CONV and conv_target(ins) not in bound:
         return ErrorCause.SLOT_UNBOUND
     if ins.opcode == Opcode.CFG_PRIME:
         pid = ins.imm >> 27
@@ -484,6 +503,8 @@ def check(ins: Instruction, shape: EngineShape, bound: set[int] | frozenset[int]
     if ins.opcode == Opcode.ADD and ins.flags >> 2 and ins.flags != INTEGER_ADD:
         return ErrorCause.BAD_IMMEDIATE
     if ins.opcode == Opcode.SAMPLE and ins.flags >= len(SampleKind):
+        return ErrorCause.BAD_IMMEDIATE
+    if ins.opcode == Opcode.CONV and (ins.flags >= len(ConvKind) or ins.imm >> SLOT_BITS):
         return ErrorCause.BAD_IMMEDIATE
     if ins.opcode == Opcode.NOTIFY and ins.imm >> 16:
         return ErrorCause.BAD_IMMEDIATE
@@ -536,6 +557,11 @@ INTEGER_ADD = 0b100
 def integer_add(ins: Instruction) -> bool:
     """``add`` with the integer flag: no prime, words added as two's complement integers."""
     return ins.opcode == Opcode.ADD and ins.flags == INTEGER_ADD
+
+
+def conv_target(ins: Instruction) -> int:
+    """``conv``'s destination prime slot, imm[2:0]."""
+    return ins.imm & (MAX_SLOTS - 1)
 
 
 def by_mnemonic(mnemonic: str) -> OpcodeInfo | None:

@@ -67,7 +67,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hhe_gen.cores.engine import isa
-from hhe_gen.cores.engine.isa import EngineShape, ErrorCause, Instruction, Opcode, SampleKind, Unit
+from hhe_gen.cores.engine.isa import ConvKind, EngineShape, ErrorCause, Instruction, Opcode, SampleKind, Unit
 from hhe_gen.models.sampler import Domain
 from hhe_gen.models.wire import Kind
 from hhe_gen.params.errors import ParameterError
@@ -111,7 +111,7 @@ class Operand:
     Members
     -------
     kind : str      "buffer" (``bN``), "slot" (``sN``), "prime" (``pN``), "number", "ipv4",
-                    "kind" (sample kind word), "packet" (``send``'s packet kind word), "flag" (bare
+                    "kind" (sample kind word), "convkind" (conv kind word), "packet" (``send``'s packet kind word), "flag" (bare
                     keyword) or "keyword" (``name=value``)
     part : str      the piece of the word it sets (a key of :data:`_PARTS`)
     label : str     placeholder in :func:`syntax`
@@ -149,6 +149,7 @@ _PARTS = {
     "integer": ("flags", 2, 1),
     "packet": ("imm", 4, 3), "ntt": ("imm", 7, 1), "of": ("imm", 8, 4), "words": ("imm", 16, 16),
     "blocks": ("imm", 24, 8), "counter": ("imm", 0, 24), "noise": ("flags", 0, 1),
+    "to": ("imm", 0, 3), "centring": ("flags", 0, 3),
 }
 PACKET_KINDS = {"c0": Kind.CKKS_C0, "c1": Kind.CKKS_C1, "rubato": Kind.RUBATO, "slots": Kind.SLOTS}
 """``send``'s packet kinds by name (:class:`hhe_gen.models.wire.Kind`)."""
@@ -196,6 +197,8 @@ SYNTAX: dict[int, tuple[Operand, ...]] = {
     Opcode.MUL: _PAIR,
     Opcode.MAC: _TRIPLE, Opcode.MSUB: _TRIPLE,
     Opcode.MOVE: (_buf("dst"), _buf("a"), _OPT_SLOT, _lift("a")),
+    Opcode.CONV: (_buf("dst"), _buf("a"), _SLOT, Operand("convkind", "centring", "KIND"),
+                  Operand("keyword", "to", "sJ")),
     Opcode.ENCODE: _CODEC + (Operand("flag", "signed", "signed", optional=True),), Opcode.DECODE: _CODEC,
     Opcode.SEND: (_buf("a"), _OPT_SLOT, Operand("packet", "packet", "KIND"), Operand("keyword", "rows", "R"),
                   Operand("keyword", "of", "T", optional=True), Operand("keyword", "words", "W", optional=True),
@@ -335,6 +338,16 @@ class _Line:
             if low not in names:
                 self.fail(tok, f"a sample kind: {', '.join(names)} ({form})")
             return SampleKind[low.upper()]
+        if op.kind == "convkind":
+            names = [k.name.lower() for k in ConvKind]
+            if low not in names:
+                self.fail(tok, f"a conversion kind: {', '.join(names)} ({form})")
+            return ConvKind[low.upper()]
+        if op.part == "to":
+            m = _INDEX["slot"].match(low)
+            if not m or int(m.group(1)) >= self.ctx.slots:
+                self.fail(tok, f"to= a prime slot s0 .. s{self.ctx.slots - 1} ({form})")
+            return int(m.group(1))
         if op.kind == "ipv4":
             parts = low.split(".")
             if len(parts) == 4 and all(re.fullmatch(r"[0-9]{1,3}", p) and int(p) < 256 for p in parts):
@@ -471,6 +484,10 @@ def _format(op: Operand, value: int) -> str:
         return f"{op.label[0]}{value}"
     if op.kind == "kind":
         return SampleKind(value).name.lower()
+    if op.kind == "convkind":
+        return ConvKind(value).name.lower()
+    if op.part == "to":
+        return f"to=s{value}"
     if op.kind == "packet":
         return next(name for name, code in PACKET_KINDS.items() if code == value)
     if op.kind == "ipv4":

@@ -35,6 +35,9 @@ there is outside the contract: the model reduces it mod q, an engine may give an
 - ``add`` / ``sub`` / ``mul`` / ``mac`` (a*b + c) / ``msub`` (c - a*b): pointwise mod q, source k
   lifted when flags bit k is set (bit 0 = a, bit 1 = b, bit 2 = c).  ``add ..., integer`` (flags
   = 4): dst = (a + b) mod 2^word_bits, no prime.  ``move``: dst = a, or lift(a) with flags bit 0.
+- ``conv dst, a, sK, to=sJ, KIND``: x = a mod q_K centred by
+  :func:`hhe_gen.models.rns_basis.centre` (x - q_K at and above the kind's threshold), reduced
+  mod q_J.
 - ``ntt`` / ``intt``: :func:`hhe_gen.models.ntt.ntt` / :func:`~hhe_gen.models.ntt.intt` (natural
   order in, bit-reversed out, and back); ``ntt`` lifts a with flags bit 0.
 - ``encode dst, a, s, rows=R``: the slots in a (Re at words 0 .. N/2-1, Im at N/2 .. N-1, each the
@@ -91,6 +94,7 @@ from hhe_gen.models import ckks_fixed, rubato, sampler, wire
 from hhe_gen.models.wire_in_order import InOrderReceiver
 from hhe_gen.models.fft import FixedPointFormat
 from hhe_gen.models.ntt import intt, ntt
+from hhe_gen.models.rns_basis import CENTRE_KINDS, centre_threshold
 from hhe_gen.params.checks import check_int, check_power_of_two
 from hhe_gen.params.ckks import CKKSParams
 from hhe_gen.params.errors import ParameterError
@@ -371,6 +375,12 @@ class EngineModel:
         else:
             self.buffers[ins.dst] = list(self.buffers[ins.a])
 
+    def _conv(self, ins):
+        q_src, q_dst = self._prime(ins.slot), self._prime(isa.conv_target(ins))
+        threshold = centre_threshold(q_src, CENTRE_KINDS[ins.flags])
+        self.buffers[ins.dst] = [(x - q_src if x >= threshold else x) % q_dst
+                                 for x in (w % q_src for w in self.buffers[ins.a])]
+
     def _moduli(self, ins) -> list[int]:
         return [self._prime(s) for s in range(ins.slot, ins.slot + ins.rows)]
 
@@ -505,6 +515,7 @@ _EXECUTE = {
     Opcode.MAC: _pointwise(lambda a, b, c: a * b + c, "abc"),
     Opcode.MSUB: _pointwise(lambda a, b, c: c - a * b, "abc"),
     Opcode.MOVE: EngineModel._move,
+    Opcode.CONV: EngineModel._conv,
     Opcode.ENCODE: EngineModel._encode,
     Opcode.DECODE: EngineModel._decode,
     Opcode.SEND: EngineModel._send,

@@ -28,7 +28,7 @@ import math
 from ..params.errors import ParameterError
 
 __all__ = ["extension_overflow", "mod_up_exact", "mod_up_centered", "gadget_groups", "decompose",
-           "mod_down", "div_round_by_last"]
+           "mod_down", "div_round_by_last", "CENTRE_KINDS", "centre_threshold", "centre"]
 
 
 def _check_rows(rows, moduli, name: str) -> None:
@@ -140,3 +140,47 @@ def div_round_by_last(rows, moduli) -> list[list[int]]:
         inv = pow(q_last % q, -1, q)
         out.append([(x - t) * inv % q for x, t in zip(row, centred)])
     return out
+
+
+# -- one source prime: the centred residue as a threshold -----------------------------------------
+CENTRE_KINDS = ("digit", "round", "extend")
+"""How a residue x mod q is centred when a single prime is converted to another (Lattigo's three
+single-prime cases; x becomes x - q at and above :func:`centre_threshold`, else stays x):
+
+- ``digit``: a one-prime digit of the gadget decomposition (``DecomposeAndSplit``): x - q when
+  x >= floor(q/2);
+- ``round``: the rescale's rounding (``DivRoundByLastModulus``): x - q when x > (q - 1)/2;
+- ``extend``: the centred extension of one prime (``ModUpPtoQ`` in ``ModDown`` with one
+  key-switching prime): x - q when x > (q - 1)/2, and also when x + (q - 1)/2 is one of the values
+  just below q that double precision rounds to float64(q) (v = 1 in :func:`extension_overflow`;
+  only for q > 2^53)."""
+
+
+def _first_rounding_to(q: int) -> int:
+    """The smallest y <= q with float(y) == float(q) (q itself when q is exact in double precision)."""
+    target = float(q)
+    low, high = max(0, q - (1 << 12)), q        # a double's spacing below 2^64 is at most 2^11
+    while low < high:
+        mid = (low + high) // 2
+        if float(mid) == target:
+            high = mid
+        else:
+            low = mid + 1
+    return low
+
+
+def centre_threshold(q: int, kind: str) -> int:
+    """The smallest x in [0, q) that a conversion of ``kind`` (:data:`CENTRE_KINDS`) centres to x - q."""
+    if kind not in CENTRE_KINDS:
+        raise ParameterError("kind", kind, "one of " + ", ".join(CENTRE_KINDS))
+    if kind == "digit":
+        return q >> 1
+    half_up = (q + 1) >> 1
+    if kind == "round":
+        return half_up
+    return min(half_up, _first_rounding_to(q) - ((q - 1) >> 1))
+
+
+def centre(x: int, q: int, kind: str) -> int:
+    """x in [0, q) centred the way ``kind`` does: x - q at and above the threshold, else x."""
+    return x - q if x >= centre_threshold(q, kind) else x

@@ -11,7 +11,9 @@ P, the DNA-HHE set and the design-time-flexible paper's 218-bit set at N = 2^13)
   boundary values where their double-precision estimate is not exact (0, Q - 1, Q/2, a residue of
   exactly floor(P/2)) equal the model's, which reproduces those estimates;
 - Lattigo's exported key decrypts digit by digit to P e_g s^2 plus a small error, the structure
-  the model's key generation follows.
+  the model's key generation follows;
+- the engine's mul_relin_rescale program on the ISA model, with Lattigo's key in memory, gives
+  Lattigo's MulRelin + Rescale (DNA-HHE, N = 2^13).
 """
 
 import math
@@ -164,3 +166,28 @@ def test_the_peer_refuses_a_key_for_other_parameters(lattigo_peer):
         lattigo_peer.relinearize(params.interchange(), ct.to_json(), {**d, "digits": d["digits"][:-1]})
     with pytest.raises(LattigoError, match="levelQ"):
         lattigo_peer.relinearize(params.interchange(), ct.to_json(), {**d, "levelQ": 1})
+
+
+def test_engine_program_equals_lattigo(lattigo_peer):
+    """mul_relin_rescale on the ISA model with Lattigo's own key gives Lattigo's MulRelin + Rescale."""
+    from hhe_gen.engine import server_memory as sm
+    from hhe_gen.engine import server_programs as sp
+    from hhe_gen.engine.model import EngineModel
+
+    params = preset("dna-hhe")
+    keys = ckks.keygen(params, seed=21)
+    a = ckks.encrypt_slots(params, keys, _slots(params, 5), seed=6)
+    b = ckks.encrypt_slots(params, keys, _slots(params, 7), seed=8, mode="sk")
+    pj = params.interchange()
+    rlk_json = lattigo_peer.rlk(pj, keys.sk)
+    shape = sp.server_shape(params)
+    layout = sm.ServerMemoryMap.for_params(params)
+    model = EngineModel(shape, params.n)
+    sm.write_server_ciphertext(model.memory, layout, params, a, ("a0", "a1"))
+    sm.write_server_ciphertext(model.memory, layout, params, b, ("b0", "b1"))
+    sm.write_relin_key(model.memory, layout, params, ckks_eval.RelinKey.from_json(rlk_json, params))
+    sm.write_constants(model.memory, layout, params)
+    assert model.run(sp.mul_relin_rescale(params, shape).words) == 0
+    theirs = lattigo_peer.eval(pj, keys.sk, "mul", a.to_json(), b.to_json(), rlk=rlk_json)
+    got = sm.read_server_ciphertext(model.memory, layout, params, ("r0", "r1"), a.level, theirs["scale"])
+    assert got.to_form(params, "coeff").to_json() == theirs

@@ -12,9 +12,10 @@ from amaranth.lib import wiring
 from amaranth.sim import Simulator
 
 from hhe_gen.cores.engine import isa
+from hhe_gen.cores.engine.decoder import RTL_UNITS
 from hhe_gen.cores.engine.isa import FIELDS, OPCODES, Instruction, Opcode, Unit
 
-ALL_UNITS = frozenset(u for u in Unit if u != Unit.NONE)
+ALL_UNITS = RTL_UNITS
 # primes whose low 27 bits differ (a cfg.prime check value names exactly one of them)
 PRIMES = (97, 193, 7681, 12289, 40961, 65537, 786433, 1179649, 2013265921, 469762049,
           1811939329, 2113929217, 3221225473, 3489660929)
