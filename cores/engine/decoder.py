@@ -14,16 +14,18 @@ apply to that opcode, in ``check``'s order (the first rule that fires gives the 
 5. ``BUFFER_RANGE``    - an operand's base + span > B (span = rows for a ``+rows`` operand, else 1;
                          the seed is not a buffer);
 6. ``SLOT_RANGE``      - the opcode uses ``slot`` and slot + (rows if it uses the prime else 1) > S;
+                         ``conv``: also its destination slot imm[2:0] >= S;
 7. ``SLOT_UNBOUND``    - the instruction uses the prime (``needs_slot`` but not ``add ..., integer``,
                          or ``load`` with flags bit 0, ``sample`` of kind UNIFORM, ``move`` with
                          flags bit 0) and one of the
-                         slots slot .. slot+rows-1 is not set in ``bound``;
+                         slots slot .. slot+rows-1 is not set in ``bound``; ``conv``: also its
+                         destination slot;
 8. ``cfg.prime``: prime id imm[31:27] >= len(primes) -> ``BAD_IMMEDIATE``; imm[26:0] differs
    from the low 27 bits of that built-in prime -> ``PRIME_MISMATCH``;
 9. the per-opcode flag / immediate rules -> ``BAD_IMMEDIATE`` (``load`` / ``move`` / ``ntt``
    flags >= 2, ``sub`` / ``mul`` flags >= 4, ``add`` flags >= 4 but not 4 (integer), ``sample``
-   flags >= the number of sample kinds (4), ``notify`` imm >= 2^16, ``cfg.net.segment`` imm > 181,
-   ``cfg.scale`` imm != log_scale, ``cfg.rubato`` imm >= 6 or not the set built, ``rubato.stream``
+   flags >= the number of sample kinds (4), ``conv`` flags >= 3 or imm[31:3] not zero, ``notify``
+   imm >= 2^16, ``cfg.net.segment`` imm > 181, ``cfg.scale`` imm != log_scale, ``cfg.rubato`` imm >= 6 or not the set built, ``rubato.stream``
    / ``rubato.enc`` blocks imm[31:24] = 0, flags >= 2 or blocks x l > N).
 
 Resources: the read / write masks have :func:`isa.resource_count` bits, bit i = buffer i (i < B),
@@ -65,18 +67,14 @@ def instruction_layout() -> data.StructLayout:
     return data.StructLayout({f.name: f.width for f in fields})
 
 
-RTL_UNITS = frozenset(u for u in Unit if u not in (Unit.NONE, Unit.BASIS))
-"""The units the RTL engine can be built with (the basis-conversion unit is the ISA model's so far)."""
+RTL_UNITS = frozenset(u for u in Unit if u != Unit.NONE)
+"""The units the RTL engine can be built with."""
 
 
 def check_shape(shape) -> isa.EngineShape:
     """``shape`` must be an :class:`isa.EngineShape` (its own checks ran when it was made)."""
     if not isinstance(shape, isa.EngineShape):
         raise ParameterError("shape", shape, "an hhe_gen.cores.engine.isa.EngineShape")
-    if not shape.units <= RTL_UNITS:
-        raise ParameterError("units", sorted(u.name for u in shape.units),
-                             "units the RTL engine has: the basis-conversion unit (conv) runs in the ISA model "
-                             "(hhe_gen.engine.model) only so far")
     return shape
 
 
@@ -151,15 +149,21 @@ class InstructionDecoder(wiring.Component):
         if spans:
             rules.append((_any(spans), ErrorCause.BUFFER_RANGE))
         uses_slot = self._uses_slot(info)
+        target = w.imm[:isa.SLOT_BITS]
         if "slot" in info.uses:
             n = Mux(uses_slot, rows, 1) if codec else Const(1, 4)
             rules.append((w.slot + n > shape.slots, ErrorCause.SLOT_RANGE))
+        if code == Opcode.CONV:
+            rules.append((target >= shape.slots, ErrorCause.SLOT_RANGE))
         if not (isinstance(uses_slot, Const) and uses_slot.value == 0):
             missing = []
             for s in range(shape.slots):
                 covered = (w.slot <= s) & (s < w.slot + rows)
                 missing.append(covered & ~self.bound[s])
             rules.append((uses_slot & _any(missing), ErrorCause.SLOT_UNBOUND))
+        if code == Opcode.CONV:
+            bound = Array(self.bound[s] for s in range(shape.slots))
+            rules.append((~bound[target], ErrorCause.SLOT_UNBOUND))
         if code == Opcode.CFG_PRIME:
             pid = w.imm[27:]
             lows = Array(Const(shape.primes[i] & _LOW27 if i < len(shape.primes) else 0, 27)
@@ -171,6 +175,7 @@ class InstructionDecoder(wiring.Component):
                Opcode.ENCODE: (w.flags[1:] != 0) | (w.flags[0] & (rows != 1)),
                Opcode.SUB: w.flags[2:] != 0, Opcode.MUL: w.flags[2:] != 0,
                Opcode.SAMPLE: w.flags >= len(SampleKind),
+               Opcode.CONV: (w.flags >= len(isa.ConvKind)) | (w.imm[isa.SLOT_BITS:] != 0),
                Opcode.NOTIFY: w.imm[16:] != 0, Opcode.CFG_NET_SEGMENT: w.imm > isa.MAX_SEGMENT,
                Opcode.CFG_SCALE: w.imm != shape.log_scale,
                Opcode.CFG_RUBATO: (w.imm >= len(isa.RUBATO_SET_IDS)) if shape.rubato_set is None

@@ -14,7 +14,7 @@ to its memory port.
 Buffer ports: memory unit read 0 / write 0, NTT unit read 1 / write 1 (in place: the bank port, and
 read 1 / write 1 stay idle), pointwise unit reads 2, 3, 4 / write 2, sampler unit write 3, codec
 unit read 5 (slots) and 6 .. (decode's rows) / write 4, network unit the next read and write
-ports, Rubato unit the read and write ports after them.  The scoreboard keeps every buffer to one unit at a time
+ports, Rubato unit the read and write ports after them, basis unit the ones after those.  The scoreboard keeps every buffer to one unit at a time
 (readers too: a buffer has one read port; the manager is built with ``exclusive_reads``), so the
 crossbar needs no arbitration.
 
@@ -38,6 +38,8 @@ codec : dict or False the codec unit's options (fmt, decode_rows); False: no cod
                       ``encode`` / ``decode`` are NOT_BUILT); default: built, slot format 29/26
 net : dict or None    the network unit's options (``max_segment``); None (default): not built
                       (``send`` / ``cfg.net.*`` are NOT_BUILT, no ``o_udp``)
+basis : bool          build the basis-conversion unit (``conv``, :class:`.basis_unit.BasisUnit`,
+                      the server-side programs); default False (``conv`` is NOT_BUILT)
 rubato : dict or None the Rubato unit's options (``params``: the set, ``rubato_lanes``,
                       ``multiplier``; :class:`.rubato_unit.RubatoUnit`); None (default): not built
                       (``rubato.*`` / ``cfg.rubato`` are NOT_BUILT)
@@ -56,7 +58,8 @@ busy, error, error_cause, error_position, notify, notify_code, cycle, completed 
                                      an abort
 shape : the :class:`.isa.EngineShape` programs are assembled for
 manager, buffers_file, memory_unit, sampler_unit, ntt_unit, pointwise_unit, codec_unit,
-network_unit, rubato_unit : the parts (codec_unit / network_unit / rubato_unit None when not built)
+network_unit, rubato_unit, basis_unit : the parts (codec_unit / network_unit / rubato_unit /
+                                     basis_unit None when not built)
 
 Latency
 -------
@@ -80,6 +83,7 @@ from hhe_gen.params.checks import check_int, check_power_of_two
 from hhe_gen.params.errors import ParameterError
 
 from . import isa
+from .basis_unit import BasisUnit
 from .buffers import BufferFile
 from .codec_unit import CodecUnit
 from .memory_port import MemoryPort
@@ -103,7 +107,8 @@ class Engine(wiring.Component):
     @quiet_on_error
     def __init__(self, n: int, primes, *, lanes: int = 2, buffers: int = 16, slots=None, window: int = 8,
                  queue: int = 4, ooo: bool = True, word_bits=None, ntt=None, pointwise=None, sampler=None,
-                 codec=None, net=None, rubato=None, log_scale: int = 0, target: str = "ecp5"):
+                 codec=None, net=None, rubato=None, basis: bool = False, log_scale: int = 0,
+                 target: str = "ecp5"):
         self.n = check_power_of_two("n", n, 8, 1 << 16)
         self.primes = tuple(primes)
         if not 1 <= len(self.primes) <= 32:
@@ -118,7 +123,8 @@ class Engine(wiring.Component):
         check_int("word_bits", self.word_bits, widest, 64)
         slots = min(len(self.primes), isa.MAX_SLOTS) if slots is None else slots
         units = ENGINE_UNITS | ({isa.Unit.CODEC} if codec is not None else set()) \
-            | ({isa.Unit.NETWORK} if net is not None else set()) | ({isa.Unit.RUBATO} if rubato is not None else set())
+            | ({isa.Unit.NETWORK} if net is not None else set()) | ({isa.Unit.RUBATO} if rubato is not None else set()) \
+            | ({isa.Unit.BASIS} if basis else set())
         self.shape = isa.EngineShape(buffers, slots, self.primes, log_scale, frozenset(units), n=n)
         self.rows = n // lanes
         common = dict(n=n, lanes=lanes, word_bits=self.word_bits, buffers=buffers, slots=slots)
@@ -144,9 +150,12 @@ class Engine(wiring.Component):
         self.rubato_read_port = self.net_read_port + bool(self.network_unit)
         self.net_write_port = 4 + bool(self.codec_unit)
         self.rubato_write_port = self.net_write_port + bool(self.network_unit)
+        self.basis_unit = BasisUnit(**common, tag_width=tw, primes=self.primes) if basis else None
+        self.basis_read_port = self.rubato_read_port + bool(self.rubato_unit)
+        self.basis_write_port = self.rubato_write_port + bool(self.rubato_unit)
         self.buffers_file = BufferFile(buffers, self.rows, lanes, self.word_bits,
-                                       read_ports=self.rubato_read_port + bool(self.rubato_unit),
-                                       write_ports=self.rubato_write_port + bool(self.rubato_unit),
+                                       read_ports=self.basis_read_port + bool(self.basis_unit),
+                                       write_ports=self.basis_write_port + bool(self.basis_unit),
                                        banked=self.ntt_in_place)
         self.memory_unit = MemoryUnit(**common, tag_width=tw)
         self.sampler_unit = SamplerUnit(**common, tag_width=tw, primes=self.primes, **(sampler or {}))
@@ -154,7 +163,7 @@ class Engine(wiring.Component):
         self.pointwise_unit = PointwiseUnit(**common, tag_width=tw, primes=self.primes, target=target,
                                             **(pointwise or {}))
         mark_unused(self.manager, self.buffers_file, self.memory_unit, self.sampler_unit, self.ntt_unit,
-                    self.pointwise_unit, self.codec_unit, self.network_unit, self.rubato_unit)
+                    self.pointwise_unit, self.codec_unit, self.network_unit, self.rubato_unit, self.basis_unit)
         super().__init__({
             "i_instr": In(stream.Signature(isa.WORD_BITS)),
             "abort": In(1),
@@ -245,4 +254,10 @@ class Engine(wiring.Component):
             wiring.connect(m, mgr.unit_rubato, ru.port)
             wiring.connect(m, ru.rd, bufs.read(self.rubato_read_port))
             wiring.connect(m, ru.wr, bufs.write(self.rubato_write_port))
+        if self.basis_unit is not None:
+            bu = m.submodules.basis_unit = self.basis_unit
+            wiring.connect(m, mgr.unit_basis, bu.port)
+            m.d.comb += bu.slot_prime.eq(mgr.cfg.prime)
+            wiring.connect(m, bu.rd, bufs.read(self.basis_read_port))
+            wiring.connect(m, bu.wr, bufs.write(self.basis_write_port))
         return m

@@ -1,0 +1,65 @@
+"""The RTL engine with the basis-conversion unit runs the server-side programs (hmult,
+relinearize, rescale in one program) bit-exact with the ISA model, and so with
+hhe_gen.models.ckks_eval and Lattigo: every memory word the model writes, the RTL writes.
+
+The parameter set has its key-switching prime P of the same bit length as Q's primes: the NTT and
+pointwise units' Barrett reducers serve primes of one bit length (DNA-HHE's 61-bit P over 54-bit
+primes needs reducers of two widths; the ISA model runs it)."""
+
+import random
+
+import pytest
+
+from hhe_gen.cores.engine.engine import Engine
+from hhe_gen.engine import server_memory as sm
+from hhe_gen.engine import server_programs as sp
+from hhe_gen.engine.model import EngineModel
+from hhe_gen.models import ckks, ckks_eval
+from hhe_gen.params.ckks import CKKSParams, RingParams
+from hhe_gen.params.errors import ParameterError
+from hhe_gen.params.primes import ntt_primes
+from hhe_gen.sim.engine import run_engine
+from hhe_gen.sim.memory import MemoryModel
+
+_PRIMES = ntt_primes(64, 30, 3)
+PARAMS = CKKSParams(RingParams(64, tuple(_PRIMES[:2])), 20, (_PRIMES[2],), name="toy-p30")
+
+
+def _engine(**kw):
+    primes = tuple(PARAMS.moduli) + tuple(PARAMS.special_moduli)
+    return Engine(PARAMS.n, primes, lanes=2, buffers=20, slots=len(primes), codec=False, log_scale=PARAMS.log_scale,
+                  **kw)
+
+
+def _memory(layout):
+    keys = ckks.keygen(PARAMS, seed=1)
+    rng = random.Random(2)
+    slots = [complex(rng.uniform(-1, 1), rng.uniform(-1, 1)) for _ in range(PARAMS.slots)]
+    mem = {}
+    sm.write_server_ciphertext(mem, layout, PARAMS, ckks.encrypt_slots(PARAMS, keys, slots, seed=3), ("a0", "a1"))
+    sm.write_server_ciphertext(mem, layout, PARAMS, ckks.encrypt_slots(PARAMS, keys, slots, seed=4, mode="sk"),
+                               ("b0", "b1"))
+    sm.write_relin_key(mem, layout, PARAMS, ckks_eval.relin_keygen(PARAMS, keys.sk, seed=5))
+    sm.write_constants(mem, layout, PARAMS)
+    return mem
+
+
+def test_mul_relin_rescale_on_rtl_equals_the_model():
+    engine = _engine(basis=True)
+    layout = sm.ServerMemoryMap.for_params(PARAMS)
+    mem = _memory(layout)
+    program = sp.mul_relin_rescale(PARAMS, engine.shape)
+    model = EngineModel(engine.shape, PARAMS.n)
+    model.memory = dict(mem)
+    assert model.run(program.words) == 0
+    run = run_engine(engine, program.words, MemoryModel(mem, latency=6))
+    assert run.notifies and run.notifies[-1][1] == program.notify
+    written = {k for k in model.memory if model.memory[k] != mem.get(k)}
+    assert len(written) >= 2 * PARAMS.n * 4           # d0 .. d2, c0, c1, r0, r1 rows at least
+    assert {k: run.memory.words.get(k) for k in model.memory} == model.memory
+
+
+def test_an_engine_without_the_unit_refuses_conv():
+    engine = _engine()
+    with pytest.raises(ParameterError, match="units"):
+        sp.relinearize(PARAMS, engine.shape)
