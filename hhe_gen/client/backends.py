@@ -215,5 +215,65 @@ class BoardBackend(_SocBackend):
         self.host.comm.close()
 
 
+class _ServerModel:
+    """The server engine's ISA model (``Client.mul_relin_rescale`` on the model backend)."""
+
+    def __init__(self, shape, n):
+        from hhe_gen.engine.model import EngineModel
+        self.shape = shape
+        self.model = EngineModel(shape, n)
+
+    def write(self, image):
+        self.model.memory.update(image)
+
+    def run(self, words):
+        cause = int(self.model.run(words))
+        self.model.error = 0
+        return BackendRun(cause, None, [], "ok" if not cause else f"engine error cause {cause}")
+
+    def read(self, first, count):
+        return [self.model.memory.get(first + k, 0) for k in range(count)]
+
+
+class _ServerRtl(_ServerModel):
+    """The server engine (basis unit) in Verilator (``Client.mul_relin_rescale`` on the rtl backend)."""
+
+    def __init__(self, engine):
+        from hhe_gen.sim.engine_verilator import VerilatedEngine
+        self.shape = engine.shape
+        self.rtl = VerilatedEngine(engine, progress="verilator build of the server engine")
+        self.memory: dict = {}
+
+    def write(self, image):
+        self.memory.update(image)
+
+    def run(self, words):
+        from hhe_gen.sim.memory import MemoryModel
+        run = self.rtl.run(words, MemoryModel(self.memory))
+        self.memory = dict(run.memory.words)
+        cause = int(run.error_cause)
+        return BackendRun(cause, run.cycles, [], "ok" if not cause else f"engine error cause {cause}")
+
+    def read(self, first, count):
+        return [self.memory.get(first + k, 0) for k in range(count)]
+
+
+def server_runner(params, backend: str, lanes: int):
+    """Where ``Client.mul_relin_rescale`` runs: the server engine's model or RTL."""
+    from hhe_gen.cores.engine.engine import Engine
+    from hhe_gen.engine.server_programs import server_shape
+    from hhe_gen.params.errors import ParameterError
+    if backend == "model":
+        return _ServerModel(server_shape(params), params.n)
+    if backend == "rtl":
+        server_shape(params)                                    # one P prime, or a clear error
+        moduli = tuple(params.moduli) + tuple(params.special_moduli)
+        engine = Engine(params.n, moduli, lanes=lanes, buffers=24, slots=len(moduli), codec=False, basis=True,
+                        log_scale=params.log_scale)
+        return _ServerRtl(engine)
+    raise ParameterError("backend", backend, "model or rtl for server-side CKKS (the SoC's accelerator has no "
+                                             "basis-conversion unit yet)")
+
+
 BACKENDS = {"model": ModelBackend, "rtl": RtlBackend, "soc-sim": SocSimBackend, "board": BoardBackend}
 """Backend name -> class."""

@@ -18,11 +18,18 @@ last : :class:`.backends.BackendRun`   the last program's end (cycles, error)
 
 Every method raises RuntimeError naming the cause when the accelerator stops on an error.
 
+Server-side CKKS (``mul_relin_rescale``) runs on an engine of its own with the basis-conversion
+unit, Q and P built in (:func:`hhe_gen.engine.server_programs.server_shape`): the ISA model on the
+``model`` backend, that engine in Verilator on ``rtl`` (its reducers need P of Q's bit length, as
+in the ``dna-hhe-ks`` and ``flexible-ks`` presets); the SoC's accelerator has no basis unit yet.
+
 Rubato (``rubato_encrypt``) needs a dual-mode accelerator (``rubato=``).  Its key block is written to
 the accelerator's ordinary memory, not the SoC's key vault (which holds the CKKS secret key only).
 """
 
 from __future__ import annotations
+
+from fractions import Fraction
 
 from hhe_gen.params.errors import ParameterError
 
@@ -56,6 +63,8 @@ class Client:
         self.backend = BACKENDS[backend](self, **(board or {})) if backend == "board" else BACKENDS[backend](self)
         self.last = None
         self._message = 0
+        self._backend_name = backend
+        self._server = None
 
     def __enter__(self):
         return self
@@ -120,6 +129,46 @@ class Client:
         words = self.backend.read(out, self.params.n)
         return memory_map.read_slots(dict(zip(range(out, out + self.params.n), words)), self.layout, self.fmt,
                                      self.engine.word_bits)
+
+    def mul_relin_rescale(self, ct_a, ct_b, rlk):
+        """The homomorphic product of ciphertexts ``ct_a`` and ``ct_b`` (same level >= 1), relinearised
+        with ``rlk`` (:class:`hhe_gen.models.ckks_eval.RelinKey`) and rescaled, computed by the
+        server engine's ``mul_relin_rescale`` program; a ciphertext one level down (NTT form)."""
+        from hhe_gen.engine import server_memory as sm
+        from hhe_gen.engine import server_programs as sp
+        from hhe_gen.models.ckks_eval import RelinKey
+        if not isinstance(rlk, RelinKey):
+            raise ParameterError("rlk", type(rlk).__name__, "a hhe_gen.models.ckks_eval.RelinKey")
+        if ct_a.level != ct_b.level or ct_a.level < 1:
+            raise ParameterError("ciphertext levels", f"{ct_a.level} and {ct_b.level}",
+                                 "two ciphertexts at the same level >= 1")
+        runner = self._server_runner()
+        layout = sm.ServerMemoryMap.for_params(self.params)
+        image: dict = {}
+        sm.write_server_ciphertext(image, layout, self.params, ct_a, ("a0", "a1"))
+        sm.write_server_ciphertext(image, layout, self.params, ct_b, ("b0", "b1"))
+        sm.write_relin_key(image, layout, self.params, rlk)
+        sm.write_constants(image, layout, self.params)
+        runner.write(image)
+        program = sp.mul_relin_rescale(self.params, runner.shape, level=ct_a.level, layout=layout)
+        self.last = run = runner.run(program.words)
+        if run.error:
+            raise RuntimeError(f"the server engine ({self._backend_name}) stopped: {run.meaning}")
+        rows = ct_a.level
+        words = {}
+        for name in ("r0", "r1"):
+            for i in range(rows):
+                first = layout.address(name, i)
+                words.update(zip(range(first, first + self.params.n), runner.read(first, self.params.n)))
+        scale = Fraction(ct_a.scale) * Fraction(ct_b.scale) / self.params.moduli[ct_a.level]
+        return sm.read_server_ciphertext(words, layout, self.params, ("r0", "r1"), rows,
+                                         int(scale) if scale.denominator == 1 else float(scale))
+
+    def _server_runner(self):
+        if self._server is None:
+            from .backends import server_runner
+            self._server = server_runner(self.params, self._backend_name, self.lanes)
+        return self._server
 
     def rubato_encrypt(self, message, *, key, nonce: int, noise_seed: int, counter: int = 0) -> list[int]:
         """The Rubato ciphertext words of ``message`` (a whole number of blocks of l values, |x| < 8)

@@ -118,3 +118,37 @@ def test_board_backend_refuses_a_missing_or_foreign_build_before_sending(tmp_pat
     (tmp_path / "csr.csv").write_text("")
     with pytest.raises(ParameterError, match="built for 'toy'"):
         Client("toy", backend="board", board=dict(folder=tmp_path))
+
+
+def _server_inputs(params):
+    from hhe_gen.models import ckks_eval
+    keys = ckks.keygen(params, 3)
+    a = ckks.encrypt_slots(params, keys, SLOTS[:params.slots], seed=5)
+    b = ckks.encrypt_slots(params, keys, SLOTS[:params.slots], seed=6, mode="sk")
+    rlk = ckks_eval.relin_keygen(params, keys.sk, seed=7)
+    return keys, a, b, rlk, ckks_eval.mul_relin_rescale(params, a, b, rlk)
+
+
+def test_mul_relin_rescale_on_the_model_equals_the_evaluator():
+    keys, a, b, rlk, want = _server_inputs(PARAMS)
+    with Client("toy") as c:
+        got = c.mul_relin_rescale(a, b, rlk)
+    assert got.to_form(PARAMS, "coeff") == want
+    with Client("toy") as c, pytest.raises(ParameterError, match="rlk"):
+        c.mul_relin_rescale(a, b, keys)
+    from hhe_gen.client.backends import server_runner
+    with pytest.raises(ParameterError, match="backend"):
+        server_runner(PARAMS, "soc-sim", 2)
+
+
+@pytest.mark.slow                 # two Verilator builds (the client accelerator and the server engine)
+def test_mul_relin_rescale_on_rtl_equals_the_model():
+    from hhe_gen.params.ckks import CKKSParams, RingParams
+    from hhe_gen.params.primes import ntt_primes
+    primes = ntt_primes(64, 30, 3)
+    params = CKKSParams(RingParams(64, tuple(primes[:2])), 20, (primes[2],), name="toy-p30")
+    _, a, b, rlk, want = _server_inputs(params)
+    with Client(params, backend="rtl") as c:
+        got = c.mul_relin_rescale(a, b, rlk)
+        assert c.last.cycles > 0
+    assert got.to_form(params, "coeff") == want

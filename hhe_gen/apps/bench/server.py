@@ -1,0 +1,100 @@
+"""Benchmarks of the server-side programs on the RTL engine (group ``accel``, cases ``server-*``).
+
+Each case runs ``hmult``, ``relinearize`` (the key switch) and ``rescale`` one after another on the
+RTL engine with the basis-conversion unit, in Verilator at N = 2^13 (Amaranth's simulator for the
+quick toy case), every input in external memory behind the memory port (one 64-bit beat per cycle
+after 8 cycles): the ciphertexts, the relinearisation key in NTT form (streamed row by row while it
+is used) and the constant rows.  Every program is checked against the ISA model (``bit_exact``:
+every word it writes), which equals :mod:`hhe_gen.models.ckks_eval` and Lattigo.
+
+Figures per program: ``cycles``, ``butterfly_cycles`` (cycles x lanes, the design-time-flexible
+paper's measure of equal resources), ``key_words`` (memory words of the key the program loads),
+and for hmult and the key switch the paper's goals at equal resources (Alveo U280, 96 butterflies:
+HMult 3,091 cycles and key switching 97,668 cycles at N = 2^13, log QP = 218, i.e. at most 297k and
+9.38M butterfly-cycles) with ``vs_paper`` = our butterfly-cycles / the paper's.
+
+Parameters: ``dna-hhe-ks`` and ``flexible-ks`` (the engine's reducers serve one bit length, so P
+has Q's width there; ``flexible-ks`` is the paper's ring with 217 bits instead of 218).
+"""
+
+from __future__ import annotations
+
+import random
+
+from hhe_gen.apps.bench import bench_case
+
+__all__ = ["server_cycles", "PAPER"]
+
+PAPER = {"hmult": 3_091 * 96, "relinearize": 97_668 * 96}
+"""The design-time-flexible paper's butterfly-cycles (cycles x 96 butterflies), N = 2^13, log QP = 218."""
+
+
+def server_cycles(params: str = "toy-p30", lanes: int = 2, buffers: int = 24, verilator: bool = True) -> dict:
+    """hmult, relinearize and rescale of ``params`` on the RTL engine (module docstring)."""
+    from hhe_gen.cores.engine.engine import Engine
+    from hhe_gen.cores.unused import mark_unused
+    from hhe_gen.engine import server_memory as sm
+    from hhe_gen.engine import server_programs as sp
+    from hhe_gen.engine.model import EngineModel
+    from hhe_gen.models import ckks, ckks_eval
+    from hhe_gen.params import preset
+    from hhe_gen.params.ckks import CKKSParams, RingParams
+    from hhe_gen.params.primes import ntt_primes
+    from hhe_gen.sim.memory import MemoryModel
+
+    if params == "toy-p30":
+        primes = ntt_primes(64, 30, 3)
+        p = CKKSParams(RingParams(64, tuple(primes[:2])), 20, (primes[2],), name="toy-p30")
+    else:
+        p = preset(params)
+    moduli = tuple(p.moduli) + tuple(p.special_moduli)
+    keys = ckks.keygen(p, seed=1)
+    rng = random.Random(2)
+    slots = [complex(rng.uniform(-1, 1), rng.uniform(-1, 1)) for _ in range(p.slots)]
+    layout = sm.ServerMemoryMap.for_params(p)
+    mem: dict[int, int] = {}
+    sm.write_server_ciphertext(mem, layout, p, ckks.encrypt_slots(p, keys, slots, seed=3), ("a0", "a1"))
+    sm.write_server_ciphertext(mem, layout, p, ckks.encrypt_slots(p, keys, slots, seed=4, mode="sk"), ("b0", "b1"))
+    sm.write_relin_key(mem, layout, p, ckks_eval.relin_keygen(p, keys.sk, seed=5))
+    sm.write_constants(mem, layout, p)
+
+    def engine():
+        return Engine(p.n, moduli, lanes=lanes, buffers=buffers, slots=len(moduli), codec=False, basis=True,
+                      log_scale=p.log_scale)
+
+    probe = engine()
+    mark_unused(probe)
+    shape = probe.shape
+    rlk_first, rlk_end = layout.address("rlk"), layout.address("p_inv")
+    out = {"params": p.name, "lanes": lanes, "N": p.n, "rows": len(p.moduli)}
+    exact = True
+    for name in ("hmult", "relinearize", "rescale"):
+        program = getattr(sp, name)(p, shape, layout=layout)
+        model = EngineModel(shape, p.n)
+        model.memory = dict(mem)
+        model.run(program.words)
+        memory = MemoryModel(mem, latency=8)
+        if verilator:
+            from hhe_gen.sim.engine_verilator import verilate_engine
+            run = verilate_engine(engine(), program.words, memory,
+                                  progress=f"verilator build of the server engine ({p.name}, {lanes} lanes)")
+        else:
+            from hhe_gen.sim.engine import run_engine
+            run = run_engine(engine(), program.words, memory)
+        exact &= run.error_cause == 0 and all(run.memory.words.get(a) == v for a, v in model.memory.items())
+        key_words = sum(cmd[1] for cmd in memory.commands if not cmd[2] and rlk_first <= cmd[0] < rlk_end)
+        row = {"cycles": run.cycles, "butterfly_cycles": run.cycles * lanes, "key_words": key_words}
+        if name in PAPER:
+            row["paper_butterfly_cycles"] = PAPER[name]
+            row["vs_paper"] = round(run.cycles * lanes / PAPER[name], 3)
+        out[name] = row
+        mem = dict(run.memory.words)
+    out["bit_exact"] = exact
+    return out
+
+
+bench_case("accel", "server-toy", quick=True, params="toy-p30", verilator=False)(server_cycles)
+for _lanes in (2, 8):
+    for _params in ("dna-hhe-ks", "flexible-ks"):
+        bench_case("accel", f"server-{_params}-{_lanes}lanes", quick=False, params=_params, lanes=_lanes,
+                   buffers=24 if _params == "dna-hhe-ks" else 28)(server_cycles)
