@@ -122,6 +122,29 @@ def test_ckks_rejects_keys_for_other_parameters(tmp_path, capsys):
     assert "'keys'" in capsys.readouterr().err
 
 
+def test_ckks_rlk_and_mul(tmp_path, capsys):
+    f = {n: str(tmp_path / f"{n}.json") for n in ("keys", "slots", "a", "b", "rlk", "ab", "out")}
+    assert main(["ckks", "keygen", "--params", "toy", "--seed", "1", "-o", f["keys"]]) == 0
+    (tmp_path / "slots.json").write_text(json.dumps({"re": [0.5, -0.25], "im": [0.25, 0.0]}))
+    for name, seed in (("a", "2"), ("b", "3")):
+        assert main(["ckks", "encrypt", "--keys", f["keys"], "--in", f["slots"], "--seed", seed, "-o", f[name]]) == 0
+    assert main(["ckks", "rlk", "--keys", f["keys"], "--seed", "4", "-o", f["rlk"]]) == 0
+    assert len(json.loads((tmp_path / "rlk.json").read_text())["digits"]) == 2
+    assert main(["ckks", "mul", "--params", "toy", "--in", f["a"], "--times", f["b"], "--rlk", f["rlk"],
+                 "-o", f["ab"]]) == 0
+    ab = json.loads((tmp_path / "ab.json").read_text())
+    assert len(ab["c0"]) == 1 and ab["scale"] == 2**40 / 1073739649          # one level down: Delta^2 / q_1
+    assert main(["ckks", "decrypt", "--keys", f["keys"], "--in", f["ab"], "-o", f["out"]]) == 0
+    d = json.loads((tmp_path / "out.json").read_text())
+    for got, want in zip(zip(d["re"], d["im"]), [(0.5 ** 2 - 0.25 ** 2, 2 * 0.5 * 0.25), (0.0625, 0.0)]):
+        assert abs(got[0] - want[0]) < 0.05 and abs(got[1] - want[1]) < 0.05   # toy: the product's scale is 2^10
+    capsys.readouterr()
+    assert main(["ckks", "mul", "--params", "toy", "--in", f["a"], "--times", f["b"]]) == 2
+    assert "'--rlk'" in capsys.readouterr().err
+    assert main(["ckks", "mul", "--params", "toy", "--in", f["ab"], "--times", f["b"], "--rlk", f["rlk"]]) == 2
+    assert "'--times'" in capsys.readouterr().err
+
+
 def test_bench_models_writes_json_and_table(tmp_path, capsys):
     out = tmp_path / "bench.json"
     assert main(["bench", "models", "--quick", "--json", str(out)]) == 0

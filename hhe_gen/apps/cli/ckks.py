@@ -1,4 +1,6 @@
-"""``hhe-gen ckks keygen | encrypt | decrypt`` on interchange JSON files."""
+"""``hhe-gen ckks keygen | encrypt | decrypt | rlk | mul`` on interchange JSON files (``rlk`` makes a
+relinearisation key, ``mul`` multiplies two ciphertexts, relinearises and rescales: the server side,
+docs/evaluation.md)."""
 
 from hhe_gen.host.interchange import (check_ciphertext_json, check_keys_json, in_file, load_json,
                                       params_for_keys, params_from, slots_json)
@@ -17,10 +19,17 @@ def cmd_ckks(args):
         keys = ckks.keygen(p, seed_or_fresh(args.seed))
         write_json_output({**keys.to_json(p), "LogDefaultScale": p.log_scale}, args.output)
         return 0
+    if args.op == "mul":
+        return _mul(args)
     keys_json = load_json(args.keys, "--keys")
     check_keys_json(keys_json, args.keys)
     p = params_for_keys(args.params, keys_json, args.keys)
     keys = in_file(ckks.KeyPair.from_json, keys_json, p, path=args.keys)
+    if args.op == "rlk":
+        from hhe_gen.models import ckks_eval
+        rlk = ckks_eval.relin_keygen(p, keys.sk, seed_or_fresh(args.seed))
+        write_json_output(rlk.to_json(), args.output)
+        return 0
     data = load_json(args.input, "--in")
     if args.op == "encrypt":
         slots = slots_json(data, args.input)
@@ -42,14 +51,40 @@ def cmd_ckks(args):
     return 0
 
 
+def _mul(args):
+    """``mul``: --in times --times, relinearised with --rlk and rescaled (no secret key needed)."""
+    from hhe_gen.models import ckks, ckks_eval
+    from hhe_gen.params import DEFAULT_PRESET
+    p = params_from(args.params or DEFAULT_PRESET)
+    cts = []
+    for path, flag in ((args.input, "--in"), (args.times, "--times")):
+        if path is None:
+            raise ParameterError(flag, None, "a ciphertext JSON file (mul multiplies --in by --times)")
+        data = load_json(path, flag)
+        check_ciphertext_json(data, path)
+        cts.append(in_file(ckks.Ciphertext.from_json, data, p, path=path))
+    if args.rlk is None:
+        raise ParameterError("--rlk", None, "a relinearisation key JSON file (hhe-gen ckks rlk)")
+    rlk = in_file(ckks_eval.RelinKey.from_json, load_json(args.rlk, "--rlk"), p, path=args.rlk)
+    if cts[0].level != cts[1].level or cts[0].level < 1:
+        raise ParameterError("--times", f"level {cts[1].level}", f"a ciphertext at the level of --in ({cts[0].level}), "
+                             "which must be >= 1 (the rescale divides by the last prime)")
+    write_json_output(ckks_eval.mul_relin_rescale(p, *cts, rlk).to_json(), args.output)
+    return 0
+
+
 def register(sub) -> None:
     """Add this module's sub-commands to the ``hhe-gen`` parser."""
     p = sub.add_parser("ckks", help="CKKS key generation, encryption and decryption on interchange JSON")
-    p.add_argument("op", choices=["keygen", "encrypt", "decrypt"], help="keygen | encrypt | decrypt")
+    p.add_argument("op", choices=["keygen", "encrypt", "decrypt", "rlk", "mul"],
+                   help="keygen | encrypt | decrypt | rlk (relinearisation key) | mul (multiply, relinearise, "
+                   "rescale)")
     p.add_argument("--params", help="preset name or parameters JSON file (keygen default: dna-hhe; encrypt and "
                    "decrypt default: the keys' N and Q, and --params, if given, must match them)")
-    p.add_argument("--keys", help="keys JSON (encrypt, decrypt)")
-    p.add_argument("--in", dest="input", help="slots JSON (encrypt) or ciphertext JSON (decrypt)")
+    p.add_argument("--keys", help="keys JSON (encrypt, decrypt, rlk)")
+    p.add_argument("--in", dest="input", help="slots JSON (encrypt) or ciphertext JSON (decrypt, mul)")
+    p.add_argument("--times", help="mul: the second ciphertext JSON")
+    p.add_argument("--rlk", help="mul: the relinearisation key JSON (hhe-gen ckks rlk; needs parameters with P)")
     p.add_argument("-o", "--output", default="-", help="output file (default: stdout)")
     p.add_argument("--seed", help=f"seed for reproducible randomness, {SEED_RULE} (default: fresh)")
     p.add_argument("--mode", choices=["pk", "sk"], default="pk", help="public- or secret-key encryption")
