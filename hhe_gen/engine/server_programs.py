@@ -194,6 +194,13 @@ def _rescale_body(w, layout, alloc, rows):
             w(f"store b{b['t_hat']}, {layout.address(f'r{part}', i):#x}", f"r{part}[{i}]")
 
 
+def _rescalable_rows(params: CKKSParams, level) -> int:
+    rows = check_server_params(params).check_level(level) + 1
+    if rows < 2:
+        raise ParameterError("level", level, ">= 1: level 0 has no prime left to divide by")
+    return rows
+
+
 def hmult(params: CKKSParams, shape: EngineShape, *, level: int | None = None,
           layout: ServerMemoryMap | None = None) -> Program:
     """The tensor product of a and b (regions a0 .. b1) into d0, d1, d2, rows 0 .. level."""
@@ -205,7 +212,7 @@ def hmult(params: CKKSParams, shape: EngineShape, *, level: int | None = None,
 def relinearize(params: CKKSParams, shape: EngineShape, *, level: int | None = None,
                 layout: ServerMemoryMap | None = None) -> Program:
     """d0, d1, d2 relinearised with the key in ``rlk`` into c0, c1, rows 0 .. level."""
-    rows = params.check_level(level) + 1
+    rows = check_server_params(params).check_level(level) + 1
     rows, layout, alloc, w = _setup("relinearize", params, shape, level, layout, targets=rows + 1)
     _relinearize_body(w, layout, alloc, rows, len(params.moduli))
     return _finish("relinearize", w, shape, layout, rows, alloc, server_min_buffers("relinearize", rows))
@@ -214,9 +221,7 @@ def relinearize(params: CKKSParams, shape: EngineShape, *, level: int | None = N
 def rescale(params: CKKSParams, shape: EngineShape, *, level: int | None = None,
             layout: ServerMemoryMap | None = None) -> Program:
     """c0, c1 at ``level`` (>= 1) divided by q_level into r0, r1 (rows 0 .. level - 1)."""
-    rows = params.check_level(level) + 1
-    if rows < 2:
-        raise ParameterError("level", level, ">= 1: level 0 has no prime left to divide by")
+    rows = _rescalable_rows(params, level)
     rows, layout, alloc, w = _setup("rescale", params, shape, level, layout, targets=rows - 1)
     _rescale_body(w, layout, alloc, rows)
     return _finish("rescale", w, shape, layout, rows, alloc, server_min_buffers("rescale", rows))
@@ -225,9 +230,7 @@ def rescale(params: CKKSParams, shape: EngineShape, *, level: int | None = None,
 def mul_relin_rescale(params: CKKSParams, shape: EngineShape, *, level: int | None = None,
                       layout: ServerMemoryMap | None = None) -> Program:
     """hmult, relinearize and rescale in one program: a, b at ``level`` (>= 1) -> r0, r1."""
-    rows = params.check_level(level) + 1
-    if rows < 2:
-        raise ParameterError("level", level, ">= 1: the rescale needs a prime to divide by")
+    rows = _rescalable_rows(params, level)
     parts = [hmult(params, shape, level=level, layout=layout), relinearize(params, shape, level=level, layout=layout),
              rescale(params, shape, level=level, layout=layout)]
     lines = [f"; mul_relin_rescale: N = {params.n}, {rows} rows, {shape.buffers} buffers"]
