@@ -100,7 +100,7 @@ class Scoreboard(wiring.Component):
     ----------
     window : int       W entries, a power of two 2 .. 16
     resources : int    R, bits of the read / write masks (:func:`isa.resource_count`), 2 .. 35
-    units : sequence of isa.Unit   the units offered tasks, in port order (1 .. 7 distinct,
+    units : sequence of isa.Unit   the units offered tasks, in port order (1 .. 8 distinct,
                        not ``Unit.NONE``)
     ooo : bool         out-of-order dispatch (False: an entry waits until every older entry has
                        been dispatched)
@@ -139,9 +139,9 @@ class Scoreboard(wiring.Component):
         self.window = check_power_of_two("window", window, 2, MAX_WINDOW)
         self.resources = check_int("resources", resources, 2, isa.MAX_BUFFERS + 3)
         units = tuple(units)
-        if not 1 <= len(units) <= 7 or len(set(units)) != len(units) or \
+        if not 1 <= len(units) <= len(isa.Unit) - 1 or len(set(units)) != len(units) or \
                 any(u not in set(isa.Unit) or u == isa.Unit.NONE for u in units):
-            raise ParameterError("units", units, "1 .. 7 distinct isa.Unit values other than NONE")
+            raise ParameterError("units", units, f"1 .. {len(isa.Unit) - 1} distinct isa.Unit values other than NONE")
         self.units = tuple(isa.Unit(u) for u in units)
         if not isinstance(ooo, bool):
             raise ParameterError("ooo", ooo, "True (out-of-order dispatch) or False (in order)")

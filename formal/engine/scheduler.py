@@ -76,6 +76,7 @@ from amaranth.hdl import Array, Assert, Assume, Const, Cover, Signal
 from amaranth.lib import wiring
 
 from hhe_gen.cores.engine import isa
+from hhe_gen.cores.engine.decoder import UNIT_BITS
 from hhe_gen.cores.engine.isa import ErrorCause, Opcode
 from hhe_gen.cores.engine.task_manager import TaskManager
 from hhe_gen.cores.engine.units import MockUnit
@@ -98,7 +99,7 @@ def spec_sets(m, word, buffers: int, name: str, units):
     register_bit = {"seed": buffers, "rubato": buffers + 1, "net": buffers + 2}
     reads = Signal(width, name=f"{name}_spec_r")
     writes = Signal(width, name=f"{name}_spec_w")
-    unit = Signal(3, name=f"{name}_spec_unit")
+    unit = Signal(UNIT_BITS, name=f"{name}_spec_unit")
     ser = Signal(name=f"{name}_spec_ser")
     known = Signal(name=f"{name}_spec_known")
     rows = word.imm[:4]
