@@ -43,3 +43,15 @@ def test_bench_table_shows_a_metric_with_parts_one_line_per_part():
     assert "LUT4 12,556" in text and "DP16KD 120" in text and "LUT4 4,205" in text
     row = next(line for line in text.splitlines() if "LUT4 12,556" in line)
     assert "DP16KD" not in row, "each part on a line of its own"
+
+
+def test_server_case_counts_the_key_traffic():
+    """server-toy: bit-exact, the key loaded once (2 digits x 2 parts x 3 rows of 64 words), and
+    HMult no faster than its memory traffic (7 rows of 64 words per prime, one word per cycle)."""
+    from hhe_gen.apps.bench.server import server_cycles
+    r = server_cycles("toy-p30", verilator=False)
+    assert r["bit_exact"]
+    assert r["relinearize"]["key_words"] == 2 * 2 * 3 * 64
+    assert r["hmult"]["key_words"] == 0 and r["rescale"]["key_words"] == 0
+    assert r["hmult"]["cycles"] >= 7 * 2 * 64
+    assert r["relinearize"]["butterfly_cycles"] == 2 * r["relinearize"]["cycles"]

@@ -63,7 +63,7 @@ def server_cycles(params: str = "toy-p30", lanes: int = 2, buffers: int = 24, ve
                       log_scale=p.log_scale)
 
     probe = engine()
-    mark_unused(probe)
+    mark_unused(probe, deep=True)
     shape = probe.shape
     rlk_first, rlk_end = layout.address("rlk"), layout.address("p_inv")
     out = {"params": p.name, "lanes": lanes, "N": p.n, "rows": len(p.moduli)}
