@@ -63,3 +63,15 @@ def test_an_engine_without_the_unit_refuses_conv():
     engine = _engine()
     with pytest.raises(ParameterError, match="units"):
         sp.relinearize(PARAMS, engine.shape)
+
+
+@pytest.mark.slow                 # a Verilator build and N = 2^13 runs: about 8 minutes per set here
+@pytest.mark.parametrize("params", ["dna-hhe-ks", "flexible-ks"])
+def test_server_programs_at_n_8192_in_verilator(params):
+    """hmult, relinearize and rescale at N = 2^13 on the RTL in Verilator, every word the ISA model
+    writes equal (the model equals hhe_gen.models.ckks_eval and Lattigo: tests/engine, tests/interop)."""
+    from hhe_gen.apps.bench.server import server_cycles
+    r = server_cycles(params, lanes=2, buffers=24 if params == "dna-hhe-ks" else 28)
+    assert r["bit_exact"]
+    rows = r["rows"]
+    assert r["relinearize"]["key_words"] == rows * 2 * (rows + 1) * 8192
