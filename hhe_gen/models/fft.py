@@ -71,7 +71,7 @@ GALOIS_GEN = 5
 
 def _check_slot_count(n: int, name: str) -> int:
     if n < MIN_SLOTS or n > MAX_SLOTS or n & (n - 1):
-        raise ParameterError(name, n, f"a power of two in 2^2 .. 2^15 slots (N = 2^3 .. 2^16)")
+        raise ParameterError(name, n, "a power of two in 2^2 .. 2^15 slots (N = 2^3 .. 2^16)")
     return n
 
 
