@@ -23,7 +23,7 @@ import random
 
 from hhe_gen.apps.bench import bench_case
 
-__all__ = ["server_cycles", "PAPER"]
+__all__ = ["server_cycles", "basis_area", "PAPER"]
 
 PAPER = {"hmult": 3_091 * 96, "relinearize": 97_668 * 96}
 """The design-time-flexible paper's butterfly-cycles (cycles x 96 butterflies), N = 2^13, log QP = 218."""
@@ -98,3 +98,26 @@ for _lanes in (2, 8):
     for _params in ("dna-hhe-ks", "flexible-ks"):
         bench_case("accel", f"server-{_params}-{_lanes}lanes", quick=False, params=_params, lanes=_lanes,
                    buffers=24 if _params == "dna-hhe-ks" else 28)(server_cycles)
+
+
+def basis_area(params: str = "dna-hhe-ks", lanes: int = 2) -> dict:
+    """Yosys ECP5 area (``synth_ecp5``, no place and route) of the basis-conversion unit alone, for
+    the primes of ``params`` (Q and P) at ``lanes`` lanes and 16 buffers."""
+    from hhe_gen.cores.engine.basis_unit import BasisUnit
+    from hhe_gen.cores.unused import mark_unused
+    from hhe_gen.flow.synth import synth_ecp5
+    from hhe_gen.params import preset
+    p = preset(params)
+    primes = tuple(p.moduli) + tuple(p.special_moduli)
+    unit = BasisUnit(p.n, lanes, max(q.bit_length() for q in primes), 16, len(primes), 3, primes)
+    mark_unused(unit)
+    # classic ABC: Yosys's ABC9 trips an internal assertion on this netlist at 8 lanes (YoWASP Yosys)
+    r = synth_ecp5(unit, name=f"hhe_basis_{params.replace('-', '_')}_p{lanes}", timeout=3600,
+                   place_and_route=False, abc9=False)
+    return {k: r.get(k) for k in ("LUT4", "CCU2C", "FF", "MULT18X18D")}
+
+
+for _lanes in (2, 8):
+    for _params in ("dna-hhe-ks", "flexible-ks"):
+        bench_case("accel", f"server-area-basis-{_params}-{_lanes}lanes", quick=False, params=_params,
+                   lanes=_lanes)(basis_area)
