@@ -20,8 +20,10 @@ must have exactly one key-switching prime (:func:`~hhe_gen.engine.server_memory.
   (``sub``, ``mul`` by the constant row), plus d0_j / d1_j (``add``).
 - ``rescale`` (from level l to l - 1): x = INTT(c_l) mod q_l, then for every i < l:
   (c_i - NTT_i(conv(x, q_l -> q_i, round))) * q_l^-1.
-- ``mul_relin_rescale``: the three programs' bodies one after another, through memory, with a
-  ``fence`` between them (the scoreboard orders buffers, not memory words).
+- ``mul_relin_rescale``: fused when the buffers hold the tensor product (3 L rows) beside the
+  key switch's accumulators (:func:`fused_min_buffers`): d0, d1, d2 and c0, c1 never cross the
+  memory port; else the three programs' bodies one after another, through memory, with a ``fence``
+  between them (the scoreboard orders buffers, not memory words).
 
 Buffers come from :func:`hhe_gen.engine.programs.allocate`: the shared ones first (relinearize's
 accumulators and digit rows, rescale's last row), then as many working sets as fit, one per row
@@ -41,8 +43,8 @@ from . import asm
 from .programs import Allocation, Program, _Writer, allocate
 from .server_memory import ServerMemoryMap, check_server_params
 
-__all__ = ["SERVER_PROGRAMS", "server_shape", "server_min_buffers", "hmult", "relinearize", "rescale",
-           "mul_relin_rescale"]
+__all__ = ["SERVER_PROGRAMS", "server_shape", "server_min_buffers", "fused_min_buffers", "hmult", "relinearize",
+           "rescale", "mul_relin_rescale"]
 
 
 @dataclass(frozen=True)
@@ -60,7 +62,10 @@ SERVER_PROGRAMS = {
                          "d0, d1, d2, rlk, p_inv -> c0, c1 (hybrid key switching, one P prime)"),
     "rescale": _Info(10, lambda rows: (("xc", 1),), ("x", "t", "t_hat", "k"),
                      "c0, c1, ql_inv -> r0, r1 (one level down)"),
-    "mul_relin_rescale": _Info(11, None, (), "a0, a1, b0, b1 -> d0 .. d2 -> c0, c1 -> r0, r1"),
+    "mul_relin_rescale": _Info(11, lambda rows: (("d0", rows), ("d1", rows), ("d2", rows), ("acc", 2 * (rows + 1)),
+                                                 ("xc", 1)), ("t", "t_hat", "k0", "k1"),
+                               "a0, a1, b0, b1 -> r0, r1 (fused: d0 .. d2 and c0, c1 stay on chip; or the "
+                               "three programs through memory when the buffers do not hold them)"),
 }
 
 
@@ -74,10 +79,10 @@ def server_shape(params: CKKSParams, buffers: int = 32) -> EngineShape:
 
 def server_min_buffers(program: str, rows: int) -> int:
     """The fewest buffers ``program`` runs with at ``rows`` primes of Q."""
-    if program not in SERVER_PROGRAMS or program == "mul_relin_rescale":
-        if program == "mul_relin_rescale":
-            return max(server_min_buffers(p, rows) for p in ("hmult", "relinearize", "rescale"))
+    if program not in SERVER_PROGRAMS:
         raise ParameterError("program", program, "one of " + ", ".join(SERVER_PROGRAMS))
+    if program == "mul_relin_rescale":          # the three through memory: the largest of their needs
+        return max(server_min_buffers(p, rows) for p in ("hmult", "relinearize", "rescale"))
     info = SERVER_PROGRAMS[program]
     return sum(c for _, c in info.shared(rows)) + len(info.working)
 
@@ -131,8 +136,10 @@ def _hmult_body(w, layout, alloc, rows):
             w(f"store b{b[name]}, {layout.address(name, i):#x}", f"{name}[{i}]")
 
 
-def _relinearize_body(w, layout, alloc, rows, lq):
-    acc, x, xc = alloc.shared["acc"], alloc.shared["x"], alloc.shared["xc"]
+def _relinearize_body(w, layout, alloc, rows, lq, on_chip=None):
+    """The key switch; ``on_chip``: buffers {"d0", "d1", "d2"} (first of ``rows`` each) holding the
+    tensor product, which then is not loaded, and c0, c1 are left in d0, d1 instead of stored."""
+    acc, xc = alloc.shared["acc"], alloc.shared["xc"]
     targets = list(range(rows)) + [lq]                 # the level's primes, then P (slot L)
 
     def acc_of(part, t):
@@ -140,7 +147,11 @@ def _relinearize_body(w, layout, alloc, rows, lq):
 
     for i in range(rows):
         w.note(f"digit {i}: d2 mod q_{i}, centred, into every prime")
-        w(f"load b{x}, s{i}, {layout.address('d2', i):#x}, check", f"d2[{i}] (NTT)")
+        if on_chip is None:
+            x = alloc.shared["x"]
+            w(f"load b{x}, s{i}, {layout.address('d2', i):#x}, check", f"d2[{i}] (NTT)")
+        else:
+            x = on_chip["d2"] + i
         w(f"intt b{xc}, b{x}, s{i}", f"d2[{i}] in coefficients mod q_{i}")
         for t, slot in enumerate(targets):
             b = alloc.work(t)
@@ -170,28 +181,56 @@ def _relinearize_body(w, layout, alloc, rows, lq):
             w(f"sub b{b['t']}, b{acc_of(part, j)}, b{b['t_hat']}, s{j}", "acc - [acc]_P")
             w(f"load b{b['k0']}, s{j}, {layout.address('p_inv', j):#x}, check", f"P^-1 mod q_{j}")
             w(f"mul b{b['t_hat']}, b{b['t']}, b{b['k0']}, s{j}", "/ P")
-            w(f"load b{b['k1']}, s{j}, {layout.address(f'd{part}', j):#x}, check", f"d{part}[{j}]")
-            w(f"add b{b['t']}, b{b['t_hat']}, b{b['k1']}, s{j}", f"c{part}[{j}]")
-            w(f"store b{b['t']}, {layout.address(f'c{part}', j):#x}", f"c{part}[{j}]")
+            if on_chip is None:
+                w(f"load b{b['k1']}, s{j}, {layout.address(f'd{part}', j):#x}, check", f"d{part}[{j}]")
+                w(f"add b{b['t']}, b{b['t_hat']}, b{b['k1']}, s{j}", f"c{part}[{j}]")
+                w(f"store b{b['t']}, {layout.address(f'c{part}', j):#x}", f"c{part}[{j}]")
+            else:
+                d = on_chip[f"d{part}"] + j
+                w(f"add b{d}, b{b['t_hat']}, b{d}, s{j}", f"c{part}[{j}], in d{part}'s buffer")
 
 
-def _rescale_body(w, layout, alloc, rows):
+def _rescale_body(w, layout, alloc, rows, on_chip=None):
+    """The rescale of c0, c1; ``on_chip``: buffers {"d0", "d1"} holding c0, c1 (the fused program),
+    which then are not loaded."""
     last = rows - 1
     xc = alloc.shared["xc"]
     for part in (0, 1):
         w.note(f"c{part}: divide by q_{last}, rounded")
-        first = alloc.work(0)
-        w(f"load b{first['x']}, s{last}, {layout.address(f'c{part}', last):#x}, check", f"c{part}[{last}]")
-        w(f"intt b{xc}, b{first['x']}, s{last}", f"c{part}[{last}] in coefficients")
+        if on_chip is None:
+            src = alloc.work(0)["x"]
+            w(f"load b{src}, s{last}, {layout.address(f'c{part}', last):#x}, check", f"c{part}[{last}]")
+        else:
+            src = on_chip[f"d{part}"] + last
+        w(f"intt b{xc}, b{src}, s{last}", f"c{part}[{last}] in coefficients")
         for i in range(last):
             b = alloc.work(i)
+            key = b["k"] if "k" in b else b["k0"]
             w(f"conv b{b['t']}, b{xc}, s{last}, round, to=s{i}", f"[c{part}]_q{last} mod q_{i}")
             w(f"ntt b{b['t_hat']}, b{b['t']}, s{i}", "NTT")
-            w(f"load b{b['x']}, s{i}, {layout.address(f'c{part}', i):#x}, check", f"c{part}[{i}]")
-            w(f"sub b{b['t']}, b{b['x']}, b{b['t_hat']}, s{i}", "c - t")
-            w(f"load b{b['k']}, s{i}, {layout.ql_inv_address(last, i):#x}, check", f"q_{last}^-1 mod q_{i}")
-            w(f"mul b{b['t_hat']}, b{b['t']}, b{b['k']}, s{i}", f"/ q_{last}")
+            if on_chip is None:
+                c = b["x"]
+                w(f"load b{c}, s{i}, {layout.address(f'c{part}', i):#x}, check", f"c{part}[{i}]")
+            else:
+                c = on_chip[f"d{part}"] + i
+            w(f"sub b{b['t']}, b{c}, b{b['t_hat']}, s{i}", "c - t")
+            w(f"load b{key}, s{i}, {layout.ql_inv_address(last, i):#x}, check", f"q_{last}^-1 mod q_{i}")
+            w(f"mul b{b['t_hat']}, b{b['t']}, b{key}, s{i}", f"/ q_{last}")
             w(f"store b{b['t_hat']}, {layout.address(f'r{part}', i):#x}", f"r{part}[{i}]")
+
+
+def _fused_hmult_body(w, layout, alloc, rows, on_chip):
+    """The tensor product into the buffers ``on_chip`` (the operands through a working set)."""
+    for i in range(rows):
+        b = alloc.work(i)
+        w.note(f"row {i}: the tensor product, kept on chip")
+        for name, buf in (("a0", "t"), ("a1", "t_hat"), ("b0", "k0"), ("b1", "k1")):
+            w(f"load b{b[buf]}, s{i}, {layout.address(name, i):#x}, check", f"{name}[{i}]")
+        d0, d1, d2 = (on_chip[name] + i for name in ("d0", "d1", "d2"))
+        w(f"mul b{d0}, b{b['t']}, b{b['k0']}, s{i}", "d0 = a0 b0")
+        w(f"mul b{d1}, b{b['t_hat']}, b{b['k0']}, s{i}", "a1 b0")
+        w(f"mac b{d1}, b{b['t']}, b{b['k1']}, b{d1}, s{i}", "d1 = a0 b1 + a1 b0")
+        w(f"mul b{d2}, b{b['t_hat']}, b{b['k1']}, s{i}", "d2 = a1 b1")
 
 
 def _rescalable_rows(params: CKKSParams, level) -> int:
@@ -227,19 +266,40 @@ def rescale(params: CKKSParams, shape: EngineShape, *, level: int | None = None,
     return _finish("rescale", w, shape, layout, rows, alloc, server_min_buffers("rescale", rows))
 
 
+def fused_min_buffers(rows: int) -> int:
+    """The buffers the fused mul_relin_rescale needs at ``rows`` primes (3 rows, 2 (rows + 1)
+    accumulators, a coefficient row and a working set of 4)."""
+    info = SERVER_PROGRAMS["mul_relin_rescale"]
+    return sum(c for _, c in info.shared(rows)) + len(info.working)
+
+
 def mul_relin_rescale(params: CKKSParams, shape: EngineShape, *, level: int | None = None,
-                      layout: ServerMemoryMap | None = None) -> Program:
-    """hmult, relinearize and rescale in one program: a, b at ``level`` (>= 1) -> r0, r1."""
+                      layout: ServerMemoryMap | None = None, fused: bool | None = None) -> Program:
+    """hmult, relinearize and rescale in one program: a, b at ``level`` (>= 1) -> r0, r1.
+
+    ``fused`` True: the tensor product and the relinearised ciphertext stay in buffers (only the
+    operands, the key, the constants and r0, r1 cross the memory port; :func:`fused_min_buffers`);
+    False: the three programs one after another through memory, a ``fence`` between them; None
+    (default): fused when the engine's buffers allow it."""
     rows = _rescalable_rows(params, level)
+    if fused is None:
+        fused = shape.buffers >= fused_min_buffers(rows)
+    if fused:
+        rows, layout, alloc, w = _setup("mul_relin_rescale", params, shape, level, layout, targets=rows + 1)
+        on_chip = {name: alloc.shared[name] for name in ("d0", "d1", "d2")}
+        _fused_hmult_body(w, layout, alloc, rows, on_chip)
+        _relinearize_body(w, layout, alloc, rows, len(params.moduli), on_chip)
+        _rescale_body(w, layout, alloc, rows, on_chip)
+        return _finish("mul_relin_rescale", w, shape, layout, rows, alloc, fused_min_buffers(rows))
     parts = [hmult(params, shape, level=level, layout=layout), relinearize(params, shape, level=level, layout=layout),
              rescale(params, shape, level=level, layout=layout)]
-    lines = [f"; mul_relin_rescale: N = {params.n}, {rows} rows, {shape.buffers} buffers"]
+    lines = [f"; mul_relin_rescale: N = {params.n}, {rows} rows, {shape.buffers} buffers (through memory)"]
     for program in parts:
         body = [line for line in program.text.splitlines()
                 if not line.startswith(("cfg.prime", "notify")) and line != program.text.splitlines()[0]]
         if program is parts[0]:
             lines += [line for line in program.text.splitlines() if line.startswith("cfg.prime")]
-            lines += [line for line in body if not line.startswith("cfg.prime")]
+            lines += body
         else:
             lines.append(f"{'fence':<40} ; {program.name} reads what the step before stored")
             lines += body
@@ -248,4 +308,3 @@ def mul_relin_rescale(params: CKKSParams, shape: EngineShape, *, level: int | No
     text = "\n".join(lines) + "\n"
     return Program("mul_relin_rescale", text, tuple(asm.assemble(text, shape)), parts[0].layout, rows,
                    server_min_buffers("mul_relin_rescale", rows), parts[1].allocation, info.notify)
-

@@ -116,6 +116,8 @@ def test_conv_assembles_and_disassembles():
 
 
 def _run(params, level=None, buffers=32):
+    """The three programs one by one (every intermediate checked), then mul_relin_rescale fused and
+    through memory (the result checked)."""
     keys = ckks.keygen(params, seed=1)
     rng = random.Random(2)
     slots = [complex(rng.uniform(-1, 1), rng.uniform(-1, 1)) for _ in range(params.slots)]
@@ -124,29 +126,46 @@ def _run(params, level=None, buffers=32):
     rlk = ckks_eval.relin_keygen(params, keys.sk, seed=5)
     shape = sp.server_shape(params, buffers)
     layout = sm.ServerMemoryMap.for_params(params)
-    model = EngineModel(shape, params.n)
-    sm.write_server_ciphertext(model.memory, layout, params, a, ("a0", "a1"))
-    sm.write_server_ciphertext(model.memory, layout, params, b, ("b0", "b1"))
-    sm.write_relin_key(model.memory, layout, params, rlk)
-    sm.write_constants(model.memory, layout, params)
-    program = sp.mul_relin_rescale(params, shape, level=level)
-    assert model.run(program.words) == ErrorCause.NONE
-    assert model.events == [program.notify]
+    memory = {}
+    sm.write_server_ciphertext(memory, layout, params, a, ("a0", "a1"))
+    sm.write_server_ciphertext(memory, layout, params, b, ("b0", "b1"))
+    sm.write_relin_key(memory, layout, params, rlk)
+    sm.write_constants(memory, layout, params)
     rows = a.level + 1
     t = ckks_eval.tensor(params, a, b)
     r = ckks_eval.relinearize(params, t, rlk)
     s = ckks_eval.rescale(params, r)
-    for names, want, count in ((("d0", "d1", "d2"), t, rows), (("c0", "c1"), r, rows), (("r0", "r1"), s, rows - 1)):
+    model = EngineModel(shape, params.n)
+    model.memory = dict(memory)
+    for step, names, want, count in ((sp.hmult, ("d0", "d1", "d2"), t, rows), (sp.relinearize, ("c0", "c1"), r, rows),
+                                     (sp.rescale, ("r0", "r1"), s, rows - 1)):
+        program = step(params, shape, level=level)
+        assert model.run(program.words) == ErrorCause.NONE and model.events[-1] == program.notify
         got = sm.read_server_ciphertext(model.memory, layout, params, names, count, want.scale)
         assert got.to_form(params, "coeff").components == want.components, names
-    return program
+    programs = {}
+    for fused in (True, False):
+        if fused and buffers < sp.fused_min_buffers(rows):
+            continue
+        program = programs[fused] = sp.mul_relin_rescale(params, shape, level=level, fused=fused)
+        model = EngineModel(shape, params.n)
+        model.memory = dict(memory)
+        assert model.run(program.words) == ErrorCause.NONE and model.events == [program.notify]
+        got = sm.read_server_ciphertext(model.memory, layout, params, ("r0", "r1"), rows - 1, s.scale)
+        assert got.to_form(params, "coeff").components == s.components, fused
+    return programs
 
 
 def test_toy_program_equals_the_model():
-    program = _run(preset("toy"))
-    convs = [line for line in program.text.splitlines() if line.startswith("conv")]
-    # R = 2 rows: each digit into the other prime and P (R * R), ModDown (2 R), rescale (2 (R - 1))
-    assert len(convs) == 2 * 2 + 2 * 2 + 2 * 1
+    programs = _run(preset("toy"))
+    for program in programs.values():
+        convs = [line for line in program.text.splitlines() if line.startswith("conv")]
+        # R = 2 rows: each digit into the other prime and P (R * R), ModDown (2 R), rescale (2 (R - 1))
+        assert len(convs) == 2 * 2 + 2 * 2 + 2 * 1
+    fused, through_memory = programs[True].text, programs[False].text
+    assert "store" not in "".join(line for line in fused.splitlines() if "d0[" in line or "c0[" in line)
+    assert fused.count("store") == 2 * 1 and "fence" not in fused        # r0, r1 only
+    assert through_memory.count("fence") == 2
 
 
 def test_dna_hhe_equals_the_model():
@@ -158,7 +177,8 @@ def test_one_level_down_equals_the_model():
 
 
 def test_flexible_218_equals_the_model():
-    _run(preset("flexible-218"))
+    programs = _run(preset("flexible-218"))
+    assert list(programs) == [False]                  # 6 primes: the fused program needs 37 buffers
 
 
 def test_bad_parameters_and_shapes():
@@ -175,5 +195,6 @@ def test_bad_parameters_and_shapes():
     with pytest.raises(ParameterError, match="level"):
         sp.rescale(toy, sp.server_shape(toy), level=0)
     assert sp.server_min_buffers("relinearize", 2) == 2 * 3 + 2 + 4
+    assert sp.fused_min_buffers(6) == 3 * 6 + 2 * 7 + 1 + 4
     with pytest.raises(ParameterError, match="program"):
         sp.server_min_buffers("bootstrap", 2)

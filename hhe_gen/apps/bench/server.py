@@ -1,6 +1,7 @@
 """Benchmarks of the server-side programs on the RTL engine (group ``accel``, cases ``server-*``).
 
-Each case runs ``hmult``, ``relinearize`` (the key switch) and ``rescale`` one after another on the
+Each case runs ``hmult``, ``relinearize`` (the key switch) and ``rescale`` one after another, then
+``mul_relin_rescale`` from the same operands (fused when the buffers hold the intermediates), on the
 RTL engine with the basis-conversion unit, in Verilator at N = 2^13 (Amaranth's simulator for the
 quick toy case), every input in external memory behind the memory port (one 64-bit beat per cycle
 after 8 cycles): the ciphertexts, the relinearisation key in NTT form (streamed row by row while it
@@ -9,6 +10,7 @@ every word it writes), which equals :mod:`hhe_gen.models.ckks_eval` and Lattigo.
 
 Figures per program: ``cycles``, ``butterfly_cycles`` (cycles x lanes, the design-time-flexible
 paper's measure of equal resources), ``key_words`` (memory words of the key the program loads),
+``memory_words`` (every word read or written),
 and for hmult and the key switch the paper's goals at equal resources (Alveo U280, 96 butterflies:
 HMult 3,091 cycles and key switching 97,668 cycles at N = 2^13, log QP = 218, i.e. at most 297k and
 9.38M butterfly-cycles) with ``vs_paper`` = our butterfly-cycles / the paper's.
@@ -68,7 +70,10 @@ def server_cycles(params: str = "toy-p30", lanes: int = 2, buffers: int = 24, ve
     rlk_first, rlk_end = layout.address("rlk"), layout.address("p_inv")
     out = {"params": p.name, "lanes": lanes, "N": p.n, "rows": len(p.moduli)}
     exact = True
-    for name in ("hmult", "relinearize", "rescale"):
+    start = dict(mem)
+    for name in ("hmult", "relinearize", "rescale", "mul_relin_rescale"):
+        if name == "mul_relin_rescale":
+            mem = start                     # from the operands again: fused when the buffers allow
         program = getattr(sp, name)(p, shape, layout=layout)
         model = EngineModel(shape, p.n)
         model.memory = dict(mem)
@@ -83,7 +88,10 @@ def server_cycles(params: str = "toy-p30", lanes: int = 2, buffers: int = 24, ve
             run = run_engine(engine(), program.words, memory)
         exact &= run.error_cause == 0 and all(run.memory.words.get(a) == v for a, v in model.memory.items())
         key_words = sum(cmd[1] for cmd in memory.commands if not cmd[2] and rlk_first <= cmd[0] < rlk_end)
-        row = {"cycles": run.cycles, "butterfly_cycles": run.cycles * lanes, "key_words": key_words}
+        row = {"cycles": run.cycles, "butterfly_cycles": run.cycles * lanes, "key_words": key_words,
+               "memory_words": memory.reads + memory.writes}
+        if name == "mul_relin_rescale":
+            row["fused"] = "(through memory)" not in program.text.splitlines()[0]
         if name in PAPER:
             row["paper_butterfly_cycles"] = PAPER[name]
             row["vs_paper"] = round(run.cycles * lanes / PAPER[name], 3)
