@@ -122,9 +122,9 @@ class Engine(wiring.Component):
         self.word_bits = word_bits if word_bits is not None else widest
         check_int("word_bits", self.word_bits, widest, 64)
         slots = min(len(self.primes), isa.MAX_SLOTS) if slots is None else slots
-        units = ENGINE_UNITS | ({isa.Unit.CODEC} if codec is not None else set()) \
-            | ({isa.Unit.NETWORK} if net is not None else set()) | ({isa.Unit.RUBATO} if rubato is not None else set()) \
-            | ({isa.Unit.BASIS} if basis else set())
+        optional = {isa.Unit.CODEC: codec is not None, isa.Unit.NETWORK: net is not None,
+                    isa.Unit.RUBATO: rubato is not None, isa.Unit.BASIS: bool(basis)}
+        units = ENGINE_UNITS | {unit for unit, built in optional.items() if built}
         self.shape = isa.EngineShape(buffers, slots, self.primes, log_scale, frozenset(units), n=n)
         self.rows = n // lanes
         common = dict(n=n, lanes=lanes, word_bits=self.word_bits, buffers=buffers, slots=slots)

@@ -13,7 +13,8 @@ from .memory_map import MemoryMap
 from .model import DEFAULT_FORMAT, EngineModel, shape_for_params
 from .programs import Program
 
-__all__ = ["asm", "memory_map", "model", "programs", "server_memory", "server_programs", "AssemblyError", "assemble", "disassemble",
+__all__ = ["asm", "memory_map", "model", "programs", "server_memory", "server_programs", "AssemblyError", "assemble",
+           "disassemble",
            "MemoryMap", "DEFAULT_FORMAT", "EngineModel", "shape_for_params", "Program", "markdown_tables"]
 
 

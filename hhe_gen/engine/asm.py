@@ -111,8 +111,8 @@ class Operand:
     Members
     -------
     kind : str      "buffer" (``bN``), "slot" (``sN``), "prime" (``pN``), "number", "ipv4",
-                    "kind" (sample kind word), "convkind" (conv kind word), "packet" (``send``'s packet kind word), "flag" (bare
-                    keyword) or "keyword" (``name=value``)
+                    "kind" (sample kind word), "convkind" (conv kind word), "packet" (``send``'s packet
+                    kind word), "flag" (bare keyword) or "keyword" (``name=value``)
     part : str      the piece of the word it sets (a key of :data:`_PARTS`)
     label : str     placeholder in :func:`syntax`
     optional : bool may be left out

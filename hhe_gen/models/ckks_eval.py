@@ -70,8 +70,8 @@ class RelinKey:
             raise ParameterError("rlk", f"<JSON {type(d).__name__}>", 'a JSON object {"levelQ", "levelP", "digits"}')
         level_q, level_p = d.get("levelQ"), d.get("levelP")
         if (level_q, level_p) != (params.max_level, len(params.special_moduli) - 1):
-            raise ParameterError("rlk levels", f"levelQ={level_q} levelP={level_p}",
-                                 f"levelQ={params.max_level} levelP={len(params.special_moduli) - 1} (these parameters)")
+            want = f"levelQ={params.max_level} levelP={len(params.special_moduli) - 1} (these parameters)"
+            raise ParameterError("rlk levels", f"levelQ={level_q} levelP={level_p}", want)
         groups = gadget_groups(level_q, level_p + 1)
         if len(d["digits"]) != len(groups):
             raise ParameterError("rlk digits", f"<{len(d['digits'])} digits>", f"{len(groups)} (one per gadget group)")

@@ -6,7 +6,7 @@ Each preset is built on demand (prime search is deterministic), so the primes ar
 | preset | source | N | Q |
 |---|---|---|---|
 | dna-hhe | DNA-HHE (seeds/000), the default | 2^13 | 3 x 54-bit primes q = 2^54 - 2N*bnd + 1 |
-| dna-hhe-ks | DNA-HHE's Q, for key switching on one datapath width | 2^13 | 3 x 54-bit + P = a fourth 54-bit prime of the same form |
+| dna-hhe-ks | DNA-HHE's Q, key switching on one width | 2^13 | 3 x 54-bit + P = a 4th 54-bit prime of that form |
 | flexible-218 | design-time-flexible paper (seeds/001) | 2^13 | 6 x 31-bit + P = 1 x 32-bit: 218 bits |
 | flexible-ks | the same with P of Q's width | 2^13 | 6 x 31-bit + P = 1 x 31-bit: 217 bits |
 | abc-fhe | ABC-FHE (seeds/002) | 2^16 | 24 x 36-bit q = 2^35 + kk*2N + 1, kk sparse |

@@ -76,7 +76,8 @@ def test_extend_equals_moddown_with_lattigos_estimate():
     for j, q in enumerate(qs):
         t = _conv_model(p, q, "extend", x)
         assert [(-v) * pow(p, -1, q) % q for v in t] == expected[j]
-    assert _conv_model(p, qs[0], "extend", [edge - 1, edge] + [0] * (N - 2))[:2] == [(edge - 1) % qs[0], (edge - p) % qs[0]]
+    got = _conv_model(p, qs[0], "extend", [edge - 1, edge] + [0] * (N - 2))[:2]
+    assert got == [(edge - 1) % qs[0], (edge - p) % qs[0]]
 
 
 def _word(**fields):
