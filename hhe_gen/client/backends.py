@@ -215,7 +215,7 @@ class BoardBackend(_SocBackend):
         self.host.comm.close()
 
 
-class _ServerModel:
+class _ServerModel(ModelBackend):
     """The server engine's ISA model (``Client.mul_relin_rescale`` on the model backend)."""
 
     def __init__(self, shape, n):
@@ -223,19 +223,8 @@ class _ServerModel:
         self.shape = shape
         self.model = EngineModel(shape, n)
 
-    def write(self, image):
-        self.model.memory.update(image)
 
-    def run(self, words):
-        cause = int(self.model.run(words))
-        self.model.error = 0
-        return BackendRun(cause, None, [], "ok" if not cause else f"engine error cause {cause}")
-
-    def read(self, first, count):
-        return [self.model.memory.get(first + k, 0) for k in range(count)]
-
-
-class _ServerRtl(_ServerModel):
+class _ServerRtl(RtlBackend):
     """The server engine (basis unit) in Verilator (``Client.mul_relin_rescale`` on the rtl backend)."""
 
     def __init__(self, engine):
@@ -244,33 +233,16 @@ class _ServerRtl(_ServerModel):
         self.rtl = VerilatedEngine(engine, progress="verilator build of the server engine")
         self.memory: dict = {}
 
-    def write(self, image):
-        self.memory.update(image)
-
-    def run(self, words):
-        from hhe_gen.sim.memory import MemoryModel
-        run = self.rtl.run(words, MemoryModel(self.memory))
-        self.memory = dict(run.memory.words)
-        cause = int(run.error_cause)
-        return BackendRun(cause, run.cycles, [], "ok" if not cause else f"engine error cause {cause}")
-
-    def read(self, first, count):
-        return [self.memory.get(first + k, 0) for k in range(count)]
-
 
 def server_runner(params, backend: str, lanes: int):
-    """Where ``Client.mul_relin_rescale`` runs: the server engine's model or RTL."""
-    from hhe_gen.cores.engine.engine import Engine
-    from hhe_gen.engine.server_programs import server_shape
+    """Where ``Client.mul_relin_rescale`` runs: the server engine's model or RTL (the backends'
+    ``write`` / ``run`` / ``read``, on an engine of its own)."""
+    from hhe_gen.engine.server_programs import server_engine, server_shape
     from hhe_gen.params.errors import ParameterError
     if backend == "model":
         return _ServerModel(server_shape(params), params.n)
     if backend == "rtl":
-        server_shape(params)                                    # one P prime, or a clear error
-        moduli = tuple(params.moduli) + tuple(params.special_moduli)
-        engine = Engine(params.n, moduli, lanes=lanes, buffers=24, slots=len(moduli), codec=False, basis=True,
-                        log_scale=params.log_scale)
-        return _ServerRtl(engine)
+        return _ServerRtl(server_engine(params, lanes))
     raise ParameterError("backend", backend, "model or rtl for server-side CKKS (the SoC's accelerator has no "
                                              "basis-conversion unit yet)")
 

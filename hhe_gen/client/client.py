@@ -63,7 +63,6 @@ class Client:
         self.backend = BACKENDS[backend](self, **(board or {})) if backend == "board" else BACKENDS[backend](self)
         self.last = None
         self._message = 0
-        self._backend_name = backend
         self._server = None
 
     def __enter__(self):
@@ -153,7 +152,7 @@ class Client:
         program = sp.mul_relin_rescale(self.params, runner.shape, level=ct_a.level, layout=layout)
         self.last = run = runner.run(program.words)
         if run.error:
-            raise RuntimeError(f"the server engine ({self._backend_name}) stopped: {run.meaning}")
+            raise RuntimeError(f"the server engine ({self.backend.name}) stopped: {run.meaning}")
         rows = ct_a.level
         words = {}
         for name in ("r0", "r1"):
@@ -167,7 +166,7 @@ class Client:
     def _server_runner(self):
         if self._server is None:
             from .backends import server_runner
-            self._server = server_runner(self.params, self._backend_name, self.lanes)
+            self._server = server_runner(self.params, self.backend.name, self.lanes)
         return self._server
 
     def rubato_encrypt(self, message, *, key, nonce: int, noise_seed: int, counter: int = 0) -> list[int]:

@@ -43,7 +43,7 @@ from . import asm
 from .programs import Allocation, Program, _Writer, allocate
 from .server_memory import ServerMemoryMap, check_server_params
 
-__all__ = ["SERVER_PROGRAMS", "server_shape", "server_min_buffers", "fused_min_buffers", "hmult", "relinearize",
+__all__ = ["SERVER_PROGRAMS", "server_shape", "server_engine", "server_min_buffers", "fused_min_buffers", "hmult", "relinearize",
            "rescale", "mul_relin_rescale"]
 
 
@@ -75,6 +75,17 @@ def server_shape(params: CKKSParams, buffers: int = 32) -> EngineShape:
     check_server_params(params)
     primes = tuple(params.moduli) + tuple(params.special_moduli)
     return EngineShape(buffers, len(primes), primes, params.log_scale, SERVER_UNITS, n=params.n)
+
+
+def server_engine(params: CKKSParams, lanes: int = 2, *, buffers: int = 24, target: str = "ecp5"):
+    """The RTL engine for the server programs (:class:`hhe_gen.cores.engine.engine.Engine`): Q and P
+    built in, a slot each, the basis-conversion unit, no codec.  Its reducers serve one bit length,
+    so P must have Q's width (``dna-hhe-ks``, ``flexible-ks``)."""
+    from hhe_gen.cores.engine.engine import Engine
+    check_server_params(params)
+    moduli = tuple(params.moduli) + tuple(params.special_moduli)
+    return Engine(params.n, moduli, lanes=lanes, buffers=buffers, slots=len(moduli), codec=False, basis=True,
+                  log_scale=params.log_scale, target=target)
 
 
 def server_min_buffers(program: str, rows: int) -> int:
@@ -122,16 +133,24 @@ def _finish(name: str, w: _Writer, shape, layout, rows: int, alloc: Allocation, 
     return Program(name, w.text, tuple(asm.assemble(w.text, shape)), layout, rows, min_buffers, alloc, info.notify)
 
 
+def _tensor_row(w, layout, i, src, dst):
+    """Row i of the tensor product: the operands loaded into buffers ``src`` (a0, a1, b0, b1),
+    the product into buffers ``dst`` (d0, d1, d2)."""
+    for name in ("a0", "a1", "b0", "b1"):
+        w(f"load b{src[name]}, s{i}, {layout.address(name, i):#x}, check", f"{name}[{i}]")
+    a0, a1, b0, b1 = (src[name] for name in ("a0", "a1", "b0", "b1"))
+    d0, d1, d2 = (dst[name] for name in ("d0", "d1", "d2"))
+    w(f"mul b{d0}, b{a0}, b{b0}, s{i}", "d0 = a0 b0")
+    w(f"mul b{d1}, b{a1}, b{b0}, s{i}", "a1 b0")
+    w(f"mac b{d1}, b{a0}, b{b1}, b{d1}, s{i}", "d1 = a0 b1 + a1 b0")
+    w(f"mul b{d2}, b{a1}, b{b1}, s{i}", "d2 = a1 b1")
+
+
 def _hmult_body(w, layout, alloc, rows):
     for i in range(rows):
         b = alloc.work(i)
         w.note(f"row {i}")
-        for name in ("a0", "a1", "b0", "b1"):
-            w(f"load b{b[name]}, s{i}, {layout.address(name, i):#x}, check", f"{name}[{i}]")
-        w(f"mul b{b['d0']}, b{b['a0']}, b{b['b0']}, s{i}", "d0 = a0 b0")
-        w(f"mul b{b['d1']}, b{b['a1']}, b{b['b0']}, s{i}", "a1 b0")
-        w(f"mac b{b['d1']}, b{b['a0']}, b{b['b1']}, b{b['d1']}, s{i}", "d1 = a0 b1 + a1 b0")
-        w(f"mul b{b['d2']}, b{b['a1']}, b{b['b1']}, s{i}", "d2 = a1 b1")
+        _tensor_row(w, layout, i, b, b)
         for name in ("d0", "d1", "d2"):
             w(f"store b{b[name]}, {layout.address(name, i):#x}", f"{name}[{i}]")
 
@@ -224,13 +243,8 @@ def _fused_hmult_body(w, layout, alloc, rows, on_chip):
     for i in range(rows):
         b = alloc.work(i)
         w.note(f"row {i}: the tensor product, kept on chip")
-        for name, buf in (("a0", "t"), ("a1", "t_hat"), ("b0", "k0"), ("b1", "k1")):
-            w(f"load b{b[buf]}, s{i}, {layout.address(name, i):#x}, check", f"{name}[{i}]")
-        d0, d1, d2 = (on_chip[name] + i for name in ("d0", "d1", "d2"))
-        w(f"mul b{d0}, b{b['t']}, b{b['k0']}, s{i}", "d0 = a0 b0")
-        w(f"mul b{d1}, b{b['t_hat']}, b{b['k0']}, s{i}", "a1 b0")
-        w(f"mac b{d1}, b{b['t']}, b{b['k1']}, b{d1}, s{i}", "d1 = a0 b1 + a1 b0")
-        w(f"mul b{d2}, b{b['t_hat']}, b{b['k1']}, s{i}", "d2 = a1 b1")
+        src = {"a0": b["t"], "a1": b["t_hat"], "b0": b["k0"], "b1": b["k1"]}
+        _tensor_row(w, layout, i, src, {name: on_chip[name] + i for name in ("d0", "d1", "d2")})
 
 
 def _rescalable_rows(params: CKKSParams, level) -> int:

@@ -33,8 +33,6 @@ PAPER = {"hmult": 3_091 * 96, "relinearize": 97_668 * 96}
 
 def server_cycles(params: str = "toy-p30", lanes: int = 2, buffers: int = 24, verilator: bool = True) -> dict:
     """hmult, relinearize and rescale of ``params`` on the RTL engine (module docstring)."""
-    from hhe_gen.cores.engine.engine import Engine
-    from hhe_gen.cores.unused import mark_unused
     from hhe_gen.engine import server_memory as sm
     from hhe_gen.engine import server_programs as sp
     from hhe_gen.engine.model import EngineModel
@@ -49,7 +47,6 @@ def server_cycles(params: str = "toy-p30", lanes: int = 2, buffers: int = 24, ve
         p = CKKSParams(RingParams(64, tuple(primes[:2])), 20, (primes[2],), name="toy-p30")
     else:
         p = preset(params)
-    moduli = tuple(p.moduli) + tuple(p.special_moduli)
     keys = ckks.keygen(p, seed=1)
     rng = random.Random(2)
     slots = [complex(rng.uniform(-1, 1), rng.uniform(-1, 1)) for _ in range(p.slots)]
@@ -60,38 +57,40 @@ def server_cycles(params: str = "toy-p30", lanes: int = 2, buffers: int = 24, ve
     sm.write_relin_key(mem, layout, p, ckks_eval.relin_keygen(p, keys.sk, seed=5))
     sm.write_constants(mem, layout, p)
 
-    def engine():
-        return Engine(p.n, moduli, lanes=lanes, buffers=buffers, slots=len(moduli), codec=False, basis=True,
-                      log_scale=p.log_scale)
-
-    probe = engine()
-    mark_unused(probe, deep=True)
-    shape = probe.shape
     rlk_first, rlk_end = layout.address("rlk"), layout.address("p_inv")
     out = {"params": p.name, "lanes": lanes, "N": p.n, "rows": len(p.moduli)}
+    rows = len(p.moduli)
+    fused = buffers >= sp.fused_min_buffers(rows)
+    if verilator:                       # one build (cached), every program run on it
+        from hhe_gen.sim.engine_verilator import VerilatedEngine
+        rtl = VerilatedEngine(sp.server_engine(p, lanes, buffers=buffers),
+                              progress=f"verilator build of the server engine ({p.name}, {lanes} lanes)")
+        shape = rtl.engine.shape
     exact = True
     start = dict(mem)
     for name in ("hmult", "relinearize", "rescale", "mul_relin_rescale"):
         if name == "mul_relin_rescale":
             mem = start                     # from the operands again: fused when the buffers allow
-        program = getattr(sp, name)(p, shape, layout=layout)
+        engine = None if verilator else sp.server_engine(p, lanes, buffers=buffers)
+        if not verilator:
+            shape = engine.shape
+        program = (sp.mul_relin_rescale(p, shape, layout=layout, fused=fused) if name == "mul_relin_rescale"
+                   else getattr(sp, name)(p, shape, layout=layout))
         model = EngineModel(shape, p.n)
         model.memory = dict(mem)
         model.run(program.words)
         memory = MemoryModel(mem, latency=8)
         if verilator:
-            from hhe_gen.sim.engine_verilator import verilate_engine
-            run = verilate_engine(engine(), program.words, memory,
-                                  progress=f"verilator build of the server engine ({p.name}, {lanes} lanes)")
+            run = rtl.run(program.words, memory)
         else:
             from hhe_gen.sim.engine import run_engine
-            run = run_engine(engine(), program.words, memory)
+            run = run_engine(engine, program.words, memory)
         exact &= run.error_cause == 0 and all(run.memory.words.get(a) == v for a, v in model.memory.items())
         key_words = sum(cmd[1] for cmd in memory.commands if not cmd[2] and rlk_first <= cmd[0] < rlk_end)
         row = {"cycles": run.cycles, "butterfly_cycles": run.cycles * lanes, "key_words": key_words,
                "memory_words": memory.reads + memory.writes}
         if name == "mul_relin_rescale":
-            row["fused"] = "(through memory)" not in program.text.splitlines()[0]
+            row["fused"] = fused
         if name in PAPER:
             row["paper_butterfly_cycles"] = PAPER[name]
             row["vs_paper"] = round(run.cycles * lanes / PAPER[name], 3)

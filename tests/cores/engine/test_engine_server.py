@@ -25,10 +25,10 @@ _PRIMES = ntt_primes(64, 30, 3)
 PARAMS = CKKSParams(RingParams(64, tuple(_PRIMES[:2])), 20, (_PRIMES[2],), name="toy-p30")
 
 
-def _engine(**kw):
+def _engine():
+    """The server engine's shape without the basis unit."""
     primes = tuple(PARAMS.moduli) + tuple(PARAMS.special_moduli)
-    return Engine(PARAMS.n, primes, lanes=2, buffers=20, slots=len(primes), codec=False, log_scale=PARAMS.log_scale,
-                  **kw)
+    return Engine(PARAMS.n, primes, lanes=2, buffers=20, slots=len(primes), codec=False, log_scale=PARAMS.log_scale)
 
 
 def _memory(layout):
@@ -46,7 +46,7 @@ def _memory(layout):
 
 @pytest.mark.parametrize("fused", [True, False])
 def test_mul_relin_rescale_on_rtl_equals_the_model(fused):
-    engine = _engine(basis=True)
+    engine = sp.server_engine(PARAMS, buffers=20)
     layout = sm.ServerMemoryMap.for_params(PARAMS)
     mem = _memory(layout)
     program = sp.mul_relin_rescale(PARAMS, engine.shape, fused=fused)
