@@ -147,6 +147,39 @@ def test_barrett(width):
             assert 0 <= t["r1"] < 2 * q and 0 <= t["r"] < q
 
 
+@pytest.mark.parametrize("width", WIDTHS)
+def test_barrett_scaled_to_a_wider_k(width):
+    """A modulus narrower than the design's k (an RNS basis with a wider P): the reduction by
+    q_scaled = q * 2^shift of a * (b << shift) gives (a*b mod q) << shift, every bound of the
+    k-bit Barrett holding for q_scaled (checked here against exact integer arithmetic)."""
+    rng = random.Random(RNG_SEED + 200 + width)
+    for q in _barrett_primes(width):
+        for k in sorted({q.bit_length() + 1, width}):
+            if k > width or k == q.bit_length():
+                continue
+            red = ma.BarrettReducer(q, width, k=k)
+            s = k - q.bit_length()
+            qs = q << s
+            assert red.shift == s and red.q_scaled == qs and 1 << (k - 1) < qs < 1 << k
+            assert red.mu == (1 << (2 * k)) // qs and red.mu.bit_length() == k + 1
+            for a, b in _operands(q, width, rng, count=200):
+                t = red.trace(a, b)
+                assert red.mul(a, b) == t["r"] == a * b % q
+                assert t["b_s"] == b * 2 ** s and t["x"] == a * b * 2 ** s < 1 << (2 * k)
+                assert t["x"] // qs - 2 <= t["q_est"] <= t["x"] // qs
+                assert 0 <= t["r0"] < 3 * qs and t["r0"] < 1 << (k + 2)
+                assert t["r_s"] == (a * b % q) * 2 ** s
+
+
+def test_barrett_k_is_checked():
+    q = _largest_prime_below(1 << 20)
+    assert ma.BarrettReducer(q, 32).k == 20 and ma.BarrettReducer(q, 32, k=20).shift == 0
+    for k in (19, 33, 20.0, True):
+        with pytest.raises(ParameterError) as e:
+            ma.BarrettReducer(q, 32, k=k)
+        assert e.value.name == "k" and "[20, 32]" in str(e.value)
+
+
 def test_barrett_second_correction_is_needed():
     """The docstring claims r0 can reach [2q, 3q) (so two corrections): find such a product."""
     q = 62989                                   # a 16-bit prime where it happens often

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from hhe_gen.params.errors import ParameterError
+
 from .common import _check_modulus, _check_operand, _check_width, _select
 
 
@@ -28,19 +30,29 @@ class BarrettReducer:
     ----------
     q : int       the modulus, odd, 3 <= q < 2^width
     width : int   datapath width in bits, 16 .. 64 (operands are < q < 2^width)
+    k : int or None   the design's bit length, bitlen(q) .. width (default bitlen(q)).  A table of
+                  moduli of different bit lengths (an RNS basis with a wider special prime P) uses
+                  the largest one for all: the narrower moduli are scaled (below).
 
     Members
     -------
-    k : int       bit length of q, so 2^(k-1) < q < 2^k.  Barrett's error bound needs
-                  q >= 2^(k-1) for the shift amounts used, which is why k is bitlen(q) and not
-                  ``width``: with k = width and a much smaller q the estimate could be off by a
-                  lot.  For a table of moduli of one bit length (the usual RNS basis) k is one
-                  design constant; otherwise the hardware selects the shifts per prime.
-    mu : int      floor(2^(2k) / q), exactly k+1 bits (2^k < mu < 2^(k+1))
+    k : int       the reduction's bit length.  Barrett's error bound needs the modulus it reduces
+                  by to have exactly k bits (with a much smaller modulus the estimate could be off
+                  by a lot), so a modulus narrower than k is scaled to k bits first.
+    shift : int   k - bitlen(q): the scaling, 0 for a modulus of k bits
+    q_scaled : int   q * 2^shift, the modulus the steps below reduce by: 2^(k-1) < q_scaled < 2^k
+    mu : int      floor(2^(2k) / q_scaled), exactly k+1 bits (2^k < mu < 2^(k+1))
     montgomery_radix : int   1 (``mul`` returns a*b mod q)
 
-    Algorithm (a, b in [0, q)), the names are the ``trace`` keys, in pipeline order:
-      1. ``x = a*b``                      x <= (q-1)^2 < 2^(2k)                 (k x k product)
+    Scaling.  (a * b*2^s) mod (q*2^s) = (a*b mod q) * 2^s, so with s = ``shift`` the reduction by
+    the k-bit q_scaled of a times ``b_s = b << s`` gives the wanted residue shifted left by s; the
+    result is ``r_s >> s``.  Every bound below holds with q_scaled in place of q (a, b_s < q_scaled).
+    With s = 0 (one bit length, the usual RNS basis) b_s = b and r = r_s: nothing is added.
+
+    Algorithm (a, b in [0, q)), the names are the ``trace`` keys, in pipeline order (q stands for
+    q_scaled and b for b_s where they differ):
+      0. ``b_s = b << shift``
+      1. ``x = a*b_s``                    x <= (q-1)^2 < 2^(2k)                 (k x k product)
       2. ``x_hi = x >> (k-1)``            x_hi < 2^(k+1)
       3. ``p = x_hi * mu``                p < 2^(2k+2)                   ((k+1) x (k+1) product)
       4. ``q_est = p >> (k+1)``           Q - 2 <= q_est <= Q where Q = floor(x/q); q_est < 2^(k+1)
@@ -49,7 +61,8 @@ class BarrettReducer:
       6. ``r0 = x - qq``                  0 <= r0 < 3q < 2^(k+2): computed modulo 2^(k+2), so only
                                           the low k+2 bits of x and qq matter
       7. ``r1 = r0 - q if r0 >= q else r0``   0 <= r1 < 2q  (first correction)
-      8. ``r  = r1 - q if r1 >= q else r1``   0 <= r  < q   (second correction)
+      8. ``r_s = r1 - q if r1 >= q else r1``  0 <= r_s < q  (second correction)
+      9. ``r = r_s >> shift``
     Corrections are constant time: the difference is always computed, its sign selects.
 
     Why two corrections (and no more).  Write x = x_hi*2^(k-1) + x_lo (x_lo < 2^(k-1)) and
@@ -66,36 +79,46 @@ class BarrettReducer:
 
     q: int
     width: int
-    k: int = field(init=False)
+    k: int | None = None
+    shift: int = field(init=False)
+    q_scaled: int = field(init=False)
     mu: int = field(init=False)
 
     def __post_init__(self):
         _check_width(self.width)
         _check_modulus(self.q, self.width)
-        k = self.q.bit_length()
+        bits = self.q.bit_length()
+        k = bits if self.k is None else self.k
+        if not isinstance(k, int) or isinstance(k, bool) or not bits <= k <= self.width:
+            raise ParameterError("k", self.k, f"an int in [{bits}, {self.width}] (bitlen(q) .. width)")
         object.__setattr__(self, "k", k)
-        object.__setattr__(self, "mu", (1 << (2 * k)) // self.q)
+        object.__setattr__(self, "shift", k - bits)
+        object.__setattr__(self, "q_scaled", self.q << (k - bits))
+        object.__setattr__(self, "mu", (1 << (2 * k)) // self.q_scaled)
 
     @property
     def montgomery_radix(self) -> int:
         return 1
 
     def constants(self) -> dict[str, int]:
-        """One row of the runtime modulus table: ``q``, ``k``, ``mu``."""
-        return {"q": self.q, "k": self.k, "mu": self.mu}
+        """One row of the runtime modulus table: ``q``, ``k``, ``mu``, ``shift``, ``q_scaled``."""
+        return {"q": self.q, "k": self.k, "mu": self.mu, "shift": self.shift, "q_scaled": self.q_scaled}
 
     def trace(self, a: int, b: int) -> dict[str, int]:
         """Every intermediate value of the pipeline (keys and bounds in the class docstring)."""
         _check_operand("a", a, self.q)
         _check_operand("b", b, self.q)
-        k = self.k
-        x = a * b
+        k, qs = self.k, self.q_scaled
+        b_s = b << self.shift
+        x = a * b_s
         x_hi = x >> (k - 1)
         p = x_hi * self.mu
         q_est = p >> (k + 1)
-        qq = q_est * self.q
-        t = {"x": x, "x_hi": x_hi, "p": p, "q_est": q_est, "qq": qq}
-        return _barrett_tail(x, q_est, qq, self.q, t)
+        qq = q_est * qs
+        t = _barrett_tail(x, q_est, qq, qs, {"b_s": b_s, "x": x, "x_hi": x_hi, "p": p, "q_est": q_est, "qq": qq})
+        t["r_s"] = t["r"]
+        t["r"] = t["r_s"] >> self.shift
+        return t
 
     def mul(self, a: int, b: int) -> int:
         """a*b mod q for a, b in [0, q)."""

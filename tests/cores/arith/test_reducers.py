@@ -234,11 +234,28 @@ def test_ntt_montgomery_bad_parameters():
         ntt_montgomery(36, negated="yes")
 
 
+@pytest.mark.parametrize("dsp", ["infer", "model"])
+def test_barrett_mixed_bit_lengths(dsp):
+    """Primes of three bit lengths in one unit (an RNS basis with a wider special prime): the
+    narrower ones are scaled to k bits, every probe equal to the scaled model's trace."""
+    moduli = [ntt_primes(16, 30, 1)[0], ntt_primes(16, 36, 2)[1], ntt_primes(16, 29, 1)[0],
+              ntt_primes(16, 36, 1)[0]]
+    low = BarrettMul(moduli, 36, dsp=dsp)
+    mark_unused(low)
+    assert low.k == 36 and low.shifts == (6, 0, 7, 0) and "b_s" in low.probe_names
+    same = BarrettMul(moduli[1::2], 36, dsp=dsp)
+    mark_unused(same)
+    assert same.shifts == (0, 0) and "b_s" not in same.probe_names
+    assert low.min_latency == same.min_latency and low.tiles == same.tiles
+    for k, latency in enumerate([low.min_latency, low.min_latency + 1, low.min_latency + 5]):
+        check_unit(BarrettMul(moduli, 36, latency, dsp=dsp), 24, seed=40 + k)
+
+
 def test_barrett_bad_parameters():
     with pytest.raises(ParameterError, match="latency.*>= 3"):
         barrett(36, 2)
     with pytest.raises(ParameterError, match="moduli"):
-        BarrettMul([ntt_primes(16, 36, 1)[0], ntt_primes(16, 35, 1)[0]], 36)
+        BarrettMul([ntt_primes(16, 36, 1)[0], 1 << 30], 36)              # even
     with pytest.raises(ParameterError, match="width"):
         BarrettMul([97], 8)
     with pytest.raises(ParameterError, match="target"):
