@@ -32,8 +32,10 @@ ntt : dict            options of the NTT unit (kind, twiddles, banking, latency 
                       ``in_place``: the buffers banked as the NTT's memory plan and the transforms
                       in them, :class:`.ntt_unit.NttUnit`)
 pointwise : dict      options of the pointwise unit (kind, latency)
-sampler : dict        options of the sampling unit (sigma, bound_sigmas, hamming_weight,
-                      rounds_per_cycle)
+sampler : dict or False   options of the sampling unit (sigma, bound_sigmas, hamming_weight,
+                      rounds_per_cycle); False: no sampling unit (``sample.*`` are NOT_BUILT; the
+                      server programs sample nothing, and its uniform sampler needs primes of one
+                      byte length)
 codec : dict or False the codec unit's options (fmt, decode_rows); False: no codec unit (then
                       ``encode`` / ``decode`` are NOT_BUILT); default: built, slot format 29/26
 net : dict or None    the network unit's options (``max_segment``); None (default): not built
@@ -58,8 +60,8 @@ busy, error, error_cause, error_position, notify, notify_code, cycle, completed 
                                      an abort
 shape : the :class:`.isa.EngineShape` programs are assembled for
 manager, buffers_file, memory_unit, sampler_unit, ntt_unit, pointwise_unit, codec_unit,
-network_unit, rubato_unit, basis_unit : the parts (codec_unit / network_unit / rubato_unit /
-                                     basis_unit None when not built)
+network_unit, rubato_unit, basis_unit : the parts (sampler_unit / codec_unit / network_unit /
+                                     rubato_unit / basis_unit None when not built)
 
 Latency
 -------
@@ -122,9 +124,9 @@ class Engine(wiring.Component):
         self.word_bits = word_bits if word_bits is not None else widest
         check_int("word_bits", self.word_bits, widest, 64)
         slots = min(len(self.primes), isa.MAX_SLOTS) if slots is None else slots
-        optional = {isa.Unit.CODEC: codec is not None, isa.Unit.NETWORK: net is not None,
+        optional = {isa.Unit.SAMPLER: sampler is not False, isa.Unit.CODEC: codec is not None, isa.Unit.NETWORK: net is not None,
                     isa.Unit.RUBATO: rubato is not None, isa.Unit.BASIS: bool(basis)}
-        units = ENGINE_UNITS | {unit for unit, built in optional.items() if built}
+        units = (ENGINE_UNITS - {isa.Unit.SAMPLER}) | {unit for unit, built in optional.items() if built}
         self.shape = isa.EngineShape(buffers, slots, self.primes, log_scale, frozenset(units), n=n)
         self.rows = n // lanes
         common = dict(n=n, lanes=lanes, word_bits=self.word_bits, buffers=buffers, slots=slots)
@@ -158,7 +160,9 @@ class Engine(wiring.Component):
                                        write_ports=self.basis_write_port + bool(self.basis_unit),
                                        banked=self.ntt_in_place)
         self.memory_unit = MemoryUnit(**common, tag_width=tw)
-        self.sampler_unit = SamplerUnit(**common, tag_width=tw, primes=self.primes, **(sampler or {}))
+        self.sampler_unit = None
+        if sampler is not False:
+            self.sampler_unit = SamplerUnit(**common, tag_width=tw, primes=self.primes, **(sampler or {}))
         self.ntt_unit = NttUnit(**common, tag_width=tw, primes=self.primes, target=target, **(ntt or {}))
         self.pointwise_unit = PointwiseUnit(**common, tag_width=tw, primes=self.primes, target=target,
                                             **(pointwise or {}))
@@ -191,7 +195,7 @@ class Engine(wiring.Component):
         mgr, bufs = self.manager, self.buffers_file
         mu, su, nu, pu = self.memory_unit, self.sampler_unit, self.ntt_unit, self.pointwise_unit
         m.submodules.manager, m.submodules.buffers = mgr, bufs
-        m.submodules.memory_unit, m.submodules.sampler_unit = mu, su
+        m.submodules.memory_unit = mu
         m.submodules.ntt_unit, m.submodules.pointwise_unit = nu, pu
 
         wiring.connect(m, wiring.flipped(self.i_instr), mgr.i_instr)
@@ -203,18 +207,21 @@ class Engine(wiring.Component):
         m.d.comb += self.busy.eq(mgr.busy | network_busy)
 
         wiring.connect(m, mgr.unit_memory, mu.port)
-        wiring.connect(m, mgr.unit_sampler, su.port)
         wiring.connect(m, mgr.unit_ntt, nu.port)
         wiring.connect(m, mgr.unit_pointwise, pu.port)
         wiring.connect(m, mu.mem, wiring.flipped(self.mem))
 
         # configuration: slot -> prime id, and q per slot for checked loads
         prime_q = Array(Const(q, 64) for q in self.primes)
-        for unit in (su, nu, pu):
+        for unit in (nu, pu):
             m.d.comb += unit.slot_prime.eq(mgr.cfg.prime)
         for s in range(self.shape.slots):
             m.d.comb += mu.slot_q[s].eq(prime_q[mgr.cfg.prime[s]])
-        m.d.comb += su.seed.eq(mu.seed)
+        if su is not None:
+            m.submodules.sampler_unit = su
+            wiring.connect(m, mgr.unit_sampler, su.port)
+            m.d.comb += [su.slot_prime.eq(mgr.cfg.prime), su.seed.eq(mu.seed)]
+            wiring.connect(m, su.wr, bufs.write3)
 
         # buffer ports
         wiring.connect(m, mu.rd, bufs.read0)
@@ -228,7 +235,6 @@ class Engine(wiring.Component):
         wiring.connect(m, pu.rd1, bufs.read3)
         wiring.connect(m, pu.rd2, bufs.read4)
         wiring.connect(m, pu.wr, bufs.write2)
-        wiring.connect(m, su.wr, bufs.write3)
         if self.codec_unit is not None:
             cu = self.codec_unit
             m.submodules.codec_unit = cu

@@ -243,8 +243,22 @@ def server_runner(params, backend: str, lanes: int):
         return _ServerModel(server_shape(params), params.n)
     if backend == "rtl":
         return _ServerRtl(server_engine(params, lanes))
-    raise ParameterError("backend", backend, "model or rtl for server-side CKKS (the SoC's accelerator has no "
-                                             "basis-conversion unit yet)")
+    raise ParameterError("backend", backend, "model or rtl for server-side CKKS: " + soc_server_refusal(params, lanes))
+
+
+def soc_server_refusal(params, lanes: int) -> str:
+    """Why the SoC backends do not run server-side CKKS, in figures: the SoC is the client device
+    (an ECPIX-5's LFE5UM5G-85F), and the key switch's buffers alone exceed its block RAM."""
+    from hhe_gen.cores.engine.memory_plan import DEVICES, dp16kd_blocks
+    from hhe_gen.engine.server_programs import server_min_buffers
+    buffers = server_min_buffers("relinearize", len(params.moduli))
+    bits = max(q.bit_length() for q in tuple(params.moduli) + tuple(params.special_moduli))
+    blocks = buffers * dp16kd_blocks(params.n // lanes, lanes * bits)
+    why = "the SoC is the client device, built without the basis-conversion unit"
+    if blocks > DEVICES["LFE5UM5G-85F"]["blocks"]:
+        why += (f"; the key switch of {params.name} needs {buffers} buffers = {blocks} DP16KD at {lanes} lanes, "
+                f"the SoC's LFE5UM5G-85F has {DEVICES['LFE5UM5G-85F']['blocks']}")
+    return why
 
 
 BACKENDS = {"model": ModelBackend, "rtl": RtlBackend, "soc-sim": SocSimBackend, "board": BoardBackend}

@@ -20,8 +20,8 @@ Every method raises RuntimeError naming the cause when the accelerator stops on 
 
 Server-side CKKS (``mul_relin_rescale``) runs on an engine of its own with the basis-conversion
 unit, Q and P built in (:func:`hhe_gen.engine.server_programs.server_shape`): the ISA model on the
-``model`` backend, that engine in Verilator on ``rtl`` (its reducers need P of Q's bit length, as
-in the ``dna-hhe-ks`` and ``flexible-ks`` presets); the SoC's accelerator has no basis unit yet.
+``model`` backend, that engine in Verilator on ``rtl``.  The SoC backends refuse it: the SoC is the
+client device, and its accelerator has neither the basis unit nor the buffers key switching needs.
 
 Rubato (``rubato_encrypt``) needs a dual-mode accelerator (``rubato=``).  Its key block is written to
 the accelerator's ordinary memory, not the SoC's key vault (which holds the CKKS secret key only).

@@ -79,13 +79,14 @@ def server_shape(params: CKKSParams, buffers: int = 32) -> EngineShape:
 
 def server_engine(params: CKKSParams, lanes: int = 2, *, buffers: int = 24, target: str = "ecp5"):
     """The RTL engine for the server programs (:class:`hhe_gen.cores.engine.engine.Engine`): Q and P
-    built in, a slot each, the basis-conversion unit, no codec.  Its reducers serve one bit length,
-    so P must have Q's width (``dna-hhe-ks``, ``flexible-ks``)."""
+    built in, a slot each, the basis-conversion unit; no sampler and no codec (the server programs
+    use neither).  P may be wider than Q's primes (DNA-HHE's 61-bit P): the reducers scale the
+    narrower primes (:class:`hhe_gen.cores.arith.barrett.BarrettMul`)."""
     from hhe_gen.cores.engine.engine import Engine
     check_server_params(params)
     moduli = tuple(params.moduli) + tuple(params.special_moduli)
-    return Engine(params.n, moduli, lanes=lanes, buffers=buffers, slots=len(moduli), codec=False, basis=True,
-                  log_scale=params.log_scale, target=target)
+    return Engine(params.n, moduli, lanes=lanes, buffers=buffers, slots=len(moduli), sampler=False, codec=False,
+                  basis=True, log_scale=params.log_scale, target=target)
 
 
 def server_min_buffers(program: str, rows: int) -> int:

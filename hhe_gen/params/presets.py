@@ -6,9 +6,7 @@ Each preset is built on demand (prime search is deterministic), so the primes ar
 | preset | source | N | Q |
 |---|---|---|---|
 | dna-hhe | DNA-HHE (seeds/000), the default | 2^13 | 3 x 54-bit primes q = 2^54 - 2N*bnd + 1 |
-| dna-hhe-ks | DNA-HHE's Q, key switching on one width | 2^13 | 3 x 54-bit + P = a 4th 54-bit prime of that form |
 | flexible-218 | design-time-flexible paper (seeds/001) | 2^13 | 6 x 31-bit + P = 1 x 32-bit: 218 bits |
-| flexible-ks | the same with P of Q's width | 2^13 | 6 x 31-bit + P = 1 x 31-bit: 217 bits |
 | abc-fhe | ABC-FHE (seeds/002) | 2^16 | 24 x 36-bit q = 2^35 + kk*2N + 1, kk sparse |
 | kv260-n12 .. kv260-n16 | KV260 / Full-RNS HEAAN (seeds/003, table I) | 2^12..2^16 | 1, 2, 4, 7, 10 x 61-bit |
 | race-n10 .. race-n14 | RACE (seeds/004): (N, logQ) = (2^10, 27), (2^11, 30), (2^12, 90), (2^13, 180), (2^14, 390) | | 30-bit primes (one 27-bit for 2^10) |
@@ -44,12 +42,6 @@ def _dna_hhe():
     return CKKSParams(RingParams(n, tuple(q)), 50, tuple(p), name="dna-hhe")
 
 
-def _dna_hhe_ks():
-    n = 1 << 13
-    primes = [p.q for p in dna_hhe_primes(54, n, count=4)]
-    return CKKSParams(RingParams(n, tuple(primes[:3])), 50, (primes[3],), name="dna-hhe-ks")
-
-
 def _abc_fhe():
     n = 1 << 16
     cands = [p.q for p in abc_fhe_primes(n, 35) if p.q.bit_length() == 36]
@@ -58,11 +50,8 @@ def _abc_fhe():
 
 PRESETS = {
     "dna-hhe": (_dna_hhe, "DNA-HHE client: N=2^13, 3 x 54-bit special primes, Delta=2^50"),
-    "dna-hhe-ks": (_dna_hhe_ks, "DNA-HHE's Q with a 54-bit P of the same form: key switching on one width"),
     "flexible-218": (lambda: _ntt(1 << 13, 31, 6, 30, "flexible-218", 1, 32),
                      "design-time-flexible paper: N=2^13, logQP=218 (6 x 31-bit + 32-bit P)"),
-    "flexible-ks": (lambda: _ntt(1 << 13, 31, 6, 30, "flexible-ks", 1, 31),
-                    "design-time-flexible paper's ring with a 31-bit P: logQP=217, key switching on one width"),
     "abc-fhe": (_abc_fhe, "ABC-FHE client: N=2^16, 24 x 36-bit sparse primes, Delta=2^35"),
     **{f"kv260-n{ln}": ((lambda ln=ln, c=c: _ntt(1 << ln, 61, c, 50, f"kv260-n{ln}")),
                         f"KV260/HEAAN: N=2^{ln}, {c} x 61-bit")

@@ -139,6 +139,10 @@ def test_mul_relin_rescale_on_the_model_equals_the_evaluator():
     from hhe_gen.client.backends import server_runner
     with pytest.raises(ParameterError, match="backend"):
         server_runner(PARAMS, "soc-sim", 2)
+    # DNA-HHE's key switch: 2 (L+1) accumulators, a coefficient row and 4 working buffers = 14, each
+    # 4096 rows of 2 x 61 bits = 4 x 7 DP16KD (1024 x 18 each)
+    with pytest.raises(ParameterError, match="14 buffers = 392 DP16KD at 2 lanes.*208"):
+        server_runner(preset("dna-hhe"), "board", 2)
 
 
 @pytest.mark.slow                 # two Verilator builds (the client accelerator and the server engine)

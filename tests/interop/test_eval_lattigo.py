@@ -191,18 +191,3 @@ def test_engine_program_equals_lattigo(lattigo_peer):
     theirs = lattigo_peer.eval(pj, keys.sk, "mul", a.to_json(), b.to_json(), rlk=rlk_json)
     got = sm.read_server_ciphertext(model.memory, layout, params, ("r0", "r1"), a.level, theirs["scale"])
     assert got.to_form(params, "coeff").to_json() == theirs
-
-
-@pytest.mark.parametrize("name", ["dna-hhe-ks", "flexible-ks"])
-def test_rtl_presets_equal_lattigo(lattigo_peer, name):
-    """The presets the RTL engine runs (P of Q's width): the model's MulRelin + Rescale with
-    Lattigo's key equals Lattigo's."""
-    params = preset(name)
-    keys = ckks.keygen(params, seed=31)
-    a = ckks.encrypt_slots(params, keys, _slots(params, 9), seed=10)
-    b = ckks.encrypt_slots(params, keys, _slots(params, 11), seed=12, mode="sk")
-    pj = params.interchange()
-    rlk_json = lattigo_peer.rlk(pj, keys.sk)
-    rlk = ckks_eval.RelinKey.from_json(rlk_json, params)
-    want = lattigo_peer.eval(pj, keys.sk, "mul", a.to_json(), b.to_json(), rlk=rlk_json)
-    assert ckks_eval.mul_relin_rescale(params, a, b, rlk).to_json() == want

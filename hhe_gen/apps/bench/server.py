@@ -10,13 +10,16 @@ every word it writes), which equals :mod:`hhe_gen.models.ckks_eval` and Lattigo.
 
 Figures per program: ``cycles``, ``butterfly_cycles`` (cycles x lanes, the design-time-flexible
 paper's measure of equal resources), ``key_words`` (memory words of the key the program loads),
-``memory_words`` (every word read or written),
-and for hmult and the key switch the paper's goals at equal resources (Alveo U280, 96 butterflies:
-HMult 3,091 cycles and key switching 97,668 cycles at N = 2^13, log QP = 218, i.e. at most 297k and
-9.38M butterfly-cycles) with ``vs_paper`` = our butterfly-cycles / the paper's.
+``memory_words`` (every word read or written), ``unit_busy`` (per unit, the cycles it held a task:
+the run's task records), and for hmult and the key switch the paper's goals at equal resources
+(Alveo U280, 96 butterflies: HMult 3,091 cycles and key switching 97,668 cycles at N = 2^13,
+log QP = 218, i.e. at most 297k and 9.38M butterfly-cycles) with ``vs_paper`` = our
+butterfly-cycles / the paper's.  hmult also gives ``arithmetic_cycles``: the pointwise unit's busy
+cycles, what the tensor product takes when its operands are already in the buffers (the paper's
+figure moves no operand), with ``arithmetic_vs_paper``.
 
-Parameters: ``dna-hhe-ks`` and ``flexible-ks`` (the engine's reducers serve one bit length, so P
-has Q's width there; ``flexible-ks`` is the paper's ring with 217 bits instead of 218).
+Parameters: ``dna-hhe`` (3 x 54 bits and a 61-bit P) and ``flexible-218`` (the paper's ring:
+6 x 31 bits and a 32-bit P); the reducers scale the narrower primes to P's width.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ PAPER = {"hmult": 3_091 * 96, "relinearize": 97_668 * 96}
 
 def server_cycles(params: str = "toy-p30", lanes: int = 2, buffers: int = 24, verilator: bool = True) -> dict:
     """hmult, relinearize and rescale of ``params`` on the RTL engine (module docstring)."""
+    from hhe_gen.cores.engine import isa
     from hhe_gen.engine import server_memory as sm
     from hhe_gen.engine import server_programs as sp
     from hhe_gen.engine.model import EngineModel
@@ -87,13 +91,17 @@ def server_cycles(params: str = "toy-p30", lanes: int = 2, buffers: int = 24, ve
             run = run_engine(engine, program.words, memory)
         exact &= run.error_cause == 0 and all(run.memory.words.get(a) == v for a, v in model.memory.items())
         key_words = sum(cmd[1] for cmd in memory.commands if not cmd[2] and rlk_first <= cmd[0] < rlk_end)
+        busy = {isa.Unit(u).name.lower(): c for u, c in sorted(run.busy_cycles().items())}
         row = {"cycles": run.cycles, "butterfly_cycles": run.cycles * lanes, "key_words": key_words,
-               "memory_words": memory.reads + memory.writes}
+               "memory_words": memory.reads + memory.writes, "unit_busy": busy}
         if name == "mul_relin_rescale":
             row["fused"] = fused
         if name in PAPER:
             row["paper_butterfly_cycles"] = PAPER[name]
             row["vs_paper"] = round(run.cycles * lanes / PAPER[name], 3)
+        if name == "hmult":
+            row["arithmetic_cycles"] = busy["pointwise"]
+            row["arithmetic_vs_paper"] = round(busy["pointwise"] * lanes / PAPER[name], 3)
         out[name] = row
         mem = dict(run.memory.words)
     out["bit_exact"] = exact
@@ -102,12 +110,12 @@ def server_cycles(params: str = "toy-p30", lanes: int = 2, buffers: int = 24, ve
 
 bench_case("accel", "server-toy", quick=True, params="toy-p30", verilator=False)(server_cycles)
 for _lanes in (2, 8):
-    for _params in ("dna-hhe-ks", "flexible-ks"):
+    for _params in ("dna-hhe", "flexible-218"):
         bench_case("accel", f"server-{_params}-{_lanes}lanes", quick=False, params=_params, lanes=_lanes,
-                   buffers=24 if _params == "dna-hhe-ks" else 28)(server_cycles)
+                   buffers=24 if _params == "dna-hhe" else 28)(server_cycles)
 
 
-def basis_area(params: str = "dna-hhe-ks", lanes: int = 2) -> dict:
+def basis_area(params: str = "dna-hhe", lanes: int = 2) -> dict:
     """Yosys ECP5 area (``synth_ecp5``, no place and route) of the basis-conversion unit alone, for
     the primes of ``params`` (Q and P) at ``lanes`` lanes and 16 buffers."""
     from hhe_gen.cores.engine.basis_unit import BasisUnit
@@ -125,6 +133,6 @@ def basis_area(params: str = "dna-hhe-ks", lanes: int = 2) -> dict:
 
 
 for _lanes in (2, 8):
-    for _params in ("dna-hhe-ks", "flexible-ks"):
+    for _params in ("dna-hhe", "flexible-218"):
         bench_case("accel", f"server-area-basis-{_params}-{_lanes}lanes", quick=False, params=_params,
                    lanes=_lanes)(basis_area)

@@ -2,9 +2,9 @@
 relinearize, rescale in one program) bit-exact with the ISA model, and so with
 hhe_gen.models.ckks_eval and Lattigo: every memory word the model writes, the RTL writes.
 
-The parameter set has its key-switching prime P of the same bit length as Q's primes: the NTT and
-pointwise units' Barrett reducers serve primes of one bit length (DNA-HHE's 61-bit P over 54-bit
-primes needs reducers of two widths; the ISA model runs it)."""
+Two parameter sets: the key-switching prime P of Q's bit length, and a wider P (as DNA-HHE's 61-bit
+P over 54-bit primes), which the NTT and pointwise units' Barrett reducers serve by scaling the
+narrower primes (:class:`hhe_gen.cores.arith.barrett.BarrettMul`)."""
 
 import random
 
@@ -23,6 +23,7 @@ from hhe_gen.sim.memory import MemoryModel
 
 _PRIMES = ntt_primes(64, 30, 3)
 PARAMS = CKKSParams(RingParams(64, tuple(_PRIMES[:2])), 20, (_PRIMES[2],), name="toy-p30")
+WIDE_P = CKKSParams(RingParams(64, tuple(_PRIMES[:2])), 20, (ntt_primes(64, 36, 1)[0],), name="toy-p36")
 
 
 def _engine():
@@ -31,33 +32,34 @@ def _engine():
     return Engine(PARAMS.n, primes, lanes=2, buffers=20, slots=len(primes), codec=False, log_scale=PARAMS.log_scale)
 
 
-def _memory(layout):
-    keys = ckks.keygen(PARAMS, seed=1)
+def _memory(params, layout):
+    keys = ckks.keygen(params, seed=1)
     rng = random.Random(2)
-    slots = [complex(rng.uniform(-1, 1), rng.uniform(-1, 1)) for _ in range(PARAMS.slots)]
+    slots = [complex(rng.uniform(-1, 1), rng.uniform(-1, 1)) for _ in range(params.slots)]
     mem = {}
-    sm.write_server_ciphertext(mem, layout, PARAMS, ckks.encrypt_slots(PARAMS, keys, slots, seed=3), ("a0", "a1"))
-    sm.write_server_ciphertext(mem, layout, PARAMS, ckks.encrypt_slots(PARAMS, keys, slots, seed=4, mode="sk"),
+    sm.write_server_ciphertext(mem, layout, params, ckks.encrypt_slots(params, keys, slots, seed=3), ("a0", "a1"))
+    sm.write_server_ciphertext(mem, layout, params, ckks.encrypt_slots(params, keys, slots, seed=4, mode="sk"),
                                ("b0", "b1"))
-    sm.write_relin_key(mem, layout, PARAMS, ckks_eval.relin_keygen(PARAMS, keys.sk, seed=5))
-    sm.write_constants(mem, layout, PARAMS)
+    sm.write_relin_key(mem, layout, params, ckks_eval.relin_keygen(params, keys.sk, seed=5))
+    sm.write_constants(mem, layout, params)
     return mem
 
 
-@pytest.mark.parametrize("fused", [True, False])
-def test_mul_relin_rescale_on_rtl_equals_the_model(fused):
-    engine = sp.server_engine(PARAMS, buffers=20)
-    layout = sm.ServerMemoryMap.for_params(PARAMS)
-    mem = _memory(layout)
-    program = sp.mul_relin_rescale(PARAMS, engine.shape, fused=fused)
-    model = EngineModel(engine.shape, PARAMS.n)
+@pytest.mark.parametrize("params, fused", [(PARAMS, True), (PARAMS, False), (WIDE_P, True)],
+                         ids=["same-width-fused", "same-width-memory", "wide-p-fused"])
+def test_mul_relin_rescale_on_rtl_equals_the_model(params, fused):
+    engine = sp.server_engine(params, buffers=20)
+    layout = sm.ServerMemoryMap.for_params(params)
+    mem = _memory(params, layout)
+    program = sp.mul_relin_rescale(params, engine.shape, fused=fused)
+    model = EngineModel(engine.shape, params.n)
     model.memory = dict(mem)
     assert model.run(program.words) == 0
     run = run_engine(engine, program.words, MemoryModel(mem, latency=6))
     assert run.notifies and run.notifies[-1][1] == program.notify
     written = {k for k in model.memory if model.memory[k] != mem.get(k)}
-    r_rows = {layout.address(name, 0) + k for name in ("r0", "r1") for k in range(PARAMS.n)}
-    assert len(written & r_rows) > PARAMS.n            # the result rows (a word may happen to be 0)
+    r_rows = {layout.address(name, 0) + k for name in ("r0", "r1") for k in range(params.n)}
+    assert len(written & r_rows) > params.n            # the result rows (a word may happen to be 0)
     assert {k: run.memory.words.get(k) for k in model.memory} == model.memory
 
 
@@ -68,12 +70,24 @@ def test_an_engine_without_the_unit_refuses_conv():
 
 
 @pytest.mark.slow                 # a Verilator build and N = 2^13 runs: about 8 minutes per set here
-@pytest.mark.parametrize("params", ["dna-hhe-ks", "flexible-ks"])
+@pytest.mark.parametrize("params", ["dna-hhe", "flexible-218"])
 def test_server_programs_at_n_8192_in_verilator(params):
     """hmult, relinearize and rescale at N = 2^13 on the RTL in Verilator, every word the ISA model
     writes equal (the model equals hhe_gen.models.ckks_eval and Lattigo: tests/engine, tests/interop)."""
     from hhe_gen.apps.bench.server import server_cycles
-    r = server_cycles(params, lanes=2, buffers=24 if params == "dna-hhe-ks" else 28)
+    r = server_cycles(params, lanes=2, buffers=24 if params == "dna-hhe" else 28)
     assert r["bit_exact"]
     rows = r["rows"]
     assert r["relinearize"]["key_words"] == rows * 2 * (rows + 1) * 8192
+
+
+def test_the_server_engine_has_no_sampler_and_refuses_sample():
+    """The server engine is built without the sampling unit (its uniform sampler would need primes
+    of one byte length; the server programs draw nothing): ``sample`` ends the run as NOT_BUILT."""
+    from hhe_gen.cores.engine import isa
+    engine = sp.server_engine(WIDE_P, buffers=20)
+    assert engine.sampler_unit is None and engine.shape.units == isa.SERVER_UNITS
+    word = isa.encode(isa.Instruction(isa.Opcode.SAMPLE, a=0, imm=0))
+    assert isa.check(isa.decode(word), engine.shape, frozenset()) == isa.ErrorCause.NOT_BUILT
+    run = run_engine(engine, [word], MemoryModel({}, latency=6))
+    assert (run.error_cause, run.error_position) == (isa.ErrorCause.NOT_BUILT, 0)
