@@ -14,7 +14,8 @@ to its memory port.
 Buffer ports: memory unit read 0 / write 0, NTT unit read 1 / write 1 (in place: the bank port, and
 read 1 / write 1 stay idle), pointwise unit reads 2, 3, 4 / write 2, sampler unit write 3, codec
 unit read 5 (slots) and 6 .. (decode's rows) / write 4, network unit the next read and write
-ports, Rubato unit the read and write ports after them, basis unit the ones after those.  The scoreboard keeps every buffer to one unit at a time
+ports, Rubato unit the read and write ports after them, basis unit the ones after those.  The
+scoreboard keeps every buffer to one unit at a time
 (readers too: a buffer has one read port; the manager is built with ``exclusive_reads``), so the
 crossbar needs no arbitration.
 
@@ -45,13 +46,15 @@ basis : bool          build the basis-conversion unit (``conv``, :class:`.basis_
 rubato : dict or None the Rubato unit's options (``params``: the set, ``rubato_lanes``,
                       ``multiplier``; :class:`.rubato_unit.RubatoUnit`); None (default): not built
                       (``rubato.*`` / ``cfg.rubato`` are NOT_BUILT)
+beat_words : int      64-bit words per memory beat (:class:`.memory_port.MemoryPort`): 1 (default,
+                      a SoC's 64-bit port) .. min(P, 8) (a 512-bit port, e.g. HBM on a card)
 target : str          "ecp5" | "xilinx" | "generic"
 
 Members
 -------
 i_instr : In(stream.Signature(64))   instruction words
 abort : In(1)                        soft reset: clears the manager and every unit
-mem : Out(MemoryPort())              the memory-master port
+mem : Out(MemoryPort(beat_words))    the memory-master port
 o_udp : Out(stream of UDP_LAYOUT)    (network unit built) packets, LiteEth's UDP user port shape
 i_udp : In(stream of UDP_LAYOUT)     (network unit built) arriving packets, for ``recv``
 busy, error, error_cause, error_position, notify, notify_code, cycle, completed : Out
@@ -65,7 +68,7 @@ network_unit, rubato_unit, basis_unit : the parts (sampler_unit / codec_unit / n
 
 Latency
 -------
-Per task: the unit's (``memory_unit``: N beats at the memory's rate, ``ntt_unit.task_cycles``,
+Per task: the unit's (``memory_unit``: N / beat_words beats at the memory's rate, ``ntt_unit.task_cycles``,
 ``pointwise_unit.task_cycles``, ``sampler_unit``: as the random stream allows) plus the manager's
 two cycles from a word's arrival to its first offer; independent tasks overlap (out-of-order
 dispatch).  ``completed`` gives every task's dispatch and completion cycle.
@@ -110,7 +113,7 @@ class Engine(wiring.Component):
     def __init__(self, n: int, primes, *, lanes: int = 2, buffers: int = 16, slots=None, window: int = 8,
                  queue: int = 4, ooo: bool = True, word_bits=None, ntt=None, pointwise=None, sampler=None,
                  codec=None, net=None, rubato=None, basis: bool = False, log_scale: int = 0,
-                 target: str = "ecp5"):
+                 beat_words: int = 1, target: str = "ecp5"):
         self.n = check_power_of_two("n", n, 8, 1 << 16)
         self.primes = tuple(primes)
         if not 1 <= len(self.primes) <= 32:
@@ -124,8 +127,9 @@ class Engine(wiring.Component):
         self.word_bits = word_bits if word_bits is not None else widest
         check_int("word_bits", self.word_bits, widest, 64)
         slots = min(len(self.primes), isa.MAX_SLOTS) if slots is None else slots
-        optional = {isa.Unit.SAMPLER: sampler is not False, isa.Unit.CODEC: codec is not None, isa.Unit.NETWORK: net is not None,
-                    isa.Unit.RUBATO: rubato is not None, isa.Unit.BASIS: bool(basis)}
+        optional = {isa.Unit.SAMPLER: sampler is not False, isa.Unit.CODEC: codec is not None,
+                    isa.Unit.NETWORK: net is not None, isa.Unit.RUBATO: rubato is not None,
+                    isa.Unit.BASIS: bool(basis)}
         units = (ENGINE_UNITS - {isa.Unit.SAMPLER}) | {unit for unit, built in optional.items() if built}
         self.shape = isa.EngineShape(buffers, slots, self.primes, log_scale, frozenset(units), n=n)
         self.rows = n // lanes
@@ -159,7 +163,8 @@ class Engine(wiring.Component):
                                        read_ports=self.basis_read_port + bool(self.basis_unit),
                                        write_ports=self.basis_write_port + bool(self.basis_unit),
                                        banked=self.ntt_in_place)
-        self.memory_unit = MemoryUnit(**common, tag_width=tw)
+        self.memory_unit = MemoryUnit(**common, tag_width=tw, beat_words=beat_words)
+        self.beat_words = beat_words
         self.sampler_unit = None
         if sampler is not False:
             self.sampler_unit = SamplerUnit(**common, tag_width=tw, primes=self.primes, **(sampler or {}))
@@ -171,7 +176,7 @@ class Engine(wiring.Component):
         super().__init__({
             "i_instr": In(stream.Signature(isa.WORD_BITS)),
             "abort": In(1),
-            "mem": Out(MemoryPort()),
+            "mem": Out(MemoryPort(beat_words)),
             **({"o_udp": Out(stream.Signature(UDP_LAYOUT)), "i_udp": In(stream.Signature(UDP_LAYOUT))}
                if self.network_unit else {}),
             **status_members(),

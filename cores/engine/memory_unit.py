@@ -1,16 +1,17 @@
 """The engine's memory unit: ``load``, ``store`` and ``ldseed`` between the buffers and the memory
 port (:mod:`.memory_port`).
 
-- ``load dst, slot, addr[, check]``: one read command of N beats; beat k's low ``word_bits`` bits
-  go to word k of buffer ``dst`` (row k / P, lane k mod P), one word per cycle at the memory's
-  rate.  With ``check`` (flags bit 0) a beat >= q_slot (compared on all 64 bits) marks the task's
-  ``error`` (DATA_RANGE); the words are still written and the load completes.
-- ``store a, addr``: one write command of N beats, word k of buffer ``a`` zero-extended to 64
+- ``load dst, slot, addr[, check]``: one read command of N/W beats (W words per beat, the memory
+  port's width); the low ``word_bits`` bits of memory word k go to word k of buffer ``dst`` (row
+  k / P, lane k mod P), one beat per cycle at the memory's rate.  With ``check`` (flags bit 0) a
+  word >= q_slot (compared on all 64 bits) marks the task's ``error`` (DATA_RANGE); the words are
+  still written and the load completes.
+- ``store a, addr``: one write command of N/W beats, word k of buffer ``a`` zero-extended to 64
   bits, read through a :class:`.row_reader.RowReader` (rows read ahead into a three-row FIFO), so
   the beats leave at one per cycle.
-- ``ldseed addr``: one read command of 4 beats into the 256-bit seed register (beat i = bytes
-  8i .. 8i+7, little-endian).  The seed goes to the sampling unit only: no readable register holds
-  it.
+- ``ldseed addr``: one read command of 4/W beats (one at W = 8, its last 4 words ignored) into the
+  256-bit seed register (word i = bytes 8i .. 8i+7, little-endian).  The seed goes to the sampling
+  unit only: no readable register holds it.
 
 Abort: a task aborted before its command is sent is dropped at once; once the command is out the
 unit finishes the transaction with the memory (a load's or seed's beats are taken and discarded,
@@ -25,11 +26,12 @@ word_bits : int  bits of a buffer word
 buffers : int    B
 slots : int      S (the width of ``slot_q``)
 tag_width : int  the task manager's window tag width
+beat_words : int W, 64-bit words per memory beat: a power of two 1 .. min(P, 8) (default 1)
 
 Members
 -------
 port : In(UnitPort(tag_width))      the task manager's command / status port
-mem : Out(MemoryPort())             the memory-master port
+mem : Out(MemoryPort(W))            the memory-master port
 wr : Out(write_port_signature(...)) write port into the buffers
 rd : Out(read_port_signature(...))  read port from the buffers
 slot_q : In(ArrayLayout(64, S))     q of each prime slot (for checked loads)
@@ -37,40 +39,46 @@ seed : Out(256)                     the seed register (to the sampling unit)
 
 Latency
 -------
-load: command in the cycle after the task transfer, then one cycle per beat after the memory
-delivers it; ``done`` in the cycle after the last beat.  store: command in the cycle after the
+load: command in the cycle after the task transfer, then one cycle per beat (W words) after the
+memory delivers it; ``done`` in the cycle after the last beat.  store: command in the cycle after the
 task, beats from the third cycle at one per cycle while the memory takes them; ``done`` in the
-cycle after the last beat's transfer.  ldseed: like a load of 4 beats.
+cycle after the last beat's transfer.  ldseed: like a load of 4/W beats (at least one).
 """
 
 from __future__ import annotations
 
-from amaranth.hdl import Const, Module, Mux, Signal
+from amaranth.hdl import Cat, Const, Module, Mux, Signal
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
 from hhe_gen.cores.unused import quiet_on_error
+from hhe_gen.params.checks import check_power_of_two
 
 from . import isa
 from .buffers import read_port_signature, write_port_signature
-from .memory_port import MemoryPort
+from .memory_port import MAX_BEAT_WORDS, MemoryPort
 from .row_reader import RowReader
 from .units import UnitPort, check_unit_sizes
 
-__all__ = ["MemoryUnit", "SEED_BEATS"]
+__all__ = ["MemoryUnit", "SEED_WORDS"]
 
-SEED_BEATS = 4
+SEED_WORDS = 4
+"""The seed's 64-bit words (256 bits)."""
 
 
 class MemoryUnit(wiring.Component):
     """Load / store / ldseed over the memory port (see the module docstring)."""
 
     @quiet_on_error
-    def __init__(self, n: int, lanes: int, word_bits: int, buffers: int, slots: int, tag_width: int):
+    def __init__(self, n: int, lanes: int, word_bits: int, buffers: int, slots: int, tag_width: int,
+                 beat_words: int = 1):
         check_unit_sizes(self, n, lanes, word_bits, buffers, slots)
+        top = min(lanes, MAX_BEAT_WORDS)
+        self.beat_words = check_power_of_two("beat_words", beat_words, 1, top,
+                                             f"a power of two 1 .. {top} (min(P, {MAX_BEAT_WORDS}))")
         super().__init__({
             "port": In(UnitPort(tag_width)),
-            "mem": Out(MemoryPort()),
+            "mem": Out(MemoryPort(beat_words)),
             "wr": Out(write_port_signature(buffers, self.rows, lanes, word_bits)),
             "rd": Out(read_port_signature(buffers, self.rows, lanes, word_bits)),
             "slot_q": In(data.ArrayLayout(64, slots)),
@@ -79,7 +87,8 @@ class MemoryUnit(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        n, p = self.n, self.lanes
+        n, p, w = self.n, self.lanes, self.beat_words
+        seed_beats = max(1, SEED_WORDS // w)
         task = self.port.task
         abort = self.port.abort
         op = Signal(isa.OPCODE_BITS)
@@ -88,13 +97,13 @@ class MemoryUnit(wiring.Component):
         q = Signal(64)
         aborted = Signal()          # finish the memory transaction, no done
         error = Signal()
-        count = Signal(range(n + 1))      # beats moved
+        count = Signal(range(n // w + 1))      # beats moved
         is_store = op == isa.Opcode.STORE
         is_seed = op == isa.Opcode.LDSEED
-        beats = Mux(is_seed, SEED_BEATS, n)
+        beats = Mux(is_seed, seed_beats, n // w)
 
         # store: the buffer's words through the row reader
-        reader = m.submodules.store_reader = RowReader(n, p, self.word_bits, self.buffers)
+        reader = m.submodules.store_reader = RowReader(n, p, self.word_bits, self.buffers, w)
         wiring.connect(m, reader.rd, wiring.flipped(self.rd))
         m.d.comb += [reader.sel.eq(src), reader.count.eq(n)]
 
@@ -120,31 +129,37 @@ class MemoryUnit(wiring.Component):
                     m.d.sync += aborted.eq(1)
                 with m.If(is_store):
                     wd = self.mem.wdata
-                    m.d.comb += [wd.valid.eq(reader.o_stream.valid), wd.payload.data.eq(reader.o_stream.payload),
-                                 wd.payload.last.eq(count == n - 1), reader.o_stream.ready.eq(wd.ready)]
+                    wb = self.word_bits
+                    m.d.comb += [wd.valid.eq(reader.o_stream.valid),
+                                 wd.payload.last.eq(count == n // w - 1), reader.o_stream.ready.eq(wd.ready)]
+                    for j in range(w):          # word j zero-extended into its 64 bits
+                        m.d.comb += wd.payload.data[64 * j:64 * (j + 1)].eq(
+                            reader.o_stream.payload[wb * j:wb * (j + 1)])
                     with m.If(wd.valid & wd.ready):
                         m.d.sync += count.eq(count + 1)
-                        with m.If(count == n - 1):
+                        with m.If(count == n // w - 1):
                             m.next = "finish"
                 with m.Else():
                     rdt = self.mem.rdata
                     m.d.comb += rdt.ready.eq(1)
                     with m.If(rdt.valid):
-                        word = rdt.payload.data
+                        words = [rdt.payload.data[64 * j:64 * (j + 1)] for j in range(w)]
                         m.d.sync += count.eq(count + 1)
-                        with m.If(check & (word >= q)):
+                        with m.If(check & Cat(*(word >= q for word in words)).any()):
                             m.d.sync += error.eq(1)
                         with m.If(is_seed):
                             with m.If(~aborted & ~abort):
-                                for i in range(SEED_BEATS):
-                                    with m.If(count == i):
-                                        m.d.sync += self.seed[64 * i:64 * (i + 1)].eq(word)
+                                for i in range(SEED_WORDS):
+                                    with m.If(count == i // w):
+                                        m.d.sync += self.seed[64 * i:64 * (i + 1)].eq(words[i % w])
                         with m.Else():
-                            lane_k = count % p if p > 1 else Const(0)
-                            m.d.comb += [self.wr.sel.eq(dst), self.wr.addr.eq(count // p),
-                                         self.wr.lanes.eq(Mux(aborted | abort, 0, 1 << lane_k))]
+                            groups = p // w                 # beats per row
+                            group = count % groups if groups > 1 else Const(0)
+                            mask = (1 << w) - 1
+                            m.d.comb += [self.wr.sel.eq(dst), self.wr.addr.eq(count // groups),
+                                         self.wr.lanes.eq(Mux(aborted | abort, 0, mask << (group * w)))]
                             for j in range(p):
-                                m.d.comb += self.wr.data[j].eq(word[:self.word_bits])
+                                m.d.comb += self.wr.data[j].eq(words[j % w][:self.word_bits])
                         with m.If(count == beats - 1):
                             m.next = "finish"
             with m.State("finish"):

@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 
 from hhe_gen.params.checks import check_int
+from hhe_gen.params.errors import ParameterError
 
 from .engine import EngineRun, TaskRecord, udp_packet
 
@@ -60,13 +61,13 @@ def _getter(port: str, width: int, lo: int, bits: int) -> str:
 def driver_for(engine):
     """A ``driver`` function for :func:`hhe_gen.flow.verilator.build` of ``engine`` (the layouts of
     its memory port and ``completed`` lanes are read from the engine)."""
-    from hhe_gen.cores.engine.memory_port import beat_layout, command_layout
+    from hhe_gen.cores.engine.memory_port import command_layout
 
     completed = engine.completed.shape()
     lane, lanes = completed.elem_shape, completed.length
     lane_bits = lane.size
     cmd = _fields(command_layout())
-    beat = _fields(beat_layout())
+    words = engine.mem.signature.words
 
     def source(top: str, port_list) -> str:
         width = {name: w for name, _, w in port_list}
@@ -85,9 +86,12 @@ def driver_for(engine):
                 parts.append(_getter("completed", width["completed"], base + lo, bits))
             lane_reads.append("        { " + f"uint64_t v[5] = {{{', '.join(parts)}}}; "
                               "if (v[0]) tasks.push_back({v[1], v[2], v[3], v[4]}); }")
-        rdata = "mem__rdata__payload"                 # 65 bits (data, last): a VlWide of 3 words
-        set_rdata = (f"top->{rdata}[0] = (uint32_t)d; top->{rdata}[1] = (uint32_t)(d >> 32); "
-                     f"top->{rdata}[2] = (uint32_t)l;")
+        rdata = "mem__rdata__payload"        # 64 W + 1 bits (data, last): a VlWide of 2 W + 1 words
+        set_rdata = " ".join(f"top->{rdata}[{2 * j}] = (uint32_t)d[{j}]; top->{rdata}[{2 * j + 1}] = "
+                             f"(uint32_t)(d[{j}] >> 32);" for j in range(words))
+        set_rdata += f" top->{rdata}[{2 * words}] = (uint32_t)l;"
+        wdata = ", ".join(_getter("mem__wdata__payload", width["mem__wdata__payload"], 64 * j, 64)
+                          for j in range(words))
         udp_init, udp_sample, udp_offer = "", "", ""
         if hasattr(engine, "i_udp"):
             from hhe_gen.cores.net.packetizer import UDP_LAYOUT
@@ -113,7 +117,7 @@ def driver_for(engine):
                 .replace("@CMD_ADDR@", get("mem__cmd__payload", "addr", cmd))
                 .replace("@CMD_COUNT@", get("mem__cmd__payload", "count", cmd))
                 .replace("@CMD_WRITE@", get("mem__cmd__payload", "write", cmd))
-                .replace("@WDATA@", get("mem__wdata__payload", "data", beat))
+                .replace("@WDATA@", wdata).replace("@W@", str(words))
                 .replace("@SET_RDATA@", set_rdata))
         return re.sub(r"top->(\w+)", lambda m: "top->" + _cxx_name(m.group(1)), text)
     return source
@@ -145,6 +149,9 @@ class VerilatedEngine:
         check_int("max_cycles", max_cycles, 1)
         if abort_after is not None:
             check_int("abort_after", abort_after, 1)
+        if memory.beat_words != self.engine.mem.signature.words:
+            raise ParameterError("beat_words", memory.beat_words,
+                                 f"the engine's words per memory beat ({self.engine.mem.signature.words})")
         lines = [f"P {memory.latency} {memory.cycles_per_beat} {-1 if abort_after is None else abort_after} "
                  f"{max_cycles}"]
         lines += [f"I {w:x}" for w in words]
@@ -324,7 +331,7 @@ int main(int argc, char **argv) {
         bool cmd_take = top->mem__cmd__ready && top->mem__cmd__valid;
         uint64_t c_addr = @CMD_ADDR@, c_count = @CMD_COUNT@, c_write = @CMD_WRITE@;
         bool w_take = top->mem__wdata__ready && top->mem__wdata__valid;
-        uint64_t w_data = @WDATA@;
+        uint64_t w_data[@W@] = {@WDATA@};
         bool r_take = top->mem__rdata__valid && top->mem__rdata__ready;
 @LANES@
 @UDP_SAMPLE@
@@ -370,7 +377,10 @@ int main(int argc, char **argv) {
             break;
         case WBEAT:
             if (w_take) {
-                mem[m_addr + m_i] = w_data; written[m_addr + m_i] = w_data; writes++; m_i++;
+                for (int j = 0; j < @W@; j++) {
+                    uint64_t a = m_addr + m_i * @W@ + j; mem[a] = w_data[j]; written[a] = w_data[j];
+                }
+                writes++; m_i++;
                 top->mem__wdata__ready = 0;
                 if (cpb > 1) { m_wait = cpb - 1; ms = WGAP; }
                 else goto next_write;
@@ -401,8 +411,11 @@ int main(int argc, char **argv) {
         if (m_i >= m_count) { top->mem__cmd__ready = 1; ms = CMD; goto memory_done; }
     offer:
         {
-            auto it = mem.find(m_addr + m_i);
-            uint64_t d = it == mem.end() ? 0 : it->second, l = m_i + 1 == m_count;
+            uint64_t d[@W@], l = m_i + 1 == m_count;
+            for (int j = 0; j < @W@; j++) {
+                auto it = mem.find(m_addr + m_i * @W@ + j);
+                d[j] = it == mem.end() ? 0 : it->second;
+            }
             @SET_RDATA@
             top->mem__rdata__valid = 1; ms = RBEAT;
         }

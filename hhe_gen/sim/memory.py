@@ -3,8 +3,9 @@
 
 The model answers one beat every ``cycles_per_beat`` cycles after a fixed ``latency``: with
 ``cycles_per_beat=1`` the shape of a LiteDRAM native port (64 bits per cycle), with 4 a 32-bit
-Wishbone DMA master moving one word per 2 cycles (two bus words per 64-bit beat).  Words never
-written read as 0.
+Wishbone DMA master moving one word per 2 cycles (two bus words per 64-bit beat); with
+``beat_words`` W > 1 a beat is W consecutive words (a 256- or 512-bit port).  Words never written
+read as 0.
 
 Usage::
 
@@ -16,7 +17,8 @@ Usage::
 
 from __future__ import annotations
 
-from hhe_gen.params.checks import check_int
+from hhe_gen.params.checks import check_int, check_power_of_two
+from hhe_gen.params.errors import ParameterError
 
 __all__ = ["MemoryModel"]
 
@@ -41,18 +43,20 @@ class MemoryModel:
     words : dict or None      initial contents {address: value}
     latency : int             cycles from a read command's transfer to its first beat, 1 .. 1000
     cycles_per_beat : int     cycles per beat on either direction, 1 .. 16
+    beat_words : int          W, 64-bit words per beat: 1, 2, 4 or 8 (the port's ``words``)
 
     Members
     -------
     words : dict              the contents
-    reads, writes : int       beats served
-    commands : list           (addr, count, write) of every command taken, in order
+    reads, writes : int       beats served (W words each)
+    commands : list           (addr, count, write) of every command taken, in order (count in beats)
     """
 
-    def __init__(self, words=None, *, latency: int = 8, cycles_per_beat: int = 1):
+    def __init__(self, words=None, *, latency: int = 8, cycles_per_beat: int = 1, beat_words: int = 1):
         self.words = dict(words or {})
         self.latency = check_int("latency", latency, 1, 1000)
         self.cycles_per_beat = check_int("cycles_per_beat", cycles_per_beat, 1, 16)
+        self.beat_words = check_power_of_two("beat_words", beat_words, 1, 8)
         self.reads = self.writes = 0
         self.commands = []
 
@@ -67,6 +71,10 @@ class MemoryModel:
 
     def process(self, port):
         """An async process for ``sim.add_process`` serving ``port`` (the engine's ``MemoryPort``)."""
+        w = self.beat_words
+        if port.signature.words != w:
+            raise ParameterError("beat_words", w, f"the port's words per beat ({port.signature.words})")
+
         async def serve(ctx):
             while True:
                 ctx.set(port.cmd.ready, 1)
@@ -79,7 +87,9 @@ class MemoryModel:
                         ctx.set(port.wdata.ready, 1)
                         payload = await _take(ctx, port.wdata)
                         ctx.set(port.wdata.ready, 0)
-                        self.words[addr + i] = int(payload.data) & MASK64
+                        data = int(payload.data)
+                        for j in range(w):
+                            self.words[addr + i * w + j] = (data >> (64 * j)) & MASK64
                         self.writes += 1
                         for _ in range(self.cycles_per_beat - 1):
                             await ctx.tick()
@@ -87,7 +97,8 @@ class MemoryModel:
                     for _ in range(self.latency - 1):
                         await ctx.tick()
                     for i in range(count):
-                        ctx.set(port.rdata.payload, {"data": self.words.get(addr + i, 0), "last": int(i == count - 1)})
+                        data = sum(self.words.get(addr + i * w + j, 0) << (64 * j) for j in range(w))
+                        ctx.set(port.rdata.payload, {"data": data, "last": int(i == count - 1)})
                         ctx.set(port.rdata.valid, 1)
                         while not (await ctx.tick().sample(port.rdata.ready))[-1]:
                             pass

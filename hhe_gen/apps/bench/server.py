@@ -3,9 +3,11 @@
 Each case runs ``hmult``, ``relinearize`` (the key switch) and ``rescale`` one after another, then
 ``mul_relin_rescale`` from the same operands (fused when the buffers hold the intermediates), on the
 RTL engine with the basis-conversion unit, in Verilator at N = 2^13 (Amaranth's simulator for the
-quick toy case), every input in external memory behind the memory port (one 64-bit beat per cycle
-after 8 cycles): the ciphertexts, the relinearisation key in NTT form (streamed row by row while it
-is used) and the constant rows.  Every program is checked against the ISA model (``bit_exact``:
+quick toy case), every input in external memory behind the memory port (one beat per cycle after 8
+cycles; a beat is 64 bits, or 512 in the ``-512bit`` cases: 512 bits per cycle at the paper's
+181 MHz is 11.6 GB/s, less than one of its Alveo U280's 32 HBM pseudo-channels, 256 bits at 450 MHz
+= 14.4 GB/s): the ciphertexts, the relinearisation key in NTT form (streamed row by row while it is
+used) and the constant rows.  Every program is checked against the ISA model (``bit_exact``:
 every word it writes), which equals :mod:`hhe_gen.models.ckks_eval` and Lattigo.
 
 Figures per program: ``cycles``, ``butterfly_cycles`` (cycles x lanes, the design-time-flexible
@@ -34,8 +36,10 @@ PAPER = {"hmult": 3_091 * 96, "relinearize": 97_668 * 96}
 """The design-time-flexible paper's butterfly-cycles (cycles x 96 butterflies), N = 2^13, log QP = 218."""
 
 
-def server_cycles(params: str = "toy-p30", lanes: int = 2, buffers: int = 24, verilator: bool = True) -> dict:
-    """hmult, relinearize and rescale of ``params`` on the RTL engine (module docstring)."""
+def server_cycles(params: str = "toy-p30", lanes: int = 2, buffers: int = 24, verilator: bool = True,
+                  beat_words: int = 1) -> dict:
+    """hmult, relinearize and rescale of ``params`` on the RTL engine (module docstring), its memory
+    port ``beat_words`` 64-bit words wide."""
     from hhe_gen.cores.engine import isa
     from hhe_gen.engine import server_memory as sm
     from hhe_gen.engine import server_programs as sp
@@ -62,20 +66,21 @@ def server_cycles(params: str = "toy-p30", lanes: int = 2, buffers: int = 24, ve
     sm.write_constants(mem, layout, p)
 
     rlk_first, rlk_end = layout.address("rlk"), layout.address("p_inv")
-    out = {"params": p.name, "lanes": lanes, "N": p.n, "rows": len(p.moduli)}
+    out = {"params": p.name, "lanes": lanes, "N": p.n, "rows": len(p.moduli), "beat_bits": 64 * beat_words}
     rows = len(p.moduli)
     fused = buffers >= sp.fused_min_buffers(rows)
     if verilator:                       # one build (cached), every program run on it
         from hhe_gen.sim.engine_verilator import VerilatedEngine
-        rtl = VerilatedEngine(sp.server_engine(p, lanes, buffers=buffers),
-                              progress=f"verilator build of the server engine ({p.name}, {lanes} lanes)")
+        rtl = VerilatedEngine(sp.server_engine(p, lanes, buffers=buffers, beat_words=beat_words),
+                              progress=f"verilator build of the server engine ({p.name}, {lanes} lanes, "
+                                       f"{64 * beat_words}-bit memory)")
         shape = rtl.engine.shape
     exact = True
     start = dict(mem)
     for name in ("hmult", "relinearize", "rescale", "mul_relin_rescale"):
         if name == "mul_relin_rescale":
             mem = start                     # from the operands again: fused when the buffers allow
-        engine = None if verilator else sp.server_engine(p, lanes, buffers=buffers)
+        engine = None if verilator else sp.server_engine(p, lanes, buffers=buffers, beat_words=beat_words)
         if not verilator:
             shape = engine.shape
         program = (sp.mul_relin_rescale(p, shape, layout=layout, fused=fused) if name == "mul_relin_rescale"
@@ -83,17 +88,17 @@ def server_cycles(params: str = "toy-p30", lanes: int = 2, buffers: int = 24, ve
         model = EngineModel(shape, p.n)
         model.memory = dict(mem)
         model.run(program.words)
-        memory = MemoryModel(mem, latency=8)
+        memory = MemoryModel(mem, latency=8, beat_words=beat_words)
         if verilator:
             run = rtl.run(program.words, memory)
         else:
             from hhe_gen.sim.engine import run_engine
             run = run_engine(engine, program.words, memory)
         exact &= run.error_cause == 0 and all(run.memory.words.get(a) == v for a, v in model.memory.items())
-        key_words = sum(cmd[1] for cmd in memory.commands if not cmd[2] and rlk_first <= cmd[0] < rlk_end)
+        key_words = beat_words * sum(cmd[1] for cmd in memory.commands if not cmd[2] and rlk_first <= cmd[0] < rlk_end)
         busy = {isa.Unit(u).name.lower(): c for u, c in sorted(run.busy_cycles().items())}
         row = {"cycles": run.cycles, "butterfly_cycles": run.cycles * lanes, "key_words": key_words,
-               "memory_words": memory.reads + memory.writes, "unit_busy": busy}
+               "memory_words": beat_words * (memory.reads + memory.writes), "unit_busy": busy}
         if name == "mul_relin_rescale":
             row["fused"] = fused
         if name in PAPER:
@@ -109,10 +114,11 @@ def server_cycles(params: str = "toy-p30", lanes: int = 2, buffers: int = 24, ve
 
 
 bench_case("accel", "server-toy", quick=True, params="toy-p30", verilator=False)(server_cycles)
-for _lanes in (2, 8):
-    for _params in ("dna-hhe", "flexible-218"):
-        bench_case("accel", f"server-{_params}-{_lanes}lanes", quick=False, params=_params, lanes=_lanes,
-                   buffers=24 if _params == "dna-hhe" else 28)(server_cycles)
+for _params in ("dna-hhe", "flexible-218"):
+    for _lanes, _words in ((2, 1), (8, 1), (8, 8)):
+        bench_case("accel", f"server-{_params}-{_lanes}lanes" + ("-512bit" if _words > 1 else ""), quick=False,
+                   params=_params, lanes=_lanes, buffers=24 if _params == "dna-hhe" else 28,
+                   beat_words=_words)(server_cycles)
 
 
 def basis_area(params: str = "dna-hhe", lanes: int = 2) -> dict:

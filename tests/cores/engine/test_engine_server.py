@@ -45,17 +45,17 @@ def _memory(params, layout):
     return mem
 
 
-@pytest.mark.parametrize("params, fused", [(PARAMS, True), (PARAMS, False), (WIDE_P, True)],
-                         ids=["same-width-fused", "same-width-memory", "wide-p-fused"])
-def test_mul_relin_rescale_on_rtl_equals_the_model(params, fused):
-    engine = sp.server_engine(params, buffers=20)
+@pytest.mark.parametrize("params, fused, beat_words", [(PARAMS, True, 1), (PARAMS, False, 1), (WIDE_P, True, 2)],
+                         ids=["same-width-fused", "same-width-memory", "wide-p-fused-128bit"])
+def test_mul_relin_rescale_on_rtl_equals_the_model(params, fused, beat_words):
+    engine = sp.server_engine(params, buffers=20, beat_words=beat_words)
     layout = sm.ServerMemoryMap.for_params(params)
     mem = _memory(params, layout)
     program = sp.mul_relin_rescale(params, engine.shape, fused=fused)
     model = EngineModel(engine.shape, params.n)
     model.memory = dict(mem)
     assert model.run(program.words) == 0
-    run = run_engine(engine, program.words, MemoryModel(mem, latency=6))
+    run = run_engine(engine, program.words, MemoryModel(mem, latency=6, beat_words=beat_words))
     assert run.notifies and run.notifies[-1][1] == program.notify
     written = {k for k in model.memory if model.memory[k] != mem.get(k)}
     r_rows = {layout.address(name, 0) + k for name in ("r0", "r1") for k in range(params.n)}
@@ -91,3 +91,23 @@ def test_the_server_engine_has_no_sampler_and_refuses_sample():
     assert isa.check(isa.decode(word), engine.shape, frozenset()) == isa.ErrorCause.NOT_BUILT
     run = run_engine(engine, [word], MemoryModel({}, latency=6))
     assert (run.error_cause, run.error_position) == (isa.ErrorCause.NOT_BUILT, 0)
+
+
+@pytest.mark.toolchain
+def test_wide_beats_in_verilator_equal_amaranth():
+    """The Verilator driver's memory with 2 words per beat gives Amaranth's run cycle for cycle:
+    cycles, tasks, commands (counted in beats) and every word."""
+    from hhe_gen.sim.engine_verilator import verilate_engine
+    layout = sm.ServerMemoryMap.for_params(WIDE_P)
+    mem = _memory(WIDE_P, layout)
+    runs = []
+    for run in (run_engine, verilate_engine):
+        engine = sp.server_engine(WIDE_P, buffers=20, beat_words=2)
+        program = sp.hmult(WIDE_P, engine.shape, layout=layout)
+        memory = MemoryModel(mem, latency=6, beat_words=2)
+        runs.append((run(engine, program.words, memory), memory))
+    (ra, a), (rb, b) = runs
+    order = lambda run: sorted(run.tasks, key=lambda t: t.position)      # noqa: E731
+    assert (rb.cycles, rb.error_cause, order(rb)) == (ra.cycles, ra.error_cause, order(ra))
+    assert b.words == a.words and b.commands == a.commands and (b.reads, b.writes) == (a.reads, a.writes)
+    assert a.commands[0][1] == WIDE_P.n // 2 and ra.error_cause == 0
