@@ -28,6 +28,8 @@ What is proven, at which size (every harness below says it again):
   12 bits ~75 s), so the sizes are the largest that finish in about a minute; above them the
   algorithm is proven by z3 (``formal/arith/bounds.py``) and the same generator code runs at
   the real widths.
+* **Barrett over primes of two bit lengths** (``rtl-barrett-mixed-8-6-equiv``): the same
+  equivalence for a table of an 8- and a 6-bit prime, the second scaled by 2^2 inside the unit.
 * **The pipeline contract with stalls** (:func:`~.rtl_reducers.contract`): the same units, the
   operands entering in any cycle, ``en`` and every other input free in every cycle, BMC of depth
   2*latency + 3.
