@@ -5,7 +5,9 @@ Datapath per lane (one pipeline for every kind and prime pair, so no cycle count
 
     row r read (cycle t) -> word x (cycle t+1), x < q_src
       -> centre (register):   x >= threshold[src, kind]: u = q_src - x, negative; else u = x
-      -> estimate (register): t = (u * mu_dst) >> word_bits     (mu_dst = floor(2^word_bits / q_dst))
+      -> estimate (register): t = (u * mu_dst) >> word_bits     (mu_dst = floor(2^word_bits / q_dst);
+                                                                 when every mu is a power of two,
+                                                                 u >> (word_bits - log2 mu_dst))
       -> remainder (register): r = u - t * q_dst                (in [0, 2 q_dst))
       -> result (register):   r' = r - q_dst if r >= q_dst else r; negative and r' != 0: q_dst - r'
       -> row r of dst written (cycle t + 5)
@@ -86,8 +88,21 @@ class BasisUnit(wiring.Component):
         thresholds = Array(Const(centre_threshold(q, CENTRE_KINDS[min(k, kinds - 1)]), wb)
                            for q in self.primes for k in range(4))
         prime_q = Array(Const(q, wb) for q in self.primes)
-        prime_mu = Array(Const(v, mu_bits) for v in self.mu)
+        # every mu a power of two (the primes near powers of two of an RNS basis): the estimate is
+        # a shift, chosen by the destination's index among the distinct shifts; else a product
+        shifts = sorted({wb - v.bit_length() + 1 for v in self.mu})
+        by_shift = all(v & (v - 1) == 0 for v in self.mu)
+        prime_mu = Array(Const(shifts.index(wb - v.bit_length() + 1) if by_shift else v, mu_bits)
+                         for v in self.mu)
         q_src, q_dst, mu, thr = Signal(wb), Signal(wb), Signal(mu_bits), Signal(wb)
+
+        def estimate(u):
+            if not by_shift:
+                return (u * mu) >> wb
+            out = u >> shifts[0]
+            for i, s in enumerate(shifts[1:], 1):
+                out = Mux(mu == i, u >> s, out)
+            return out
 
         m.d.comb += task.ready.eq(~busy & ~abort)
         with m.If(abort):
@@ -113,7 +128,7 @@ class BasisUnit(wiring.Component):
             u1, n1 = Signal(wb, name=f"u{j}"), Signal(name=f"neg{j}")
             m.d.sync += [n1.eq(x >= thr), u1.eq(Mux(x >= thr, q_src - x, x))]
             t2, u2, n2 = Signal(mu_bits, name=f"t{j}"), Signal(wb, name=f"u2_{j}"), Signal(name=f"neg2_{j}")
-            m.d.sync += [t2.eq((u1 * mu) >> wb), u2.eq(u1), n2.eq(n1)]
+            m.d.sync += [t2.eq(estimate(u1)), u2.eq(u1), n2.eq(n1)]
             r3, n3 = Signal(wb + 1, name=f"r{j}"), Signal(name=f"neg3_{j}")
             m.d.sync += [r3.eq(u2 - t2 * q_dst), n3.eq(n2)]
             r = Mux(r3 >= q_dst, r3 - q_dst, r3)[:wb]

@@ -13,7 +13,7 @@ from hhe_gen.cores.engine import isa
 from hhe_gen.cores.engine.basis_unit import BasisUnit
 from hhe_gen.cores.engine.buffers import BufferFile
 from hhe_gen.models.rns_basis import CENTRE_KINDS, centre, centre_threshold
-from hhe_gen.params import ParameterError, preset
+from hhe_gen.params import ParameterError, is_prime, preset
 
 from ._bench import dump, fill, run_task, simulate
 
@@ -44,9 +44,22 @@ def _inputs(rng, q):
     return (values + [rng.randrange(q) for _ in range(N)])[:N]
 
 
-@pytest.mark.parametrize("lanes", [1, 4])
-def test_every_kind_between_every_prime_pair(lanes):
-    m, unit, bufs = _rig(lanes)
+def _prime_from(start):
+    q = start | 1
+    while not is_prime(q):
+        q += 2
+    return q
+
+
+#: primes whose mu = floor(2^61 / q) are not all powers of two (the unit's product estimate;
+#: DNA-HHE's mu are 128 and 1, the shift estimate)
+UNEVEN = (_prime_from(3 << 38), _prime_from(5 << 37), _prime_from((1 << 40) - (1 << 20)), PRIMES[3])
+
+
+@pytest.mark.parametrize("lanes, primes", [(1, PRIMES), (4, PRIMES), (2, UNEVEN)], ids=["dna-1", "dna-4", "uneven-2"])
+def test_every_kind_between_every_prime_pair(lanes, primes):
+    m, unit, bufs = _rig(lanes, primes)
+    assert any(mu & (mu - 1) for mu in unit.mu) == (primes is UNEVEN)
     rng = random.Random(lanes)
     pairs = [(3, 0), (0, 3), (2, 0), (0, 1), (3, 3)]          # P -> q, q -> P, q -> q, P -> P
     got, want, cycles = [], [], set()
@@ -54,7 +67,7 @@ def test_every_kind_between_every_prime_pair(lanes):
     async def bench(ctx):
         ctx.set(unit.slot_prime, [0, 1, 2, 3])
         for src, dst in pairs:
-            q_src, q_dst = PRIMES[src], PRIMES[dst]
+            q_src, q_dst = primes[src], primes[dst]
             words = _inputs(rng, q_src)
             await fill(ctx, bufs, 0, words, lanes)
             for kind, name in enumerate(CENTRE_KINDS):
