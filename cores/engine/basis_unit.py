@@ -82,36 +82,42 @@ class BasisUnit(wiring.Component):
         busy = Signal()
         issue = Signal(range(self.rows + 1))
         issuing = busy & (issue < self.rows) & ~abort
-        mu_bits = max(self.mu).bit_length()
 
         kinds = len(CENTRE_KINDS)
         thresholds = Array(Const(centre_threshold(q, CENTRE_KINDS[min(k, kinds - 1)]), wb)
                            for q in self.primes for k in range(4))
         prime_q = Array(Const(q, wb) for q in self.primes)
+        src = self.slot_prime[task.payload.slot]
+        dst = self.slot_prime[task.payload.imm[:isa.SLOT_BITS]]
         # every mu a power of two (the primes near powers of two of an RNS basis): the estimate is
-        # a shift, chosen by the destination's index among the distinct shifts; else a product
+        # a shift, chosen per task by the destination's index among the distinct shifts; else a
+        # product by the destination's mu
         shifts = sorted({wb - v.bit_length() + 1 for v in self.mu})
         by_shift = all(v & (v - 1) == 0 for v in self.mu)
-        prime_mu = Array(Const(shifts.index(wb - v.bit_length() + 1) if by_shift else v, mu_bits)
-                         for v in self.mu)
-        q_src, q_dst, mu, thr = Signal(wb), Signal(wb), Signal(mu_bits), Signal(wb)
+        if by_shift:
+            dst_shift = Signal(range(max(len(shifts), 2)))
+            dst_estimate = dst_shift.eq(Array(Const(shifts.index(wb - v.bit_length() + 1), dst_shift.shape())
+                                              for v in self.mu)[dst])
+        else:
+            dst_mu = Signal(max(self.mu).bit_length())
+            dst_estimate = dst_mu.eq(Array(Const(v, dst_mu.shape()) for v in self.mu)[dst])
+        q_src, q_dst, thr = Signal(wb), Signal(wb), Signal(wb)
+        t_bits = max(self.mu).bit_length()  # the estimate t <= u * mu / 2^wb < mu
 
         def estimate(u):
             if not by_shift:
-                return (u * mu) >> wb
+                return (u * dst_mu) >> wb
             out = u >> shifts[0]
             for i, s in enumerate(shifts[1:], 1):
-                out = Mux(mu == i, u >> s, out)
+                out = Mux(dst_shift == i, u >> s, out)
             return out
 
         m.d.comb += task.ready.eq(~busy & ~abort)
         with m.If(abort):
             m.d.sync += busy.eq(0)
         with m.Elif(task.valid & task.ready):
-            src = self.slot_prime[task.payload.slot]
-            dst = self.slot_prime[task.payload.imm[:isa.SLOT_BITS]]
             m.d.sync += [held.eq(task.payload), busy.eq(1), issue.eq(0), q_src.eq(prime_q[src]),
-                         q_dst.eq(prime_q[dst]), mu.eq(prime_mu[dst]),
+                         q_dst.eq(prime_q[dst]), dst_estimate,
                          thr.eq(thresholds[src * 4 + task.payload.flags[:2]])]
         with m.Elif(issuing):
             m.d.sync += issue.eq(issue + 1)
@@ -127,7 +133,7 @@ class BasisUnit(wiring.Component):
             x = self.rd.data[j]
             u1, n1 = Signal(wb, name=f"u{j}"), Signal(name=f"neg{j}")
             m.d.sync += [n1.eq(x >= thr), u1.eq(Mux(x >= thr, q_src - x, x))]
-            t2, u2, n2 = Signal(mu_bits, name=f"t{j}"), Signal(wb, name=f"u2_{j}"), Signal(name=f"neg2_{j}")
+            t2, u2, n2 = Signal(t_bits, name=f"t{j}"), Signal(wb, name=f"u2_{j}"), Signal(name=f"neg2_{j}")
             m.d.sync += [t2.eq(estimate(u1)), u2.eq(u1), n2.eq(n1)]
             r3, n3 = Signal(wb + 1, name=f"r{j}"), Signal(name=f"neg3_{j}")
             m.d.sync += [r3.eq(u2 - t2 * q_dst), n3.eq(n2)]

@@ -57,10 +57,12 @@ def test_server_case_counts_the_key_traffic():
     assert r["relinearize"]["butterfly_cycles"] == 2 * r["relinearize"]["cycles"]
     # the tensor product's arithmetic: 4 pointwise tasks per prime (mul, mul, mac, mul), each
     # N/P rows + the butterfly's latency + 3 cycles (docs of the pointwise unit)
-    from hhe_gen.engine.server_programs import server_engine
-    from hhe_gen.params.ckks import CKKSParams, RingParams
+    # the pointwise unit's butterfly as the engine builds it: Barrett over the three primes, ECP5
+    from hhe_gen.cores.arith import Butterfly
+    from hhe_gen.cores.unused import mark_unused
     from hhe_gen.params.primes import ntt_primes
-    primes = ntt_primes(64, 30, 3)
-    pu = server_engine(CKKSParams(RingParams(64, tuple(primes[:2])), 20, (primes[2],)), 2).pointwise_unit
-    assert r["hmult"]["arithmetic_cycles"] == r["hmult"]["unit_busy"]["pointwise"] == 4 * 2 * (32 + pu.bf_latency + 3)
+    butterfly = Butterfly(zq=dict(kind="barrett", moduli=list(ntt_primes(64, 30, 3))), target="ecp5")
+    mark_unused(butterfly)
+    latency = butterfly.latency
+    assert r["hmult"]["arithmetic_cycles"] == r["hmult"]["unit_busy"]["pointwise"] == 4 * 2 * (32 + latency + 3)
     assert r["hmult"]["unit_busy"]["memory"] >= 7 * 2 * 64
