@@ -98,6 +98,22 @@ def test_board_backend_gives_the_models_results_over_ethernet(on_model):
     assert cycles > 0
 
 
+@pytest.mark.parametrize("backend", ["model", pytest.param("rtl", marks=pytest.mark.toolchain)])
+def test_a_device_that_decrypts_chosen_ciphertexts_gives_the_key_away(backend):
+    """The key vault's limit (docs/soc.md): no bus read shows a key word, but whoever may ask for
+    decryptions reads the key from their results.  (c0, c1) = (0, D) decrypts to D * s; with D =
+    scale / 16 its slots stay inside the decoder's range, and encoding them again gives 16 * s / scale."""
+    delta = PARAMS.scale
+    ct = ckks.Ciphertext([[0] * PARAMS.n for _ in PARAMS.moduli],
+                         [[(delta // 16) % q] + [0] * (PARAMS.n - 1) for q in PARAMS.moduli], delta, "coeff")
+    with Client("toy", backend=backend) as c:
+        c.set_keys(KEYS)
+        slots = c.decrypt(ct)
+    coeffs = ckks.crt_centered(ckks.encode(PARAMS, slots).rows, PARAMS.moduli)
+    assert [round(16 * x / delta) for x in coeffs] == KEYS.sk
+    assert any(KEYS.sk)
+
+
 def test_bad_calls_name_the_parameter():
     with pytest.raises(ParameterError, match="backend"):
         Client("toy", backend="fpga")
