@@ -111,7 +111,7 @@ class HheSoC:
                             ("HHE_INSTR_DEPTH", self.accel.instr_depth),
                             ("HHE_LOCAL_IP", mac_ip), ("HHE_REMOTE_IP", convert_ip(remote_ip))):
             self.add_constant(name, value)
-        self.add_constant("UART_POLLING")           # the firmware runs without interrupts
+        self.add_constant("UART_POLLING")           # the UART polled (the firmware takes the accelerator IRQ only)
         # LiteEth's MAC adds preamble and CRC itself, but the hybrid core does not export the CSR by
         # which LiteX's libliteeth learns that: without this, the CPU's frames carry them twice
         self.add_constant("HW_PREAMBLE_CRC")

@@ -126,7 +126,7 @@ def run_soc_sim(params_name: str = "toy", lanes: int = 2, rubato: str | None = D
                               "keycheck": check.meaning, "vault_words": check.values[0]}
         setup = programs.key_setup(p, shape, layout=layout).words
         reply, _, _ = step("key_setup", setup)
-        report["key_setup"] = {"busy_cycles": reply.values[0], "status": reply.meaning}
+        report["key_setup"] = {"busy_cycles": reply.values[0], "status": reply.meaning, "interrupts": reply.values[3]}
         direct = soc.host.run(setup)                 # the same program from the host, CSR by CSR
         report["key_setup_direct"] = {"busy_cycles": direct.busy_cycles, "error_cause": direct.error_cause,
                                       "units": direct.units}
@@ -304,7 +304,7 @@ def _bad_input(soc, p, shape, layout, step) -> dict:
     host.abort()                # twice in a row: the second must not leave words drained or lost
     after = host.firmware_run(programs.key_setup(p, shape, layout=layout).words)
     out = {"unknown_command": unknown.meaning, "empty_program": empty.meaning, "malformed_word": bad.meaning,
-           "next_program": after.meaning}
+           "malformed_word_interrupts": bad.values[3], "next_program": after.meaning}
     out["ok"] = (unknown.status == 0x201 and empty.status == 0x202 and 0x100 < bad.status < 0x200
                  and after.status == 0)
     return out

@@ -9,8 +9,9 @@
  *            value3 = 1 once the host's address is resolved (ARP; SEND needs it)
  *   RUN      arg0 = engine word address of a program in RAM, arg1 = its words, arg2 = time-out in
  *            system clock cycles (0: default, 2^31).  The words are checked, loaded into the FIFO with
- *            hold set, released, and the run awaited: value0 = busy cycles, value1 = error
- *            position, value2 = notify code; status = 0x100 | cause on an engine error.
+ *            hold set, released, and the run awaited on the accelerator's interrupt (its `done` and
+ *            `error` events): value0 = busy cycles, value1 = error position, value2 = notify code,
+ *            value3 = interrupts taken during the run; status = 0x100 | cause on an engine error.
  *   SEND     the CPU-driven path: arg0 / arg1 = engine word addresses of c0 / c1 (NTT form),
  *            arg2 = rows | log_scale << 8 | segment << 16, arg3 = message id.  The CPU reads the
  *            rows over the bus and sends them as wire-format packets (docs/wire.md) through the
@@ -33,6 +34,7 @@
 #include <generated/mem.h>
 #include <generated/soc.h>
 #include <system.h>
+#include <irq.h>
 #ifdef CSR_SDRAM_BASE
 #include <liblitedram/sdram.h>
 #endif
@@ -45,6 +47,7 @@ enum {
 	ST_TIMEOUT = 0x203, ST_KEY_TRUNCATED = 0x204, ST_NO_ROUTE = 0x205
 };
 enum { CTRL_ABORT = 1, CTRL_CLEAR = 2, CTRL_HOLD = 4 };
+enum { EV_DONE = 1, EV_ERROR = 2 };          /* the accelerator's EventManager (soc/accelerator.py) */
 
 #define RAM_WORDS (MAIN_RAM_SIZE / 8)
 #define MAX_PROGRAM 65536u
@@ -56,6 +59,26 @@ static uint64_t ram_word(uint32_t word)
 {
 	volatile uint32_t *p = (volatile uint32_t *)(MAIN_RAM_BASE + 8u * word);
 	return (uint64_t)p[0] | ((uint64_t)p[1] << 32);
+}
+
+/* Set by the accelerator's interrupt: the events it saw (acknowledged there), and how many times. */
+static volatile uint32_t accel_events, accel_interrupts;
+
+static void accel_isr(void)
+{
+	uint32_t pending = accel_ev_pending_read();
+	accel_ev_pending_write(pending);
+	accel_events |= pending;
+	accel_interrupts++;
+}
+
+static void accel_irq_start(void)
+{
+	accel_ev_pending_write(EV_DONE | EV_ERROR);
+	accel_ev_enable_write(EV_DONE | EV_ERROR);
+	irq_attach(ACCEL_INTERRUPT, accel_isr);
+	irq_setmask(irq_getmask() | (1u << ACCEL_INTERRUPT));
+	irq_setie(1);
 }
 
 static uint64_t uptime(void)
@@ -84,6 +107,7 @@ static uint32_t run(uint32_t address, uint32_t words, uint32_t timeout, uint32_t
 		timeout = DEFAULT_TIMEOUT;
 	flush_cpu_dcache();
 	accel_control_write(CTRL_CLEAR | CTRL_HOLD);
+	accel_interrupts = 0;
 	for (k = 0; k < words && k < HHE_INSTR_DEPTH; k++)
 		accel_instr_write(ram_word(address + k));
 	accel_control_write(0);
@@ -98,6 +122,21 @@ static uint32_t run(uint32_t address, uint32_t words, uint32_t timeout, uint32_t
 			return ST_TIMEOUT;
 		}
 	}
+	/* Every word is in.  An interrupt before this point may be a `done` of the FIFO running dry
+	   while it was fed: forget it, then wait for the next one unless the engine is idle already
+	   (an event after the flag is cleared is kept, so none is missed between the two). */
+	irq_setie(0);
+	accel_events = 0;
+	irq_setie(1);
+	if ((accel_status_read() & 3) == 1) {
+		while (!(accel_events & (EV_DONE | EV_ERROR))) {
+			if (uptime() - start > timeout) {
+				accel_control_write(CTRL_ABORT);
+				return ST_TIMEOUT;
+			}
+		}
+	}
+	v[3] = accel_interrupts;
 	for (;;) {
 		uint32_t st = accel_status_read();
 		if (st & 2) {
@@ -193,6 +232,7 @@ int main(void)
 	timer0_load_write(0xffffffff);
 	timer0_en_write(1);
 	udp_start(mac, HHE_LOCAL_IP);
+	accel_irq_start();
 	printf("mailbox ready\n");
 	for (;;) {
 		uint32_t command = mailbox_command_read();

@@ -68,6 +68,14 @@ def test_bad_input_gets_error_codes_and_the_soc_goes_on(report):
     assert b["next_program"] == "ok"
 
 
+def test_the_firmware_waits_on_the_accelerators_interrupt(report):
+    """RUN sleeps on the EventManager's interrupt (done: busy fell; error: error rose), not on the
+    status CSR: a run ends with at least one interrupt taken, a program stopped on an error too.
+    Were the interrupt lost, the run would end in the firmware's time-out instead."""
+    assert report["key_setup"]["status"] == "ok" and report["key_setup"]["interrupts"] >= 1
+    assert report["bad_input"]["malformed_word_interrupts"] >= 1
+
+
 def test_cpu_driven_path_sends_the_same_ciphertext_slower(report):
     c = report["cpu_driven"]
     assert c["status"] == "ok" and c["packets"] == 4 and c["equal_to_model"]
@@ -110,6 +118,7 @@ def test_the_accelerator_on_a_clock_of_its_own_gives_the_same_words(report_own_c
     assert r["secrecy"]["secret_words_found"] == 0 and r["secrecy"]["vault_nonzero"] == 0
     b = r["bad_input"]
     assert b["malformed_word"] == "accelerator error cause 1" and b["next_program"] == "ok"
+    assert b["malformed_word_interrupts"] >= 1 and r["key_setup"]["interrupts"] >= 1   # the events in sys
     assert r["key_setup_direct"]["units"]["ntt"]["tasks"] == 6      # the counters crossed with the status
     assert r["ok"]
 
