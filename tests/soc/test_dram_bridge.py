@@ -34,9 +34,9 @@ class Harness(LiteXModule):
         self.wdata = stream.Endpoint([("data", 64)])
         self.rdata = stream.Endpoint([("data", 64)])
         self.base = Signal(32, reset=BASE_WORD)
-        self.bridge = DramMemoryBridge(self.cmd, self.wdata, self.rdata, self.read_port, self.write_port,
-                                       self.base, windows, vault_base=VAULT_WORD)
         self.vault = DramKeyVault(self.vault_port, VAULT_ORIGIN, VAULT_WORD, 4096)
+        self.bridge = DramMemoryBridge(self.cmd, self.wdata, self.rdata, self.read_port, self.write_port,
+                                       self.base, windows, vault_base=VAULT_WORD, wait=self.vault.busy)
 
 
 def _serve(port, memory, rng, state):
@@ -67,7 +67,7 @@ def _serve(port, memory, rng, state):
             pending.pop(0)
 
 
-def _run(windows, commands, vault_writes=()):
+def _run(windows, commands, vault_writes=(), *, probe=True, counted=None):
     dut = Harness(windows)
     reads, probes = [], []
     memory, rng, state = {}, random.Random(7), {"done": False, "cycle": 0}
@@ -80,8 +80,11 @@ def _run(windows, commands, vault_writes=()):
     def driver():
         for adr, value in vault_writes:                     # the bus side of the vault: write, then read
             yield from dut.vault.bus.write(VAULT_ORIGIN // 4 + adr, value)
-            probes.append((yield from dut.vault.bus.read(VAULT_ORIGIN // 4 + adr)))
+            if probe:
+                probes.append((yield from dut.vault.bus.read(VAULT_ORIGIN // 4 + adr)))
         yield from drive_memory_port(dut, commands, reads)
+        if counted is not None:
+            counted.append((yield dut.vault.writes))
         for _ in range(8):
             yield
         state["done"] = True
@@ -113,3 +116,15 @@ def test_secret_windows_go_to_the_dram_vault_and_its_bus_side_reads_zero():
     assert reads[1][0][0] == 0xBBBB_0000AAAA, "a key written through the bus window is what the accelerator reads"
     assert probes == [0, 0, 0], "the vault's bus window must never return what was written"
     assert [w for w, _ in reads[2]] == [5, 6], "words outside the windows stay in the engine's memory"
+
+
+def test_vault_writes_back_to_back_all_arrive():
+    """The vault's bus side takes a write into a register and acknowledges it from there; a write
+    offered while the one before is still on its way to the DRAM waits for it (none is lost), and
+    the accelerator's next command waits for the last (its load sees every word)."""
+    values = [0x11111111 * (k + 1) for k in range(8)]
+    counted = []
+    reads, _ = _run([(40, 8)], [(40, 4, 0, None)], vault_writes=list(enumerate(values)), probe=False,
+                    counted=counted)
+    assert [w for w, _ in reads[0]] == [values[2 * k] | values[2 * k + 1] << 32 for k in range(4)]
+    assert counted == [8]

@@ -52,6 +52,7 @@ def soc_end_to_end(params: str, lanes: int = 2, rubato: str = "128s") -> dict:
 @bench_case("soc", "ecpix5-dna-hhe", quick=False, params="dna-hhe", accel_mhz=50.0)
 @bench_case("soc", "ecpix5-dna-hhe-1-lane", quick=False, params="dna-hhe", accel_mhz=50.0, lanes=1)
 @bench_case("soc", "ecpix5-toy", quick=False, params="toy", accel_mhz=60.0)
+@bench_case("soc", "ecpix5-toy-1-lane", quick=False, params="toy", accel_mhz=60.0, lanes=1)
 def soc_on_ecpix5(params: str, accel_mhz: float, lanes: int = 2) -> dict:
     """The SoC's bitstream for the ECPIX-5 (:func:`hhe_gen.boards.build.build_board`, cached): the
     post-route clocks against LiteX's ECPIX-5 default of 75 MHz and the goal of 100 MHz, the
