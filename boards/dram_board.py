@@ -10,7 +10,9 @@ A board module makes the platform, the clock generator (LiteX-Boards' own) and t
   build only: :mod:`hhe_gen.soc.soc_build`), a 4 KB SRAM (:data:`SRAM_BYTES`: the firmware's data
   and stack);
 - LiteDRAM on the board's DRAM, **without an L2 cache**: the accelerator writes the DRAM behind the
-  CPU's back, and what Etherbone writes must reach the DRAM before the accelerator reads it;
+  CPU's back, and what Etherbone writes must reach the DRAM before the accelerator reads it; the
+  main RAM's Wishbone bridge behind a registered stage (:class:`hhe_gen.soc.wishbone_stage.WishboneStage`:
+  two cycles more per bus access, the bus's ack off LiteDRAM's arbiter);
 - the DRAM split in two: the bus maps the lower ``mapped_bytes`` as the main RAM (the engine's
   memory map and the program area); the key vault lives above, reached only by the accelerator's
   native port and the bus's write-only window at :data:`VAULT_ORIGIN`;
@@ -30,11 +32,13 @@ from migen import ClockDomain, ResetSignal
 from migen.genlib.resetsync import AsyncResetSynchronizer
 
 from litex.soc.integration.soc_core import SoCCore
+from litex.soc.interconnect import wishbone
 
 from hhe_gen.params.errors import ParameterError
 from hhe_gen.soc.accelerator import DramMemory
 from hhe_gen.soc.integration import DEFAULT_IP, DEFAULT_REMOTE_IP, DEFAULT_UDP_PORT, HheSoC, has_rubato, \
     pow2_at_least, secret_windows
+from hhe_gen.soc.wishbone_stage import WishboneStage
 
 __all__ = ["DramBoardSoC", "VAULT_ORIGIN", "BIOS_ROM", "CPU_VARIANT", "SRAM_BYTES", "rom_size"]
 
@@ -77,6 +81,12 @@ class DramBoardSoC(SoCCore, HheSoC):
 
         self.ddrphy = ddrphy_factory()
         self.add_sdram("sdram", phy=self.ddrphy, module=module, size=mapped_bytes, l2_cache_size=0)
+        # the main RAM behind a registered stage: LiteDRAM's Wishbone bridge acknowledges straight
+        # from the DRAM port's handshake, which put LiteDRAM's arbiter on every bus master's ack
+        main_ram = self.bus.slaves["main_ram"]
+        self.bus.slaves["main_ram"] = wishbone.Interface(data_width=main_ram.data_width, address_width=32,
+                                                         addressing=main_ram.addressing)
+        self.main_ram_stage = WishboneStage(self.bus.slaves["main_ram"], main_ram)
         g = module.geom_settings
         dram_bytes = (1 << (g.bankbits + g.rowbits + g.colbits)) * self.ddrphy.settings.databits // 8
         vault_bytes = 8 * sum(w for _, w in secret_windows(layout, has_rubato(manifest)))
