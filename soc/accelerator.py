@@ -184,7 +184,7 @@ class Accelerator(LiteXModule):
             base = Signal(32)
             self.comb += base.eq((self._mem_base.storage - dram.origin)[3:])
             self.bridge = DramMemoryBridge(engine.cmd, engine.wdata, engine.rdata, dram.read_port, dram.write_port,
-                                           base, windows, dram.vault_base, wait=self.vault.busy)
+                                           base, windows, dram.vault_base)
         self._reads, self._writes = CSRStatus(32, name="reads"), CSRStatus(32, name="writes")
         self._vault_writes = CSRStatus(32, name="vault_writes", description="32-bit words written to the key vault")
         if self.vault is not None:

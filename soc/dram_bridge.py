@@ -20,7 +20,6 @@ read_port, write_port : LiteDRAM native ports ("read", "write"), 64-bit data
 base : Signal                          DRAM word of engine word 0
 windows : list of (first, words)       engine word ranges served by the vault
 vault_base : int                       DRAM word of the vault's first word
-wait : Signal or None                  a command also waits while it is high (the vault's ``busy``)
 
 Members
 -------
@@ -30,13 +29,12 @@ Latency
 -------
 A read command streams one word per cycle once LiteDRAM answers (up to 32 reads outstanding); a
 write streams one word per cycle into LiteDRAM's write FIFO.  A command waits until the writes
-before it have left that FIFO, and the vault's bus write on its way, so a load always sees the
-stores before it and the key words the bus wrote.
+before it have left that FIFO, so a load always sees the stores before it.
 """
 
 from __future__ import annotations
 
-from migen import FSM, If, Mux, NextState, NextValue, Signal
+from migen import FSM, If, NextState, NextValue, Signal
 
 from litex.gen import LiteXModule
 from litex.soc.interconnect import wishbone
@@ -44,6 +42,7 @@ from litex.soc.interconnect import wishbone
 from hhe_gen.params.errors import ParameterError
 
 from .memory_bridge import decode_windows, place_windows
+from .wishbone_stage import WishboneStage
 
 __all__ = ["DramMemoryBridge", "DramKeyVault"]
 
@@ -51,8 +50,7 @@ __all__ = ["DramMemoryBridge", "DramKeyVault"]
 class DramMemoryBridge(LiteXModule):
     """The engine's memory port on LiteDRAM (module docstring)."""
 
-    def __init__(self, cmd, wdata, rdata, read_port, write_port, base, windows=(), vault_base: int = 0,
-                 wait=None):
+    def __init__(self, cmd, wdata, rdata, read_port, write_port, base, windows=(), vault_base: int = 0):
         from litedram.frontend.dma import LiteDRAMDMAReader, LiteDRAMDMAWriter
         for name, port in (("read_port", read_port), ("write_port", write_port)):
             if port.data_width != 64:
@@ -68,8 +66,7 @@ class DramMemoryBridge(LiteXModule):
 
         self.fsm = fsm = FSM(reset_state="IDLE")
         fsm.act("IDLE",
-            # stores before this command have left, and the vault's bus write too
-            cmd.ready.eq(~writer.fifo.source.valid & (~wait if wait is not None else 1)),
+            cmd.ready.eq(~writer.fifo.source.valid),        # stores before this command have left
             If(cmd.valid & cmd.ready,
                 NextValue(count, cmd.count), NextValue(issued, 0), NextValue(delivered, 0),
                 If(hit, NextValue(adr, vault_base + vault_word)).Else(NextValue(adr, base + cmd.addr)),
@@ -116,13 +113,12 @@ class DramKeyVault(LiteXModule):
     bus : wishbone.Interface   the SoC-bus slave (32-bit, word addressing)
     size : int
     writes : Signal(32)        32-bit words written (the firmware's KEYCHECK)
-    busy : Signal()            a write on its way to LiteDRAM's port (the memory bridge's ``wait``)
 
     Latency
     -------
-    A write is acknowledged in the cycle after it is offered and reaches LiteDRAM's port from a
-    register; a write offered while the one before is still on its way waits for it.  A read is
-    acknowledged in the next cycle, with 0.
+    A write is acknowledged once LiteDRAM's port has taken it, from a register
+    (:class:`~hhe_gen.soc.wishbone_stage.WishboneStage`: two cycles more than the bridge alone).  A
+    read is acknowledged in the next cycle, with 0.
     """
 
     def __init__(self, port, origin: int, vault_base: int, size: int):
@@ -135,21 +131,14 @@ class DramKeyVault(LiteXModule):
         if origin < dram_byte:
             raise ParameterError("vault origin", origin, f">= the vault's DRAM byte offset {dram_byte:#x}")
         self.wb2native = LiteDRAMWishbone2Native(wishbone=inner, port=port, base_address=origin - dram_byte)
-        # Both acks come from registers: a write is taken into a register (acknowledged in the next
-        # cycle) and written into the DRAM behind the bus's back, the next write waiting for it.  So
-        # the SoC bus's ack never hangs on the DRAM crossbar's grant: that chain (Etherbone's request,
-        # the bus decoder, LiteDRAM's arbiter, the ack to every master, into the CPU) was the system
-        # clock's critical path on the ECPIX-5.
-        self.busy = pending = Signal()
-        read_ack, write_ack = Signal(), Signal()
-        take = bus.cyc & bus.stb & bus.we & ~pending & ~write_ack
-        self.comb += [
-            bus.ack.eq(Mux(bus.we, write_ack, read_ack)), bus.dat_r.eq(0),
-            inner.cyc.eq(pending), inner.stb.eq(pending), inner.we.eq(1),
-        ]
+        # writes through a registered stage: the SoC bus's ack does not hang on LiteDRAM's arbiter
+        # (Etherbone's request, the bus decoder, the arbiter, the ack to every master, into the
+        # CPU: the ECPIX-5 system clock's critical path when the bridge answered the bus itself)
+        outer = wishbone.Interface(data_width=32, address_width=32, addressing="word")
+        self.stage = WishboneStage(outer, inner)
+        read_ack = Signal()
+        self.comb += If(bus.we, bus.connect(outer)).Else(bus.ack.eq(read_ack), bus.dat_r.eq(0))
         self.sync += [
             read_ack.eq(bus.cyc & bus.stb & ~bus.we & ~read_ack),
-            write_ack.eq(take),
-            If(take, pending.eq(1), inner.adr.eq(bus.adr), inner.dat_w.eq(bus.dat_w), inner.sel.eq(bus.sel),
-               self.writes.eq(self.writes + 1)).Elif(inner.ack, pending.eq(0)),
+            If(bus.cyc & bus.stb & bus.we & bus.ack, self.writes.eq(self.writes + 1)),
         ]
