@@ -155,3 +155,16 @@ def test_arty_a7_synthesis_and_vivado_script_at_the_toy_ring():
     assert r["area"]["LUT"] > 10_000 and r["area"]["DSP48E1"] > 0
     assert any(s.endswith("digilent_arty.tcl") for s in r["scripts"])
     assert "synth_design" in Path(next(s for s in r["scripts"] if s.endswith(".tcl"))).read_text()
+
+
+@pytest.mark.parametrize("board", ["ecpix5", "arty"])
+def test_the_main_ram_and_the_vault_answer_the_bus_from_a_register(board, request):
+    """LiteDRAM's Wishbone bridges acknowledge straight from the DRAM port's handshake; on the boards
+    both stand behind the registered stage (soc/wishbone_stage.py), so the bus's ack does not come
+    from LiteDRAM's arbiter (the ECPIX-5 system clock's critical path without it)."""
+    from hhe_gen.soc.wishbone_stage import WishboneStage
+    soc = request.getfixturevalue(board)[0]
+    stage = soc.main_ram_stage
+    assert isinstance(stage, WishboneStage) and soc.bus.slaves["main_ram"] is stage.bus
+    assert stage.slave is not stage.bus
+    assert isinstance(soc.accel.vault.stage, WishboneStage)
