@@ -15,10 +15,9 @@ slave : wishbone.Interface   the slave it stands in front of (same widths and ad
 Latency
 -------
 An access takes the slave's cycles plus two: one to take it, and the answer in the cycle after the
-slave's.  Writes are not posted:
-the bus's ack follows the slave's, so a write has reached the slave when the bus sees it done.  A
-master that drops ``cyc`` before the answer (a bus time-out) gets none; the slave's access still
-ends before the stage takes the next.
+slave's.  Writes are not posted: the bus's ack follows the slave's, so a write has reached the
+slave when the bus sees it done.  A master that drops ``cyc`` before the answer (a bus time-out)
+gets none; the slave's access still ends before the stage takes the next.
 """
 
 from __future__ import annotations

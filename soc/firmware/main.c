@@ -137,6 +137,8 @@ static uint32_t run(uint32_t address, uint32_t words, uint32_t timeout, uint32_t
 		}
 	}
 	v[3] = accel_interrupts;
+	/* The status as the CSR shows it: with the accelerator on a clock of its own it crosses a
+	   cycle or two after the event, so read it until it agrees. */
 	for (;;) {
 		uint32_t st = accel_status_read();
 		if (st & 2) {

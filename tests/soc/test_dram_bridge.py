@@ -34,9 +34,9 @@ class Harness(LiteXModule):
         self.wdata = stream.Endpoint([("data", 64)])
         self.rdata = stream.Endpoint([("data", 64)])
         self.base = Signal(32, reset=BASE_WORD)
-        self.vault = DramKeyVault(self.vault_port, VAULT_ORIGIN, VAULT_WORD, 4096)
         self.bridge = DramMemoryBridge(self.cmd, self.wdata, self.rdata, self.read_port, self.write_port,
                                        self.base, windows, vault_base=VAULT_WORD)
+        self.vault = DramKeyVault(self.vault_port, VAULT_ORIGIN, VAULT_WORD, 4096)
 
 
 def _serve(port, memory, rng, state):
