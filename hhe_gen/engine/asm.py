@@ -70,7 +70,7 @@ from hhe_gen.cores.engine import isa
 from hhe_gen.cores.engine.isa import ConvKind, EngineShape, ErrorCause, Instruction, Opcode, SampleKind, Unit
 from hhe_gen.models.sampler import Domain
 from hhe_gen.models.wire import Kind
-from hhe_gen.params.errors import ParameterError
+from hhe_gen.params.errors import MAX_SHOWN, ParameterError, shown
 
 __all__ = [
     "AssemblyError", "Operand", "SYNTAX", "CAUSE_MEANING", "SAMPLE_MEANING", "syntax",
@@ -80,6 +80,8 @@ __all__ = [
 ]
 
 PRIME_CHECK_BITS = 27
+TOKEN_SHOWN = 32
+"""At most this many characters of a refused token appear in an :class:`AssemblyError`'s message."""
 _LOW_MASK = (1 << PRIME_CHECK_BITS) - 1
 _ALL_UNITS = frozenset(u for u in Unit if u != Unit.NONE)
 
@@ -93,14 +95,21 @@ class AssemblyError(ParameterError):
     text : str          the line as written
     token : str | None  the offending token (None: something is missing)
     allowed : str       what is allowed there
+
+    The message echoes the line only when it is at most :data:`~hhe_gen.params.errors.MAX_SHOWN`
+    characters long, and the token in at most :data:`TOKEN_SHOWN` characters.
     """
 
     def __init__(self, line_number: int, text: str, token, allowed: str):
         self.line_number, self.text, self.token = line_number, text, token
         self.name, self.value, self.allowed = f"line {line_number}", token, allowed
-        where = f"line {line_number}: {text.strip()!r}: "
+        line = text.strip()
+        if len(line) > MAX_SHOWN:
+            where = f"line {line_number} ({len(line):,} characters): "
+        else:
+            where = f"line {line_number}: {line!r}: "
         ValueError.__init__(self, where + (f"missing {allowed}" if token is None
-                                           else f"{token!r} is not allowed: {allowed}"))
+                                           else f"{shown(token, TOKEN_SHOWN)} is not allowed: {allowed}"))
 
 
 # -- the written form of every opcode ------------------------------------------------------------
@@ -574,7 +583,10 @@ def words_from_hex(text: str) -> list[int]:
             continue
         digits = code.replace("_", "")
         if not re.fullmatch(r"[0-9a-fA-F]{1,16}", digits):
-            raise AssemblyError(number, line, code, "one word of 1 .. 16 hexadecimal digits per line")
+            allowed = "one word of 1 .. 16 hexadecimal digits per line"
+            if code[:1] in ("{", "["):   # a keys or ciphertext file: echo none of it
+                raise AssemblyError(number, line, code[:1], allowed + " (this file holds JSON, not a program image)")
+            raise AssemblyError(number, line, code, allowed)
         words.append(int(digits, 16))
     return words
 
