@@ -73,21 +73,33 @@ def groups() -> list[str]:
     return sorted({p.group for p in registered()})
 
 
-def proofs(selected_groups=None, quick: bool = False) -> list[Proof]:
+def proofs(selected_groups=None, quick: bool = False, names=None) -> list[Proof]:
     """The registered proofs of ``selected_groups`` (all when None or empty), in registration
-    order; with ``quick`` only those marked quick.
+    order; with ``quick`` only those marked quick; with ``names`` only those named (``name`` or
+    ``group/name``), every one of which must be in that selection.
 
     Raises
     ------
-    ParameterError   for a group that has no proofs
+    ParameterError   for a group that has no proofs ("group"), for a name that is not a proof of
+                     the selection ("--only", listing the selection's names)
     """
+    from hhe_gen.params.errors import ParameterError
     _load()
     unknown = set(selected_groups or ()) - set(groups())
     if unknown:
-        from hhe_gen.params.errors import ParameterError
         raise ParameterError("group", sorted(unknown)[0], "one of " + ", ".join(groups()))
-    return [p for p in registered()
-            if (not selected_groups or p.group in selected_groups) and (p.quick or not quick)]
+    chosen = [p for p in registered()
+              if (not selected_groups or p.group in selected_groups) and (p.quick or not quick)]
+    if names is None:
+        return chosen
+    wanted = set(names)
+    missing = wanted - {p.name for p in chosen} - {p.key for p in chosen}
+    if missing:
+        where = ("the groups " + ", ".join(selected_groups) if selected_groups else "all groups") + \
+            (" under --quick" if quick else "")
+        raise ParameterError("--only", sorted(missing)[0], f"a proof of {where}, one of "
+                             + (", ".join(dict.fromkeys(p.name for p in chosen)) or "(none)"))
+    return [p for p in chosen if p.name in wanted or p.key in wanted]
 
 
 _STYLE = {"PASS": "green", "FAIL": "red", "UNKNOWN": "yellow", "TIMEOUT": "yellow",
@@ -137,18 +149,20 @@ def run_proofs(selected_groups=None, quick: bool = False, *, workdir=None,
     timeout : float | None   per tool run, seconds
     progress : bool          show a rich progress bar and one line per finished proof
     console : rich Console | None   where to print (default: hhe_gen.apps.report.console)
-    names : iterable[str] | None     run only proofs whose name is in it
+    names : iterable[str] | None     run only these proofs (``name`` or ``group/name``; see
+                                     :func:`proofs`)
 
     Returns
     -------
     list[dict]   one record per proof (see :func:`run_proof`), in registration order
+
+    Raises
+    ------
+    ParameterError   for an unknown group or name (:func:`proofs`), before any proof runs
     """
     import tempfile
 
-    selected = proofs(selected_groups, quick=quick)
-    if names is not None:
-        wanted = set(names)
-        selected = [p for p in selected if p.name in wanted or p.key in wanted]
+    selected = proofs(selected_groups, quick=quick, names=names)
     if workdir is None:
         workdir = tempfile.mkdtemp(prefix="hhe-gen-prove-")
     records = []

@@ -93,3 +93,38 @@ def test_cli_prove_writes_json_and_exit_status(scratch_registry, tmp_path, capsy
         return prove.ProofResult("FAIL")
     assert main(["prove", "test-tmp", "--json", str(out), "--workdir", str(tmp_path / "w")]) == 1
     assert main(["prove", "no-such-group", "--json", str(out)]) == 2
+
+
+@pytest.fixture
+def counted_proofs(scratch_registry):
+    """Two test proofs of group test-tmp; ``runs`` lists the proofs run, ``detail`` their detail."""
+    state = {"runs": [], "detail": "first"}
+    for name in ("one", "two"):
+        def fn(ctx, name=name):
+            state["runs"].append(name)
+            return prove.ProofResult("PASS", detail=state["detail"])
+        prove.proof("test-tmp", name, what="w", size="s", engine="python")(fn)
+    return state
+
+
+@pytest.mark.parametrize("argv, needles", [
+    (["arith", "--only", "nosuch"], ["'--only' = 'nosuch'", "z3-barrett-symbolic"]),
+    (["test-tmp", "--only", "one", "arith/one"], ["'--only' = 'arith/one'", "one of one, two"]),
+    (["--only", "test-tmp/nosuch"], ["'--only' = 'test-tmp/nosuch'", "all groups"]),
+    (["test-tmp", "--quick", "--only", "z3-barrett-symbolic"], ["'--only'", "under --quick"]),
+    (["test-tmp", "--timeout", "-1"], ["'--timeout' = -1.0", "positive"]),
+    (["test-tmp", "--timeout", "0"], ["'--timeout' = 0.0"]),
+    (["test-tmp", "--timeout", "nan"], ["'--timeout' = nan"]),
+])
+def test_cli_prove_bad_selection_or_timeout_is_an_error_before_any_proof(counted_proofs, tmp_path, capsys,
+                                                                         argv, needles):
+    out = tmp_path / "p.json"
+    out.write_text('{"results": []}\n')
+    assert main(["prove", *argv, "--json", str(out), "--workdir", str(tmp_path / "w")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("hhe-gen: error: ") and err.count("\n") == 1
+    assert all(n in err for n in needles), err
+    assert counted_proofs["runs"] == [] and out.read_text() == '{"results": []}\n'
+    assert not (tmp_path / "w").exists()
+    with pytest.raises(ParameterError, match="'--only' = 'nosuch'"):
+        prove.run_proofs(["test-tmp"], names=["nosuch"], workdir=tmp_path / "w", progress=False)

@@ -5,6 +5,14 @@ from hhe_gen.params import ParameterError
 from .common import SEED_RULE
 
 
+def _check_selection(selected, args, what: str):
+    """An empty selection (only --quick can make one) is an error, not a run of nothing."""
+    if not selected:
+        where = "the groups " + ", ".join(args.groups) if args.groups else "all groups"
+        raise ParameterError("--quick", True, f"a selection with {what}: {where} have none under --quick "
+                             "(run without --quick, or name them with --only)")
+
+
 def cmd_bench(args):
     from hhe_gen.apps import bench as benchmarks
     from hhe_gen.apps.report import bench_tables, console, show, write_json
@@ -32,10 +40,16 @@ def cmd_bench(args):
 
 
 def cmd_prove(args):
+    import math
+
     from hhe_gen.apps import prove
     from hhe_gen.apps.report import console, show, write_json
+    if args.timeout is not None and not (args.timeout > 0 and math.isfinite(args.timeout)):
+        raise ParameterError("--timeout", args.timeout, "a positive number of seconds")
+    selected = prove.proofs(args.groups or None, quick=args.quick, names=args.only)
+    _check_selection(selected, args, "proofs")
     records = prove.run_proofs(args.groups or None, quick=args.quick, workdir=args.workdir,
-                               timeout=args.timeout, names=args.only or None)
+                               timeout=args.timeout, names=args.only)
     show(prove.summary_table(records))
     path = write_json(args.json, {"results": records})
     console.print(f"results written to {path}")
@@ -128,7 +142,7 @@ def register(sub) -> None:
     p.add_argument("--quick", action="store_true", help="only the CI-sized proofs")
     p.add_argument("--json", default="prove-results/prove.json", help="results file (default: %(default)s)")
     p.add_argument("--workdir", default="prove-results/work", help="harnesses, .sby files and traces")
-    p.add_argument("--timeout", type=float, help="seconds per tool run")
+    p.add_argument("--timeout", type=float, help="seconds per tool run (> 0)")
     p.add_argument("--only", nargs="+", metavar="NAME", help="run only these proofs (name or group/name)")
     p.set_defaults(func=cmd_prove)
     p = sub.add_parser("demo", help="the main job: keys, CKKS encryption, decryption by Lattigo, a Rubato block")
