@@ -73,3 +73,65 @@ def test_a_long_bad_hex_line_is_cut():
         asm.words_from_hex("00\n" + "g" * 100_000 + "\n")
     message = str(info.value)
     assert message.startswith("line 2 (100,000 characters): 'ggg") and len(message) < 200, message[:300]
+
+
+# -- item 1: an output file that is one of the inputs is refused --------------------------------------
+@pytest.fixture
+def toy_files(tmp_path, capsys, toy_keys):
+    """keys, slots, a ciphertext and a relinearisation key of the toy preset, made through the CLI."""
+    slots = tmp_path / "slots.json"
+    slots.write_text(json.dumps({"re": [0.5, -0.25], "im": [0.0, 0.125]}))
+    ct, rlk = tmp_path / "ct.json", tmp_path / "rlk.json"
+    _ok(capsys, ["ckks", "encrypt", "--keys", toy_keys, "--in", slots, "--seed", "2", "-o", ct])
+    _ok(capsys, ["ckks", "rlk", "--keys", toy_keys, "--seed", "3", "-o", rlk])
+    return {"keys": toy_keys, "slots": slots, "ct": ct, "rlk": rlk}
+
+
+def _contents(folder):
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()}
+
+
+@pytest.mark.parametrize("argv,target,flag", [
+    (["ckks", "encrypt", "--keys", "KEYS", "--in", "SLOTS"], "KEYS", "--keys"),
+    (["ckks", "encrypt", "--keys", "KEYS", "--in", "SLOTS"], "SLOTS", "--in"),
+    (["ckks", "decrypt", "--keys", "KEYS", "--in", "CT"], "CT", "--in"),
+    (["ckks", "decrypt", "--keys", "KEYS", "--in", "CT"], "KEYS", "--keys"),
+    (["ckks", "rlk", "--keys", "KEYS"], "KEYS", "--keys"),
+    (["ckks", "mul", "--params", "toy", "--in", "CT", "--times", "CT", "--rlk", "RLK"], "CT", "--in"),
+    (["ckks", "mul", "--params", "toy", "--in", "CT", "--times", "CT", "--rlk", "RLK"], "RLK", "--rlk"),
+])
+@pytest.mark.parametrize("spelling", ["same", "dot", "symlink", "hardlink"])
+def test_output_over_an_input_is_refused(tmp_path, capsys, toy_files, argv, target, flag, spelling):
+    before = _contents(tmp_path)
+    files = {name.upper(): path for name, path in toy_files.items()}
+    argv = [str(files[a]) if a in files else a for a in argv]
+    out = files[target]
+    if spelling == "dot":
+        out = out.parent / "." / out.name
+    elif spelling in ("symlink", "hardlink"):
+        link = tmp_path / "sub" / "link.json"
+        link.parent.mkdir()
+        (link.symlink_to if spelling == "symlink" else link.hardlink_to)(out)
+        out = link
+    _error_line(capsys, [*argv, "-o", out], "'-o'", f"the input {flag} ", "would replace that input")
+    assert _contents(tmp_path) == before
+
+
+def test_keygen_over_its_params_file_is_refused(tmp_path, capsys):
+    params = tmp_path / "p.json"
+    params.write_text(json.dumps({"LogN": 6, "Q": [1073741441, 1073739649], "LogDefaultScale": 20}))
+    _error_line(capsys, ["ckks", "keygen", "--params", params, "-o", params], "'-o'", "the input --params")
+    assert json.loads(params.read_text())["LogN"] == 6
+
+
+def test_net_receive_over_its_capture_is_refused(tmp_path, capsys):
+    capture = tmp_path / "c.pcap"
+    capture.write_bytes(b"not really a capture")
+    _error_line(capsys, ["net", "receive", "--pcap", capture, "-o", capture], "'-o'", "the input --pcap")
+    assert capture.read_bytes() == b"not really a capture"
+
+
+def test_other_outputs_are_still_written(tmp_path, capsys, toy_files):
+    out = tmp_path / "slots-out.json"
+    _ok(capsys, ["ckks", "decrypt", "--keys", toy_files["keys"], "--in", toy_files["ct"], "-o", out])
+    assert len(json.loads(out.read_text())["re"]) == 32

@@ -6,14 +6,15 @@ from hhe_gen.host.interchange import (check_ciphertext_json, check_keys_json, in
                                       params_for_keys, params_from, slots_json)
 from hhe_gen.params import ParameterError
 
-from .common import SEED_RULE, check_on, check_output, seed_or_fresh, write_json_output
+from .common import SEED_RULE, check_on, check_output, params_input, seed_or_fresh, write_json_output
 
 
 def cmd_ckks(args):
     from hhe_gen.models import ckks
     from hhe_gen.params import DEFAULT_PRESET
     check_on(args.on)
-    check_output(args.output)
+    check_output(args.output, ("--keys", args.keys), ("--in", args.input), ("--times", args.times),
+                 ("--rlk", args.rlk), params_input(args.params))
     if args.op == "keygen":
         p = params_from(args.params or DEFAULT_PRESET)
         keys = ckks.keygen(p, seed_or_fresh(args.seed))

@@ -1,28 +1,58 @@
-"""What every ``hhe-gen`` command shares: output files written whole or not at all, the one
-``--seed`` rule, the ``--on`` check and integer lists."""
+"""What every ``hhe-gen`` command shares: output files written whole or not at all and never over
+one of the command's inputs, the one ``--seed`` rule, the ``--on`` check and integer lists."""
 
 import json
+import os
 import sys
 from pathlib import Path
 
 from hhe_gen.params import ParameterError
 
-__all__ = ["NTT_MEMORY", "SEED_RULE", "check_on", "check_output", "int_list", "parse_seed", "seed_or_fresh", "write_json_output"]
+__all__ = ["NTT_MEMORY", "SEED_RULE", "check_on", "check_output", "int_list", "params_input", "parse_seed",
+           "same_file", "seed_or_fresh", "write_json_output"]
 
 NTT_MEMORY = {"auto": None, "in-place": True, "stream": False}
 """``--ntt`` of the accelerator commands: ``client_engine``'s ``ntt_in_place``."""
 SEED_RULE = "an integer 0 .. 2^256 - 1 (decimal or 0x hex)"
 
 
-def check_output(out: str | None):
-    """Refuse an output file that cannot be written before any work is done."""
+def check_output(out: str | None, *inputs, option: str = "-o"):
+    """Refuse, before any work is done, an output file that cannot be written or that is one of the
+    command's input files (writing it would replace that input: ``-o keys.json`` after ``--keys
+    keys.json``).
+
+    ``inputs`` are ``(flag, path)`` pairs, e.g. ``("--keys", args.keys)``; a pair whose path is
+    None is skipped.  The same file is the same resolved path or, when both exist, the same file
+    on disk (:func:`os.path.samefile`: a hard link or a symbolic link to it counts).
+    """
     if out in (None, "-"):
         return
     path = Path(out)
     if path.is_dir():
-        raise ParameterError("-o", out, "a file name (this is a directory)")
+        raise ParameterError(option, out, "a file name (this is a directory)")
     if not path.parent.is_dir():
-        raise ParameterError("-o", out, f"a file in an existing directory ({path.parent} does not exist)")
+        raise ParameterError(option, out, f"a file in an existing directory ({path.parent} does not exist)")
+    for flag, given in inputs:
+        if given is not None and given != "-" and same_file(out, given):
+            raise ParameterError(option, out, f"a file other than the input {flag} {given} "
+                                 "(writing it would replace that input)")
+
+
+def same_file(a, b) -> bool:
+    """True if the paths ``a`` and ``b`` name one file: the same resolved path or, when both exist,
+    the same file on disk."""
+    a, b = Path(a), Path(b)
+    try:
+        if a.exists() and b.exists():
+            return os.path.samefile(a, b)
+        return a.resolve() == b.resolve()
+    except (OSError, RuntimeError):
+        return False
+
+
+def params_input(spec: str | None):
+    """``("--params", spec)`` when ``--params`` names a file (not a preset), for :func:`check_output`."""
+    return ("--params", spec if spec is not None and Path(spec).is_file() else None)
 
 
 def write_json_output(data, out: str | None):

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from hhe_gen.params import ParameterError
 
-from .common import write_json_output
+from .common import check_output, write_json_output
 
 __all__ = ["register"]
 
@@ -26,6 +26,7 @@ def _receive(args) -> int:
     from hhe_gen.net.udp import receive
     from hhe_gen.models.wire import Reassembler
 
+    check_output(args.output, ("--pcap", args.pcap))
     rx = Reassembler(rows=args.rows)
     skipped = 0
     if args.pcap:
