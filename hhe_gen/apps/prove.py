@@ -27,8 +27,10 @@ constant, a missing correction) that the engine must refute; such a proof counts
 FAILs, and as a problem when it passes (the harness would then be unable to find bugs).
 
 ``run_proofs(groups, quick)`` runs the selection with a progress display and returns one record
-per proof (the JSON written by ``hhe-gen prove``): group, name, what, size, engine, depth,
-status, expect, ok, seconds, checks, detail, workdir.
+per proof: group, name, what, size, engine, depth, status, expect, ok, seconds, checks, detail,
+workdir.  ``hhe-gen prove`` adds them to its results file
+(:func:`hhe_gen.apps.report.write_results`): the record of a proof run again replaces its earlier
+one, the records of the other proofs stay.
 """
 
 from __future__ import annotations

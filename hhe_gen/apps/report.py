@@ -3,12 +3,13 @@
 import json
 import sys
 from pathlib import Path
+from typing import NamedTuple
 
 from rich.console import Console
 from rich.table import Table
 
-__all__ = ["console", "table", "print_table", "show", "write_json", "write_atomic", "bench_tables", "fail",
-           "PIPE_WIDTH"]
+__all__ = ["console", "table", "print_table", "show", "write_json", "write_atomic", "read_results",
+           "merge_results", "write_results", "ResultsWritten", "bench_tables", "fail", "PIPE_WIDTH"]
 
 # When the output is not a terminal (a pipe, a file, captured by a test) rich falls back to 80 columns
 # (or $COLUMNS) and wraps table cells, so that a row of a table spans several lines.  The one rule:
@@ -100,6 +101,108 @@ def write_atomic(path, content) -> Path:
         if tmp is not None and os.path.exists(tmp):
             os.unlink(tmp)
     return path
+
+
+class ResultsWritten(NamedTuple):
+    """What :func:`write_results` did.
+
+    Members
+    -------
+    path : Path            the results file
+    kept : int             rows of the file's earlier content that were kept (not run again)
+    replaced : int         rows of the earlier content replaced by a row of this run
+    backup : Path | None   where an earlier content that did not parse was moved (None: no such move)
+    rows : list[dict]      the file's rows now (the earlier ones and this run's)
+    """
+    path: Path
+    kept: int
+    replaced: int
+    backup: Path | None
+    rows: list
+
+
+def read_results(path, *, key=("group", "name"), option: str = "--json") -> list[dict] | None:
+    """The rows of the results file ``path`` (``{"results": [row, ...]}``, as written by
+    :func:`write_results`), or None when there is no such file.
+
+    Parameters
+    ----------
+    path : path     the file
+    key : tuple     the fields every row must hold as strings (the rows' identity)
+    option : str    the command-line option that named the file (for the error)
+
+    Raises
+    ------
+    ParameterError  ``option``, when the file exists but is not such a results file (it does not
+                    parse, or has another shape); the file is left as it is
+    OSError         when it exists but cannot be read
+    """
+    from hhe_gen.params.errors import ParameterError
+    path = Path(path)
+    if not path.exists():
+        return None
+    text = path.read_text(errors="replace")
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise ParameterError(option, str(path), f"a results file or a new file, but {path} does not parse as "
+                             f"JSON ({exc}); it is left as it is: move it away or choose another {option}") \
+            from None
+    rows = data.get("results") if isinstance(data, dict) else None
+    if not isinstance(rows, list) or not all(isinstance(r, dict) and all(isinstance(r.get(k), str) for k in key)
+                                             for r in rows):
+        raise ParameterError(option, str(path), f"a results file or a new file, but {path} is not "
+                             "{\"results\": [rows with " + ", ".join(key) + "]}; it is left as it is: move it "
+                             f"away or choose another {option}")
+    return rows
+
+
+def merge_results(earlier, rows, key=("group", "name")) -> list[dict]:
+    """``earlier`` with every row of ``rows`` in place of the earlier row of the same ``key`` (at its
+    position), and the rows of new keys appended in their order."""
+    fresh = {_ident(r, key): r for r in rows}
+    merged, placed = [], set()
+    for r in earlier:
+        k = _ident(r, key)
+        if k not in fresh:
+            merged.append(r)
+        elif k not in placed:
+            merged.append(fresh[k])
+            placed.add(k)
+    for k, r in fresh.items():
+        if k not in placed:
+            merged.append(r)
+    return merged
+
+
+def _ident(row: dict, key) -> tuple:
+    return tuple(row.get(k) for k in key)
+
+
+def write_results(path, rows, *, key=("group", "name"), option: str = "--json") -> ResultsWritten:
+    """Add ``rows`` to the results file ``path`` ({"results": [...]}, :func:`write_atomic`): a row
+    replaces the earlier row of the same ``key`` (a case or proof run again), every other earlier row
+    stays.  An earlier content that does not parse as a results file (:func:`read_results`) is not
+    lost: it is moved to a free ``<path>.bak`` / ``<path>.bak<N>`` first (``backup`` in the result);
+    commands check the file with :func:`read_results` before their work, so this happens only when it
+    was changed during the run."""
+    from hhe_gen.params.errors import ParameterError
+    path = Path(path)
+    backup = None
+    try:
+        earlier = read_results(path, key=key, option=option) or []
+    except ParameterError:
+        backup = path.with_name(path.name + ".bak")
+        n = 1
+        while backup.exists():
+            backup, n = path.with_name(f"{path.name}.bak{n}"), n + 1
+        path.rename(backup)
+        earlier = []
+    merged = merge_results(earlier, rows, key)
+    new = {_ident(r, key) for r in rows}
+    replaced = sum(_ident(r, key) in new for r in earlier)
+    write_json(path, {"results": merged})
+    return ResultsWritten(path, len(earlier) - replaced, replaced, backup, merged)
 
 
 def bench_tables(results: list[dict]) -> list[Table]:

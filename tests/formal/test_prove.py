@@ -128,3 +128,24 @@ def test_cli_prove_bad_selection_or_timeout_is_an_error_before_any_proof(counted
     assert not (tmp_path / "w").exists()
     with pytest.raises(ParameterError, match="'--only' = 'nosuch'"):
         prove.run_proofs(["test-tmp"], names=["nosuch"], workdir=tmp_path / "w", progress=False)
+
+
+def test_cli_prove_adds_to_its_results_file(counted_proofs, tmp_path, capsys):
+    out = tmp_path / "p.json"
+    common = ["--json", str(out), "--workdir", str(tmp_path / "w")]
+    assert main(["prove", "test-tmp", "--only", "one", *common]) == 0
+    assert main(["prove", "test-tmp", "--only", "test-tmp/two", *common]) == 0
+    counted_proofs["detail"] = "second"
+    assert main(["prove", "test-tmp", "--only", "one", *common]) == 0
+    results = json.loads(out.read_text())["results"]
+    assert [(r["name"], r["detail"]) for r in results] == [("one", "second"), ("two", "first")]
+    assert "1 replaced), 1 earlier kept" in capsys.readouterr().out
+
+
+def test_cli_prove_refuses_a_broken_results_file(counted_proofs, tmp_path, capsys):
+    out = tmp_path / "p.json"
+    out.write_text("garbage")
+    assert main(["prove", "test-tmp", "--json", str(out), "--workdir", str(tmp_path / "w")]) == 2
+    err = capsys.readouterr().err
+    assert "'--json'" in err and str(out) in err and err.count("\n") == 1
+    assert out.read_text() == "garbage" and counted_proofs["runs"] == []

@@ -2,7 +2,9 @@
 
 Cases are registered in code with :func:`bench_case`; every core family adds its own module of
 cases to this package (``hhe_gen/apps/bench/<family>.py``), found automatically.  A case is a function returning a dict of metrics (numbers or short strings); the
-harness times it, adds the wall time, and ``hhe-gen bench`` writes all results as JSON plus a table.
+harness times it, adds the wall time, and ``hhe-gen bench`` prints a table and adds the results to
+its JSON file (:func:`hhe_gen.apps.report.write_results`: the row of a case run again replaces its
+earlier row, the rows of the other cases stay).
 
 Example::
 
@@ -91,7 +93,13 @@ def _load():
 
 def cases(selected_groups=None, quick: bool = False, names=None) -> list[BenchCase]:
     """The registered cases of ``selected_groups`` (all when None), in registration order; with
-    ``names``, only the cases of those names (``name`` or ``group/name``), quick or not."""
+    ``names``, only the cases of those names (``name`` or ``group/name``), quick or not.
+
+    Raises
+    ------
+    ParameterError   for a group without cases ("group"), for a name that is not a case of the
+                     chosen groups ("--only", listing their cases)
+    """
     from hhe_gen.params.errors import ParameterError
     _load()
     unknown = set(selected_groups or ()) - set(groups())
@@ -102,8 +110,9 @@ def cases(selected_groups=None, quick: bool = False, names=None) -> list[BenchCa
         wanted = set(names)
         missing = wanted - {c.name for c in chosen} - {f"{c.group}/{c.name}" for c in chosen}
         if missing:
-            raise ParameterError("only", sorted(missing)[0], "case names of the chosen groups (hhe-gen bench "
-                                 "--list shows them)")
+            where = "the groups " + ", ".join(selected_groups) if selected_groups else "all groups"
+            raise ParameterError("--only", sorted(missing)[0], f"a case of {where}, one of "
+                                 + (", ".join(dict.fromkeys(c.name for c in chosen)) or "(none)"))
         return [c for c in chosen if c.name in wanted or f"{c.group}/{c.name}" in wanted]
     return [c for c in chosen if c.quick or not quick]
 

@@ -13,15 +13,25 @@ def _check_selection(selected, args, what: str):
                              "(run without --quick, or name them with --only)")
 
 
+def _written(written, count: int, what: str):
+    from hhe_gen.apps.report import console, err_console
+    if written.backup is not None:
+        err_console.print(f"[yellow]{written.path} was no results file any more: moved to {written.backup}[/]")
+    console.print(f"results written to {written.path}: {count} {what} of this run ({written.replaced} "
+                  f"replaced), {written.kept} earlier kept")
+
+
 def cmd_bench(args):
     from hhe_gen.apps import bench as benchmarks
-    from hhe_gen.apps.report import bench_tables, console, show, write_json
+    from hhe_gen.apps.report import bench_tables, console, read_results, show, write_results
     selected = benchmarks.cases(args.groups or None, quick=args.quick, names=args.only)
     if args.list:
         from hhe_gen.apps.report import print_table
         print_table("benchmark cases", ["group", "case", "quick"],
                     [(c.group, c.name, "yes" if c.quick else "no") for c in selected])
         return 0
+    _check_selection(selected, args, "cases")
+    read_results(args.json)              # a results file that does not parse: refused before any work
     results = []
     from rich.progress import Progress
     with Progress(console=console, transient=True) as progress:
@@ -32,9 +42,10 @@ def cmd_bench(args):
             progress.advance(task)
     for t in bench_tables(results):
         show(t)
-    path = write_json(args.json, {"results": results})
-    console.print(f"results written to {path}")
-    for plot in benchmarks.summarise(results, path.parent):
+    written = write_results(args.json, results)
+    _written(written, len(results), "rows")
+    ran = {r["group"] for r in results}        # the plots of these groups, from all their rows in the file
+    for plot in benchmarks.summarise([r for r in written.rows if r["group"] in ran], written.path.parent):
         console.print(f"plot written to {plot}")
     return 1 if any("error" in r for r in results) else 0
 
@@ -43,16 +54,16 @@ def cmd_prove(args):
     import math
 
     from hhe_gen.apps import prove
-    from hhe_gen.apps.report import console, show, write_json
+    from hhe_gen.apps.report import read_results, show, write_results
     if args.timeout is not None and not (args.timeout > 0 and math.isfinite(args.timeout)):
         raise ParameterError("--timeout", args.timeout, "a positive number of seconds")
     selected = prove.proofs(args.groups or None, quick=args.quick, names=args.only)
     _check_selection(selected, args, "proofs")
+    read_results(args.json)              # a results file that does not parse: refused before any work
     records = prove.run_proofs(args.groups or None, quick=args.quick, workdir=args.workdir,
                                timeout=args.timeout, names=args.only)
     show(prove.summary_table(records))
-    path = write_json(args.json, {"results": records})
-    console.print(f"results written to {path}")
+    _written(write_results(args.json, records), len(records), "records")
     return 0 if all(r["ok"] for r in records) else 1
 
 
@@ -133,14 +144,16 @@ def register(sub) -> None:
     p = sub.add_parser("bench", help="run benchmarks, write JSON and a table")
     p.add_argument("groups", nargs="*", help="benchmark groups (default: all)")
     p.add_argument("--quick", action="store_true", help="only the CI-sized cases")
-    p.add_argument("--json", default="bench-results/bench.json", help="results file (default: %(default)s)")
+    p.add_argument("--json", default="bench-results/bench.json",
+                   help="results file, added to: a case run again replaces its row (default: %(default)s)")
     p.add_argument("--only", nargs="+", metavar="NAME", help="run only these cases (name or group/name)")
     p.add_argument("--list", action="store_true", help="list the selected cases and stop")
     p.set_defaults(func=cmd_bench)
     p = sub.add_parser("prove", help="run the formal proofs (z3 bounds, SymbiYosys harnesses), print a table")
     p.add_argument("groups", nargs="*", help="proof groups (default: all)")
     p.add_argument("--quick", action="store_true", help="only the CI-sized proofs")
-    p.add_argument("--json", default="prove-results/prove.json", help="results file (default: %(default)s)")
+    p.add_argument("--json", default="prove-results/prove.json",
+                   help="results file, added to: a proof run again replaces its record (default: %(default)s)")
     p.add_argument("--workdir", default="prove-results/work", help="harnesses, .sby files and traces")
     p.add_argument("--timeout", type=float, help="seconds per tool run (> 0)")
     p.add_argument("--only", nargs="+", metavar="NAME", help="run only these proofs (name or group/name)")
