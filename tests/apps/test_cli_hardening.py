@@ -135,3 +135,46 @@ def test_other_outputs_are_still_written(tmp_path, capsys, toy_files):
     out = tmp_path / "slots-out.json"
     _ok(capsys, ["ckks", "decrypt", "--keys", toy_files["keys"], "--in", toy_files["ct"], "-o", out])
     assert len(json.loads(out.read_text())["re"]) == 32
+
+
+# -- item 3: net send / receive refuse what would be a traceback ------------------------------------
+@pytest.mark.parametrize("component,row,value", [("c0", 0, 2**70), ("c1", 1, 2**64), ("c0", 1, -1)])
+def test_net_send_refuses_a_coefficient_that_is_no_wire_word(tmp_path, capsys, toy_files, component, row, value):
+    d = json.loads(toy_files["ct"].read_text())
+    d[component][row][3] = value
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(d))
+    _error_line(capsys, ["net", "send", "--in", bad, "--to", "127.0.0.1:9"], f"'{component}[{row}]' = {value}",
+                f"0 .. q_{row} - 1", "--params")
+
+
+def test_net_send_with_params_checks_each_row_against_its_prime(tmp_path, capsys, toy_files):
+    from hhe_gen.params import preset
+    q1 = preset("toy").moduli[1]
+    d = json.loads(toy_files["ct"].read_text())
+    d["c1"][1][5] = q1                              # < 2^64, but not a residue mod q_1
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(d))
+    argv = ["net", "send", "--in", bad, "--to", "127.0.0.1:9"]
+    _ok(capsys, argv)                               # without --params only the word size is known
+    _error_line(capsys, [*argv, "--params", "toy"], "'c1[1]'", f"q_1 - 1 = {q1 - 1}", "bad.json")
+    _ok(capsys, ["net", "send", "--in", toy_files["ct"], "--to", "127.0.0.1:9", "--params", "toy"])
+
+
+@pytest.mark.parametrize("timeout", ["-1", "0", "nan", "inf", "1e12"])
+def test_net_receive_refuses_a_timeout_out_of_range(tmp_path, capsys, timeout):
+    _error_line(capsys, ["net", "receive", "--port", "0", "--timeout", timeout, "-o", tmp_path / "ct.json"],
+                "'--timeout'", "more than 0 and at most 86400")
+    assert not any(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("option,value,name", [("--message", "-1", "'--message' = -1"),
+                                               ("--segment", "0", "'--segment' = 0"),
+                                               ("--to", "127.0.0.1:99999", "'--to' = 99999")])
+def test_net_send_names_its_options(capsys, toy_files, option, value, name):
+    argv = ["net", "send", "--in", toy_files["ct"], "--to", "127.0.0.1:9"]
+    if option == "--to":
+        argv[-1] = value
+    else:
+        argv += [option, value]
+    _error_line(capsys, argv, name)

@@ -14,11 +14,40 @@ decrypt).
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 from hhe_gen.params import ParameterError
 
 from .common import check_output, write_json_output
 
 __all__ = ["register"]
+
+
+MAX_TIMEOUT = 86400
+"""The longest ``--timeout`` of ``net receive``, in seconds."""
+
+
+@contextmanager
+def _options_named(options: dict):
+    """A ParameterError about one of ``options``' keys (the socket's and packer's own names) names
+    the command-line option instead."""
+    try:
+        yield
+    except ParameterError as exc:
+        if exc.name not in options:
+            raise
+        raise ParameterError(options[exc.name], exc.value, exc.allowed) from None
+
+
+def _check_words(d: dict, path: str) -> None:
+    """Without --params the primes are unknown: every coefficient must at least be one 64-bit word
+    of the wire (a residue of a prime of at most 64 bits)."""
+    for name in ("c0", "c1"):
+        for i, row in enumerate(d.get(name) or []):
+            bad = next((x for x in row if not 0 <= x < 1 << 64), None)
+            if bad is not None:
+                raise ParameterError(f"{name}[{i}]", bad, f"residues 0 .. q_{i} - 1 < 2^64 (in {path}; give "
+                                     "--params P to check each row against its prime q_i)")
 
 
 def _receive(args) -> int:
@@ -27,6 +56,9 @@ def _receive(args) -> int:
     from hhe_gen.models.wire import Reassembler
 
     check_output(args.output, ("--pcap", args.pcap))
+    if not args.pcap and not (0 < args.timeout <= MAX_TIMEOUT):   # also refuses nan
+        raise ParameterError("--timeout", args.timeout, f"seconds of silence, more than 0 and at most {MAX_TIMEOUT} "
+                             "(one day)")
     rx = Reassembler(rows=args.rows)
     skipped = 0
     if args.pcap:
@@ -36,8 +68,9 @@ def _receive(args) -> int:
     elif args.port is None:
         raise ParameterError("--port", None, "a UDP port to listen on (or --pcap FILE)")
     else:
-        msgs = receive(args.port, host=args.host, timeout=args.timeout, reassembler=rx,
-                       ready=lambda p: console.print(f"listening on udp {args.host}:{p}"))
+        with _options_named({"listen port": "--port", "listen host": "--host"}):
+            msgs = receive(args.port, host=args.host, timeout=args.timeout, reassembler=rx,
+                           ready=lambda p: console.print(f"listening on udp {args.host}:{p}"))
     rows = [("accepted", rx.accepted)] + [(f"dropped: {k}", v) for k, v in rx.dropped.items() if v]
     if args.pcap:
         rows.append(("capture records skipped (not UDP over IPv4, or another port)", skipped))
@@ -54,7 +87,7 @@ def _receive(args) -> int:
 
 def _send(args) -> int:
     from hhe_gen.apps.report import console
-    from hhe_gen.host.interchange import check_ciphertext_json, load_json
+    from hhe_gen.host.interchange import check_ciphertext_json, in_file, load_json, params_from
     from hhe_gen.models.ckks import Ciphertext
     from hhe_gen.net.udp import send
     from hhe_gen.models.wire import ciphertext_packets
@@ -68,9 +101,15 @@ def _send(args) -> int:
     if not isinstance(scale, (int, float)) or scale < 1 or float(scale) != 2.0 ** (round(scale).bit_length() - 1):
         raise ParameterError("scale", scale, f"a power of two (in {args.input})")
     log_scale = round(scale).bit_length() - 1
+    if args.params is not None:   # every row i holds N residues 0 .. q_i - 1 of these parameters
+        in_file(Ciphertext.from_json, d, params_from(args.params), path=args.input)
+    else:
+        _check_words(d, args.input)
     ct = Ciphertext(d["c0"], d["c1"], round(scale), d.get("form", "coeff"))
-    payloads = ciphertext_packets(ct, args.message, log_scale, segment=args.segment)
-    n = send(payloads, host, int(port))
+    with _options_named({"message": "--message", "segment": "--segment", "destination port": "--to",
+                         "destination host": "--to"}):
+        payloads = ciphertext_packets(ct, args.message, log_scale, segment=args.segment)
+        n = send(payloads, host, int(port))
     console.print(f"sent {n} packets of message {args.message} to udp {host}:{port}")
     return 0
 
@@ -85,7 +124,8 @@ def register(sub) -> None:
     q.add_argument("--port", type=int, help="UDP port to listen on (with --pcap: take only datagrams to it)")
     q.add_argument("--pcap", metavar="FILE", help="read the datagrams of a capture file (classic pcap) instead")
     q.add_argument("--host", default="0.0.0.0", help="address to listen on (default all)")
-    q.add_argument("--timeout", type=float, default=10.0, help="seconds of silence before giving up (default 10)")
+    q.add_argument("--timeout", type=float, default=10.0, help="seconds of silence before giving up, more than 0 "
+                   f"and at most {MAX_TIMEOUT} (default 10)")
     q.add_argument("--rows", type=int, help="rows the ciphertext must have (default: what the packets say)")
     q.add_argument("-o", "--output", required=True, help="ciphertext JSON to write")
     q.set_defaults(func=_receive)
@@ -94,4 +134,6 @@ def register(sub) -> None:
     q.add_argument("--to", required=True, help="HOST:PORT")
     q.add_argument("--message", type=int, default=1, help="message id (default 1)")
     q.add_argument("--segment", type=int, default=MAX_COUNT, help=f"coefficients per packet (default {MAX_COUNT})")
+    q.add_argument("--params", help="preset name or parameters JSON file: check that every row i holds residues "
+                   "0 .. q_i - 1 (default: only that they fit the wire's 64-bit words)")
     q.set_defaults(func=_send)
