@@ -23,11 +23,13 @@ Two things are deliberately not compared, and say so:
 
 The ``alternative_xof_vectors`` (AES-128-CTR) are checked when the optional ``cryptography``
 package is importable; otherwise each is recorded in ``KatReport.skipped`` with the reason and is
-not counted as checked.
+not counted as checked.  The section itself is optional: a file without it is recorded in
+``skipped`` once (vector ``alternative_xof_vectors``), not as a mismatch.
 
-A file that cannot be used at all (missing, not JSON, not a KAT object, unknown parameter set) is
-a :class:`KatFileError` from :func:`load_rubato_kat_file`; the ``check_*`` functions record it as
-one file-level mismatch (field ``file``) so that a batch goes on.
+A file that cannot be used at all (missing, not JSON, not a KAT object, another ``format`` than
+``rubato-kat/1``, unknown parameter set) is a :class:`KatFileError` from
+:func:`load_rubato_kat_file`; the ``check_*`` functions record it as one file-level mismatch
+(field ``file``) so that a batch goes on.
 """
 
 from __future__ import annotations
@@ -58,6 +60,9 @@ _NOISE_FIELDS = {"seed", "seed_hex", "seed_origin", "xof_input_hex", "values", "
 _EXAMPLE_FIELDS = {"message", "delta", "scaled_message_round_delta_m", "ciphertext_intended",
                    "ciphertext_reference_avx2_actual", "note"}
 _U64 = (1 << 64) - 1
+FORMAT = "rubato-kat/1"
+"""The ``format`` field of every file this checker reads."""
+ALTERNATIVE_ABSENT = "the optional section is absent (nothing to check)"
 
 
 @dataclass(frozen=True)
@@ -84,7 +89,8 @@ class KatMismatch:
 
 @dataclass(frozen=True)
 class KatSkip:
-    """A vector that was not checked, and why (never counted as passed)."""
+    """A vector that was not checked, or an optional section the file does not have (``vector`` is
+    then the section's name, without an index), and why; never counted as passed."""
 
     file: str
     vector: str
@@ -188,7 +194,8 @@ def load_rubato_kat_file(path) -> tuple[dict, RubatoParams]:
     KatFileError
         the file is missing or unreadable, is not JSON, is not a JSON object, names no known
         Rubato parameter set, has no non-empty ``vectors`` list of objects, or has an
-        ``alternative_xof_vectors`` that is not an object with a list of objects as ``vectors``.
+        ``alternative_xof_vectors`` that is not an object with a list of objects as ``vectors``,
+        or whose ``format`` is not ``"rubato-kat/1"``.
         Problems inside a vector (a missing or wrong field) are not raised here; the checkers
         report them field by field.
     """
@@ -233,6 +240,8 @@ def load_rubato_kat_file(path) -> tuple[dict, RubatoParams]:
             if not isinstance(vec, dict):
                 raise wrong(f"alternative_xof_vectors.vectors[{position}] is a JSON {_json_type(vec)}, "
                             "not an object")
+    if data.get("format") != FORMAT:
+        raise wrong(f"'format' is {_short(data.get('format'))}, not {FORMAT!r}")
     return data, params
 
 
@@ -246,7 +255,9 @@ def _json_type(value) -> str:
 
 def skip_sentences(skipped: Iterable[KatSkip]) -> list[str]:
     """Skipped vectors as sentences, one per reason, e.g.
-    ``"skipped 2 AES-XOF vectors of rubato_80s.json: the RTL core has SHAKE256 only"``.
+    ``"skipped 2 AES-XOF vectors of rubato_80s.json: the RTL core has SHAKE256 only"``; a skipped
+    section (a :class:`KatSkip` whose ``vector`` has no index) as e.g.
+    ``"skipped alternative_xof_vectors of rubato_80s.json: the optional section is absent ..."``.
 
     Files are named by their base name unless two of them share it.
     """
@@ -256,14 +267,22 @@ def skip_sentences(skipped: Iterable[KatSkip]) -> list[str]:
         names = {f: f for f in names}
     groups: dict = {}
     for s in skipped:
-        kind = "AES-XOF vector" if s.vector.startswith("alternative_xof_vectors") else "vector"
+        if "[" not in s.vector:
+            kind = s.vector                  # a whole section
+        elif s.vector.startswith("alternative_xof_vectors"):
+            kind = "AES-XOF vector"
+        else:
+            kind = "vector"
         per_file = groups.setdefault((kind, s.reason), {})
         per_file[s.file] = per_file.get(s.file, 0) + 1
     sentences = []
     for (kind, reason), per_file in groups.items():
         total = sum(per_file.values())
-        what = f"{total} {kind}{'' if total == 1 else 's'}"
         counts = set(per_file.values())
+        if kind not in ("AES-XOF vector", "vector"):   # a section: once per file
+            sentences.append(f"skipped {kind} of {', '.join(names[f] for f in per_file)}: {reason}")
+            continue
+        what = f"{total} {kind}{'' if total == 1 else 's'}"
         if len(per_file) == 1:
             where = f"of {names[next(iter(per_file))]}"
         elif len(counts) == 1:
@@ -353,7 +372,6 @@ def _check_params_block(c: _Checker, data: dict, p: RubatoParams) -> None:
     c.equal("params.noise.gaussian_width_s", p.noise_width_s, noise.get("gaussian_width_s"))
     c.equal("params.noise.std_dev_sigma", p.noise_sigma, noise.get("std_dev_sigma"))
     c.equal("params.noise.cdf_table_defect", p.cdf_table_defect, noise.get("cdf_table_defect") is not None)
-    c.equal("format", "rubato-kat/1", data.get("format"))
     derivation = data.get("round_constant_derivation")
     c.equal("round_constant_derivation.mask", hex(p.mask),
             derivation.get("mask") if isinstance(derivation, dict) else None)
@@ -531,7 +549,10 @@ def check_rubato_kat_file(path, *, check_derivation: bool = False) -> KatReport:
                       derivation=check_derivation)
         report.vectors_checked += 1
 
-    alternative = data.get("alternative_xof_vectors", {})
+    if "alternative_xof_vectors" not in data:
+        report.skipped.append(KatSkip(str(path), "alternative_xof_vectors", ALTERNATIVE_ABSENT))
+        return report
+    alternative = data["alternative_xof_vectors"]
     c.vector = None
     c.equal("alternative_xof_vectors.xof", "AES128-CTR", alternative.get("xof"))
     alt_vectors = alternative.get("vectors", [])

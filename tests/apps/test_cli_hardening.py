@@ -178,3 +178,38 @@ def test_net_send_names_its_options(capsys, toy_files, option, value, name):
     else:
         argv += [option, value]
     _error_line(capsys, argv, name)
+
+
+# -- item 4: kat rubato: an absent optional section is no mismatch, a wrong format no KAT file --------
+def _kat_copy(tmp_path, edit):
+    from hhe_gen.host.kat import shipped_kat_files
+    source = next(f for f in shipped_kat_files() if f.name == "rubato_80s.json")
+    data = json.loads(source.read_text())
+    edit(data)
+    path = tmp_path / "rubato_80s.json"
+    path.write_text(json.dumps(data))
+    return path
+
+
+def test_kat_file_without_the_optional_aes_section_passes(tmp_path, capsys):
+    from hhe_gen.host.kat import check_rubato_kat_file
+    path = _kat_copy(tmp_path, lambda d: d.pop("alternative_xof_vectors"))
+    assert main(["kat", "rubato", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "mismatch:" not in out and out.strip().endswith("vectors checked, 0 mismatches"), out
+    assert "skipped alternative_xof_vectors of rubato_80s.json: the optional section is absent" in out
+    report = check_rubato_kat_file(path)
+    assert report.ok and report.mismatches == [] and [s.vector for s in report.skipped] == ["alternative_xof_vectors"]
+
+
+@pytest.mark.parametrize("fmt", ["rubato-kat/2", None, 1])
+def test_kat_file_of_another_format_is_unusable(tmp_path, capsys, fmt):
+    from hhe_gen.host.kat import KatFileError, load_rubato_kat_file
+    path = _kat_copy(tmp_path, lambda d: d.update(format=fmt) if fmt is not None else d.pop("format"))
+    assert main(["kat", "rubato", str(path)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    lines = captured.err.splitlines()
+    assert len(lines) == 1 and f"'format' is {fmt!r}, not 'rubato-kat/1'" in lines[0] and str(path) in lines[0], lines
+    with pytest.raises(KatFileError, match="'format'"):
+        load_rubato_kat_file(path)
