@@ -158,3 +158,93 @@ def test_find_root_without_arguments_is_this_checkout(monkeypatch, tmp_path):
     monkeypatch.chdir(tmp_path)             # not found through the working directory
     root = mutate.find_root()
     assert (root / "cores").is_dir() and (root / "hhe_gen" / "apps" / "mutate").is_dir()
+
+
+# -- a mutant is killed only by a test that fails; a run without verdicts is an error ---------------
+NO_PYTEST = (os.sys.executable, "-c", "import sys; sys.exit('No module named pytest')")
+
+
+def _modadd_mutant():
+    muts = mutate.enumerate_tree(ROOT, ["cores/arith/modadd.py"])
+    return next(m for m in muts if m.function == "ModAdd._build" and (m.original, m.mutant) == ("+", "-"))
+
+
+def _hash_test(tmp_path, at_module_level: bool = False) -> str:
+    """A test file that fails (or, at module level, does not collect) when modadd.py is changed."""
+    import hashlib
+    digest = hashlib.sha256((ROOT / "cores/arith/modadd.py").read_bytes()).hexdigest()
+    check = ("import hashlib, hhe_gen.cores.arith.modadd as m\n"
+             f"assert hashlib.sha256(open(m.__file__, 'rb').read()).hexdigest() == {digest!r}\n")
+    body = check + "\n\ndef test_ok():\n    pass\n" if at_module_level else \
+        "def test_unchanged():\n" + "".join(f"    {ln}\n" for ln in check.splitlines()) + \
+        "\n\ndef test_other():\n    pass\n"
+    path = tmp_path / ("test_collect.py" if at_module_level else "test_hash.py")
+    path.write_text(body)
+    return str(path)
+
+
+def test_a_failing_test_kills_and_a_collection_error_of_the_mutant_kills(tmp_path):
+    mutant = _modadd_mutant()
+    (res,), baselines = mutate.run_mutants(ROOT, [mutant], tests=[_hash_test(tmp_path)], timeout=120)
+    assert res.status == "killed" and res.detail.endswith("::test_unchanged"), res
+    (base,) = baselines.values()
+    assert base.returncode == 0 and base.failures == base.dropped == []
+    (res,), _ = mutate.run_mutants(ROOT, [mutant], tests=[_hash_test(tmp_path, True)], timeout=120)
+    assert res.status == "killed" and "does not collect" in res.detail, res
+
+
+def test_a_baseline_that_cannot_run_or_passes_nothing_is_an_error(tmp_path, monkeypatch):
+    mutant = _modadd_mutant()
+    skipped = tmp_path / "test_skip.py"
+    skipped.write_text("import pytest\n\n\n@pytest.mark.skip\ndef test_nothing():\n    pass\n")
+    with pytest.raises(mutate.MutationError, match="pass no test"):
+        mutate.run_mutants(ROOT, [mutant], tests=[str(skipped)], timeout=120)
+    monkeypatch.setattr(mutate.Workspace, "command", NO_PYTEST)
+    with pytest.raises(mutate.MutationError, match="pytest cannot start for the unmutated tests"):
+        mutate.run_mutants(ROOT, [mutant], tests=[_hash_test(tmp_path)], timeout=120)
+
+
+@pytest.mark.parametrize("command, needle", [
+    (NO_PYTEST, "pytest cannot start for mutant"),
+    ((os.sys.executable, "-c", "import sys; print('usage error'); sys.exit(4)"), "pytest exit 4"),
+    ((os.sys.executable, "-c", "import sys; print('1 failed in 0.1s'); sys.exit(1)"), "pytest exit 1"),
+])
+def test_a_mutant_run_without_a_verdict_is_an_error(tmp_path, monkeypatch, command, needle):
+    """The baseline runs the real pytest; the mutants' runs then cannot start or give no failed test."""
+    def note(event, **info):
+        if event == "baseline_done":
+            monkeypatch.setattr(mutate.Workspace, "command", command)
+    mutant = _modadd_mutant()
+    target = ROOT / mutant.file
+    before = target.read_bytes()
+    with pytest.raises(mutate.MutationError, match=needle) as info:
+        mutate.run_mutants(ROOT, [mutant], tests=[_hash_test(tmp_path)], timeout=120, progress=note)
+    assert mutant.id in str(info.value) and "\n" not in str(info.value)
+    assert target.read_bytes() == before
+
+
+def test_cli_mutate_without_pytest_is_one_error_line_and_keeps_the_results(tmp_path, monkeypatch, capsys):
+    out = tmp_path / "m.json"
+    out.write_text('{"earlier": true}\n')
+    monkeypatch.setattr(mutate.Workspace, "command", NO_PYTEST)
+    assert main(["mutate", "cores/arith/modadd.py", "--match", "ModSub._build", "--ops", "arith",
+                 "--tests", _hash_test(tmp_path), "--json", str(out)]) == 2
+    err = [ln for ln in capsys.readouterr().err.splitlines() if ln.strip()]
+    assert err[-1].startswith("hhe-gen: error: mutate: pytest cannot start") and "No module named pytest" in err[-1]
+    assert sum("error" in ln for ln in err) == 1
+    assert out.read_text() == '{"earlier": true}\n'
+    assert main(["mutate", "arith", "--match", "no-such-text", "--json", str(out)]) == 2
+    assert "'--match' = 'no-such-text'" in capsys.readouterr().err
+
+
+def test_baseline_deselects_failing_tests_and_drops_files_that_do_not_collect(tmp_path):
+    hashed = _hash_test(tmp_path)
+    with open(hashed, "a") as f:
+        f.write("\n\ndef test_broken_anyway():\n    assert False\n")
+    broken = tmp_path / "test_no_collect.py"
+    broken.write_text("import no_such_module_anywhere\n")
+    (res,), baselines = mutate.run_mutants(ROOT, [_modadd_mutant()], tests=[str(broken), hashed], timeout=120)
+    (base,) = baselines.values()
+    assert base.dropped == [str(broken)] and base.tests == [hashed]
+    assert [f.split("::")[-1] for f in base.failures] == ["test_broken_anyway"]
+    assert res.status == "killed" and res.detail.endswith("::test_unchanged"), res

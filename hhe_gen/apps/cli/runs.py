@@ -1,5 +1,7 @@
 """``hhe-gen bench | prove | mutate | demo | doctor``: the long runs and the tool check."""
 
+import sys
+
 from hhe_gen.params import ParameterError
 
 from .common import SEED_RULE
@@ -68,7 +70,9 @@ def cmd_prove(args):
 
 
 def cmd_mutate(args):
-    """Mutation testing of the generators in cores/ (see :mod:`hhe_gen.apps.mutate`)."""
+    """Mutation testing of the generators in cores/ (see :mod:`hhe_gen.apps.mutate`); a run that
+    cannot give every mutant a verdict (:class:`hhe_gen.apps.mutate.MutationError`) ends with one
+    error line and exit status 2, and writes nothing."""
     from hhe_gen.apps import mutate
     from hhe_gen.apps.report import console, err_console, print_table, write_json
     ops = tuple(o.strip() for o in args.ops.split(",") if o.strip())
@@ -85,9 +89,12 @@ def cmd_mutate(args):
         muts = [m for m in muts if any(t in m.id or t in m.function or t in m.text for t in args.match)]
     total = len(muts)
     muts = mutate.sample(muts, args.sample, 0 if args.seed is None else args.seed)
-    if args.list or not muts:
+    if args.list:
         console.print(mutate.mutants_table(muts, f"{len(muts)} of {total} mutants"))
         return 0
+    if not muts:
+        raise ParameterError("--match" if args.match else "FAMILY", " ".join(args.match or args.targets or ()),
+                             "a selection with at least one mutant (--list shows them)")
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=err_console, transient=True) as bar:
@@ -102,8 +109,16 @@ def cmd_mutate(args):
                 r = info["result"]
                 bar.console.print(f"{r.status:9s} {r.seconds:6.1f} s  {r.mutant.id}")
                 bar.advance(task)
-        results, baselines = mutate.run_mutants(root, muts, tests=args.tests, timeout=args.timeout,
-                                                jobs=args.jobs, keep=args.keep, progress=note)
+        try:
+            results, baselines = mutate.run_mutants(root, muts, tests=args.tests, timeout=args.timeout,
+                                                    jobs=args.jobs, keep=args.keep, progress=note)
+        except mutate.MutationError as exc:      # no verdict: nothing written, the results file kept
+            error = " ".join(str(exc).split())
+        else:
+            error = None
+    if error is not None:
+        print(f"hhe-gen: error: mutate: {error}", file=sys.stderr)
+        return 2
     console.print(mutate.results_table(results, f"hhe-gen mutate: {len(muts)} of {total} mutants"))
     summary = mutate.summarize(results)
     print_table("per family", ["family", "mutants", "killed", "of which timeouts", "survived", "seconds"],

@@ -27,12 +27,17 @@ copy) and the working tree is never touched.  For each mutant the copy's file is
 ``python -m pytest -x -q -p no:cacheprovider`` runs the test files of the core's family
 (``tests/cores/<family>/test_*.py``: ``test_boundaries.py`` first, then the files that name the
 mutated module or its classes, then the rest) and the file is restored.  Status: ``killed`` (a
-test failed or errored, or the mutant did not import), ``timeout`` (the per-mutant time limit
-passed: counted as killed) or ``survived``.
+test failed or errored: pytest exit 1 naming it; or a test file that collects unmutated does not
+collect with the mutant, e.g. the mutant does not import), ``timeout`` (the per-mutant time limit
+passed: counted as killed) or ``survived`` (pytest exit 0 with tests passed).  Any other outcome
+(pytest cannot start, exits 3 / 4 / 5, dies from a signal, fails without naming a test) is no
+verdict: the run stops with :class:`MutationError` (one line naming the cause) and gives no results.
 
-Before the mutants, every family's selection runs once unmutated (the *baseline*): tests that
-already fail there are deselected for the mutants (listed in the result as
-``baseline_failures``), and the default time limit is derived from the baseline's time.
+Before the mutants, every family's selection runs once unmutated (the *baseline*): files that do
+not collect are left out (``dropped_files``), tests that already fail are deselected for the
+mutants (listed in the result as ``baseline_failures``), and the default time limit is derived
+from the baseline's time.  A baseline that does not run, or passes no test, is a
+:class:`MutationError`.
 
 Cost: a killed mutant takes a few seconds (``-x`` stops at the first failure), a surviving one
 the whole family selection (measured on one core: ckks ~20 s, rubato / sampler / arith ~45 s,
@@ -50,9 +55,9 @@ from .mutants import (FAMILIES, OPERATORS, STATUSES, Mutant, core_files, enumera
                       enumerate_tree, find_root, sample)
 from .report import mutants_table, results_table, summarize, to_json
 from .runner import FamilyBaseline, MutantResult, run_mutants, select_tests
-from .workspace import Workspace
+from .workspace import MutationError, Workspace
 
-__all__ = ["FAMILIES", "OPERATORS", "STATUSES", "Mutant", "MutantResult", "FamilyBaseline", "Workspace",
+__all__ = ["FAMILIES", "OPERATORS", "STATUSES", "Mutant", "MutantResult", "FamilyBaseline", "Workspace", "MutationError",
            "enumerate_source", "enumerate_file", "enumerate_tree", "find_root", "core_files",
            "select_tests", "sample", "run_mutants", "summarize", "results_table", "mutants_table",
            "to_json"]

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .mutants import Mutant, find_root
-from .workspace import Workspace
+from .workspace import MutationError, Workspace, _last_line
 
 
 def select_tests(root, mutant_file: str, tests=None) -> list[str]:
@@ -52,6 +52,29 @@ def _failures(output: str) -> list[str]:
     return [m.group(2) for m in _SUMMARY_LINE.finditer(output)]
 
 
+_COUNT = re.compile(r"(\d+) (passed|failed|errors?|skipped|deselected|xfailed|xpassed)\b")
+
+
+def _counts(output: str) -> dict:
+    """The counts of pytest's final summary line ("3 passed, 1 failed in 2.0s"): passed, failed,
+    error, ...; empty when there is no such line (the run did not get that far)."""
+    for line in reversed(output.splitlines()):
+        if re.search(r"\bin [\d.]+s\b", line) and _COUNT.search(line):
+            return {k.rstrip("s") if k.startswith("error") else k: int(n) for n, k in _COUNT.findall(line)}
+    return {}
+
+
+def _why_not(rc, output: str, what: str) -> str:
+    """One line: why a pytest run of ``what`` gave no verdict (exit status ``rc``)."""
+    if "No module named pytest" in output:
+        return f"pytest cannot start for {what} (No module named pytest: {Workspace.command[0]})"
+    if rc is None:
+        return f"pytest gave no result for {what} within its time limit"
+    if rc < 0:
+        return f"pytest was killed by signal {-rc} running {what}"
+    return f"pytest exit {rc} without a test verdict for {what}: {_last_line(output)[:200]}"
+
+
 @dataclass
 class FamilyBaseline:
     """The unmutated run of one test selection."""
@@ -64,14 +87,33 @@ class FamilyBaseline:
 
 
 def run_baseline(ws: Workspace, tests, timeout: float | None) -> FamilyBaseline:
-    rc, secs, out = ws.pytest(tests, timeout=timeout, first_failure=False)
-    fails = _failures(out)
-    dropped = [f for f in fails if "::" not in f]
-    base = FamilyBaseline(list(tests), secs, rc, [f for f in fails if "::" in f], dropped)
-    base.tests = [t for t in tests if t not in dropped]
-    if rc not in (0, 1) and not fails:
-        raise RuntimeError(f"the unmutated tests do not run (pytest exit {rc}):\n{out[-3000:]}")
-    return base
+    """The unmutated run of ``tests``: files that do not collect are dropped (and the rest run
+    again), tests that fail are recorded for deselection.
+
+    Raises
+    ------
+    MutationError   when the tests do not run: pytest cannot start, exits other than 0 / 1, finishes
+                    without a passing test, or fails without naming a failed test
+    """
+    tests, dropped = list(tests), []
+    while True:
+        rc, secs, out = ws.pytest(tests, timeout=timeout, first_failure=False)
+        fails = _failures(out)
+        named = {(ws.dir / f).resolve() for f in fails if "::" not in f}     # paths relative to the copy
+        broken = [t for t in tests if (ws.dir / t).resolve() in named]
+        if not broken or rc not in (1, 2):
+            break
+        dropped += broken                          # collection errors: those files are left out
+        tests = [t for t in tests if t not in broken]
+        if not tests:
+            raise MutationError(f"no test file collects unmutated ({' '.join(dropped)}): {_last_line(out)[:200]}")
+    failures = [f for f in fails if "::" in f]
+    what = f"the unmutated tests ({' '.join(tests)})"
+    if rc not in (0, 1) or (rc == 1 and not failures):
+        raise MutationError(_why_not(rc, out, what))
+    if not _counts(out).get("passed"):
+        raise MutationError(f"{what} pass no test: {_last_line(out)[:200]}")
+    return FamilyBaseline(tests, secs, rc, failures, dropped)
 
 
 @dataclass
@@ -98,21 +140,27 @@ def _run_one(ws: Workspace, mutant: Mutant, tests, base: FamilyBaseline, timeout
         ast.parse(mutated)
     except SyntaxError as exc:
         return MutantResult(mutant, "killed", 0.0, f"does not parse: {exc}")
+    tests = [t for t in tests if t not in base.dropped]
     try:
         path.write_bytes(mutated)
-        rc, secs, out = ws.pytest([t for t in tests if t not in base.dropped], deselect=base.failures,
-                                  timeout=timeout)
+        rc, secs, out = ws.pytest(tests, deselect=base.failures, timeout=timeout)
     finally:
         path.write_bytes(original)
     if rc is None:
         return MutantResult(mutant, "timeout", secs, f"no result within {timeout:.0f} s")
-    if rc == 0:
+    if rc == 0 and _counts(out).get("passed"):
         return MutantResult(mutant, "survived", secs)
     fails = _failures(out)
-    if fails:
-        return MutantResult(mutant, "killed", secs, fails[0])
-    tail = [ln for ln in out.strip().splitlines() if ln.strip()][-1:] or [""]
-    return MutantResult(mutant, "killed", secs, f"pytest exit {rc}: {tail[0][:200]}")
+    tested = [f for f in fails if "::" in f]
+    if rc == 1 and tested:
+        return MutantResult(mutant, "killed", secs, tested[0])
+    broken = [f for f in fails if "::" not in f]
+    if rc in (1, 2) and broken:             # a file did not collect: the mutant's doing if it does unmutated
+        crc, _, cout = ws.pytest(tests, deselect=base.failures, timeout=timeout, collect_only=True)
+        if crc == 0:
+            return MutantResult(mutant, "killed", secs, f"{broken[0]} does not collect")
+        rc, out = crc, cout
+    raise MutationError(_why_not(rc, out, f"mutant {mutant.id}"))
 
 
 def run_mutants(root, mutants, *, tests=None, timeout: float | None = None, jobs: int = 1, keep: bool = False,
@@ -122,7 +170,17 @@ def run_mutants(root, mutants, *, tests=None, timeout: float | None = None, jobs
     tests : test files to run for every mutant (default: per family, :func:`select_tests`)
     timeout : seconds per mutant (default: 2.5 x the selection's baseline time + 30, at least 60)
     jobs : parallel workers, each with its own copy of the tree
-    progress : optional callable(event, **info), events "baseline", "start", "done"
+    progress : optional callable(event, **info), events "baseline", "baseline_done", "start", "done"
+
+    A mutant is "killed" only when its tests ran and one failed or errored (pytest exit 1 naming
+    it), or a test file that collects unmutated does not collect with it.
+
+    Raises
+    ------
+    MutationError   when the work cannot be done: a workspace does not shadow the installed
+                    package, the unmutated tests do not run or pass nothing (:func:`run_baseline`),
+                    or a mutant's test run gives no verdict (pytest cannot start, exits other
+                    than 0 / 1 without a collection error, dies from a signal); no results then
     """
     root = find_root(root)
     mutants = list(mutants)
@@ -143,6 +201,7 @@ def run_mutants(root, mutants, *, tests=None, timeout: float | None = None, jobs
         results: list[MutantResult | None] = [None] * len(mutants)
         queue = list(range(len(mutants)))
         lock = threading.Lock()
+        errors: list[MutationError] = []
 
         def worker(ws):
             while True:
@@ -158,6 +217,11 @@ def run_mutants(root, mutants, *, tests=None, timeout: float | None = None, jobs
                     res = _run_one(ws, m, sel, base, base.timeout)
                 except ValueError as exc:               # the mutant no longer matches the copy
                     res = MutantResult(m, "killed", 0.0, f"not applied: {exc}")
+                except MutationError as exc:            # no verdict: the whole run stops
+                    with lock:
+                        errors.append(exc)
+                        queue.clear()
+                    return
                 results[i] = res
                 note("done", result=res, index=i)
 
@@ -166,6 +230,8 @@ def run_mutants(root, mutants, *, tests=None, timeout: float | None = None, jobs
             t.start()
         for t in threads:
             t.join()
+        if errors:
+            raise errors[0]
         return results, baselines
     finally:
         for ws in spaces:

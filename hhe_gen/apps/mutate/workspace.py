@@ -15,9 +15,19 @@ from pathlib import Path
 from .mutants import COPIED_FILES, PACKAGE_FOLDERS
 
 
+class MutationError(RuntimeError):
+    """A mutation run cannot do its work (the workspace does not shadow the installed package, the
+    tests cannot run); the message is one line naming the cause."""
+
+
 class Workspace:
     """A copy of the repository in a temporary directory, importable as ``hhe_gen`` with the copy's
-    ``cores/`` as ``hhe_gen.cores`` (see the module docstring).  Use as a context manager."""
+    ``cores/`` as ``hhe_gen.cores`` (see the module docstring).  Use as a context manager.
+
+    ``command`` (a class attribute) is how pytest is started; the workspace's options and test files
+    follow it."""
+
+    command: tuple = (sys.executable, "-m", "pytest")
 
     def __init__(self, root, keep: bool = False, parent=None):
         self.root = Path(root).resolve()
@@ -53,15 +63,19 @@ class Workspace:
         files = out.stdout.split()
         if out.returncode != 0 or len(files) != 3 or not all(
                 Path(f).resolve().is_relative_to(self.dir.resolve()) for f in files):
-            raise RuntimeError(f"the mutation workspace {self.dir} does not shadow the installed hhe_gen: "
-                               f"{out.stdout.strip()} {out.stderr.strip()[-500:]}")
+            why = " ".join((out.stdout.strip() + " " + _last_line(out.stderr)).split())
+            raise MutationError(f"the mutation workspace {self.dir} does not shadow the installed hhe_gen: "
+                                 f"{why[-500:]}")
 
-    def pytest(self, tests, *, deselect=(), timeout: float | None = None, first_failure: bool = True):
-        """Run pytest on ``tests`` (paths relative to the workspace); returns (returncode or None on
-        timeout, seconds, output)."""
-        cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rfE", "--no-header"]
+    def pytest(self, tests, *, deselect=(), timeout: float | None = None, first_failure: bool = True,
+               collect_only: bool = False):
+        """Run pytest (:attr:`command`) on ``tests`` (paths relative to the workspace); returns
+        (returncode or None on timeout, seconds, output)."""
+        cmd = [*self.command, "-q", "-p", "no:cacheprovider", "-rfE", "--no-header"]
         if first_failure:
             cmd.append("-x")
+        if collect_only:
+            cmd.append("--collect-only")
         for node in deselect:
             cmd += ["--deselect", node]
         cmd += list(tests)
@@ -88,3 +102,8 @@ class Workspace:
 
     def __exit__(self, *exc):
         self.close()
+
+
+def _last_line(text: str) -> str:
+    lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
+    return lines[-1] if lines else ""
