@@ -24,11 +24,18 @@ def require_go(reason: str | None = None) -> None:
     pytest.skip(f"Lattigo peer not available: {reason}")
 
 
-def mutate_payload(good: bytes, rng, *, header_bytes: int = 24, grow: int = 2000, min_keep: int = 0) -> bytes:
+def mutate_payload(good: bytes, rng, *, header_bytes: int = 24, grow: int = 2000, min_keep: int = 0,
+                   reseal: bool = False) -> bytes:
     """A variant of a good packet payload for fuzzing: one header bit flipped, the payload cut
     (keeping at least ``min_keep`` bytes), grown by up to ``grow`` zero bytes, or its offset field
-    (bytes 16 .. 19) set to 0 .. 15."""
+    (bytes 16 .. 19) set to 0 .. 15.  With ``reseal`` the mutation is made to the payload without
+    its CRC-32 trailer and a new trailer is computed over the result (a malformed packet whose CRC
+    checks: what the checks behind the CRC must catch)."""
     import struct
+    if reseal and len(good) > 4:
+        from hhe_gen.models.wire import seal
+        return seal(mutate_payload(good[:-4], rng, header_bytes=header_bytes, grow=grow,
+                                   min_keep=max(0, min_keep - 4)))
     b = bytearray(good)
     choice = rng.randrange(4)
     if choice == 0:

@@ -25,7 +25,7 @@ apply to that opcode, in ``check``'s order (the first rule that fires gives the 
 9. the per-opcode flag / immediate rules -> ``BAD_IMMEDIATE`` (``load`` / ``move`` / ``ntt``
    flags >= 2, ``sub`` / ``mul`` flags >= 4, ``add`` flags >= 4 but not 4 (integer), ``sample``
    flags >= the number of sample kinds (4), ``conv`` flags >= 3 or imm[31:3] not zero, ``notify``
-   imm >= 2^16, ``cfg.net.segment`` imm > 181, ``cfg.scale`` imm != log_scale, ``cfg.rubato`` imm >= 6
+   imm >= 2^16, ``cfg.net.segment`` imm > 180, ``cfg.scale`` imm != log_scale, ``cfg.rubato`` imm >= 6
    or not the set built, ``rubato.stream``
    / ``rubato.enc`` blocks imm[31:24] = 0, flags >= 2 or blocks x l > N).
 

@@ -57,7 +57,7 @@ from dataclasses import dataclass
 from enum import IntEnum
 
 from hhe_gen.models.fft import FixedPointFormat
-from hhe_gen.models.wire import Kind
+from hhe_gen.models.wire import MAX_COUNT, Kind
 from hhe_gen.params.checks import check_int, is_int
 from hhe_gen.params.errors import ParameterError
 from hhe_gen.params.rubato import rubato_params
@@ -250,7 +250,7 @@ OPCODES: dict[int, OpcodeInfo] = {info.code: info for info in (
     _op(Opcode.CFG_NET_PORTS, "cfg.net.ports", Unit.NONE, ("imm",), (), (), False,
         "UDP source port imm[31:16], destination port imm[15:0]", Unit.NETWORK),
     _op(Opcode.CFG_NET_SEGMENT, "cfg.net.segment", Unit.NONE, ("imm",), (), (), False,
-        "coefficients per packet imm, 0 .. 181 (0: the network unit's largest)", Unit.NETWORK),
+        "coefficients per packet imm, 0 .. 180 (0: the network unit's largest)", Unit.NETWORK),
     _op(Opcode.CFG_NET_MESSAGE, "cfg.net.message", Unit.NONE, ("imm",), (), (), False,
         "message id imm of the packets sent next; their sequence numbers start again at 0", Unit.NETWORK),
     _op(Opcode.LOAD, "load", Unit.MEMORY, ("dst", "slot", "flags", "imm"), (), ("dst",), False,
@@ -303,8 +303,9 @@ _BY_MNEMONIC = {info.mnemonic: info for info in OPCODES.values()}
 SERIALISING = frozenset(c for c, info in OPCODES.items() if info.unit == Unit.NONE and c != Opcode.NOP)
 ROW_OPCODES = frozenset({Opcode.ENCODE, Opcode.DECODE, Opcode.SEND, Opcode.RECV})
 """The opcodes whose imm[3:0] is a row count (1 .. 15) spanning consecutive buffers."""
-MAX_SEGMENT = 181
-"""The most coefficients of one packet (``cfg.net.segment``): 1472 payload bytes, docs/wire.md."""
+MAX_SEGMENT = MAX_COUNT
+"""The most coefficients of one packet (``cfg.net.segment``), 180: 1472 payload bytes with the
+header and the CRC-32 trailer, docs/wire.md."""
 SEND_KINDS = range(min(Kind), max(Kind) + 1)
 """``send``'s packet kinds, imm[6:4] (:class:`hhe_gen.models.wire.Kind`: c0, c1, Rubato, slots)."""
 

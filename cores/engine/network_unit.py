@@ -32,7 +32,7 @@ Parameters
 ----------
 n, lanes, word_bits, buffers, slots, tag_width : the engine's sizes (:func:`.units.check_unit_sizes`)
 log_scale : int       the engine's log2(Delta), 0 .. 255 (c0 / c1 headers)
-max_segment : int     coefficients a packet buffer holds, 1 .. 181
+max_segment : int     coefficients a packet buffer holds, 1 .. 180
 
 Members
 -------
@@ -50,12 +50,13 @@ busy : Out(1)                        a task held, or (after an abort) a packet s
 Latency
 -------
 With the consumer always ready a row of W words in packets of c_0, c_1, .. c_{k-1} coefficients
-(c_i = c but the last) takes c_0 + 5 + sum(6 + 2 c_i) + 2(k - 1) cycles from the task to its
+(c_i = c but the last) takes c_0 + 5 + sum(7 + 2 c_i) + 2(k - 1) cycles from the task to its
 last packet's last word: the first packet fills (c_0 words at one per cycle after the reader's
-two cycles), then every packet is 6 + 2c words on the wire with two idle cycles before the next
-(which filled meanwhile).  Rows follow one another (a row's command waits for the previous
-row's last packet), so a send of R rows takes R times that.  At N = 2^13 and c = 181 a row is
-46 packets, 16,660 words on the wire, in 16,936 cycles.  ``recv`` takes a word per cycle while a
+two cycles), then every packet is 7 + 2c words on the wire (6 header words, 2 per coefficient,
+the CRC-32 word) with two idle cycles before the next (which filled meanwhile).  Rows follow one
+another (a row's command waits for the previous row's last packet), so a send of R rows takes R
+times that.  At N = 2^13 and c = 180 a row is 46 packets (45 of 180, one of 92), 16,706 words on
+the wire, in 16,981 cycles.  ``recv`` takes a word per cycle while a
 packet arrives, then writes its c coefficients in c + 1 cycles (the input waits meanwhile), and
 completes once the last packet's words are written.  Nothing depends on the words' values.
 """

@@ -4,11 +4,13 @@ is its model).
 
 A packet's 32-bit words arrive on ``i_stream`` (``data``, ``last``, ``last_be``: LiteEth's one-hot
 mark of the last valid byte, 0b1000 for a whole last word; the UDP parameters are not used): six
-header words, then two words per coefficient (little-endian, docs/wire.md).  The
-coefficients are staged in a packet buffer of ``max_count`` coefficients; words past it are
-counted but never stored.  At the packet's ``last`` word it is judged: well formed (magic,
-version, a kind of ``kinds``, no reserved flag, count 1 .. max_count, exactly 6 + 2 x count whole words,
-offset + count <= total, row < rows), of the configured rows and row length, and exactly at the
+header words, then two words per coefficient, then the CRC-32 word (little-endian, docs/wire.md).
+The coefficients are staged in a packet buffer of ``max_count`` coefficients; words past it are
+counted but never stored; a CRC register (:mod:`.crc`) takes every word as it arrives.  At the
+packet's ``last`` word it is judged: its last word is the CRC-32 of the words before it (else a
+``checksum`` drop: a packet damaged anywhere), well formed (magic, version, a kind of ``kinds``, no
+reserved flag, count 1 .. max_count, exactly 7 + 2 x count whole words, offset + count <= total,
+row < rows), of the configured rows and row length, and exactly at the
 cursor (the message, the next sequence number, the kind, row and offset the next packet must
 start at), or at the very start of a new message (sequence 0, the first kind, row 0, offset 0).
 A packet that passes is committed: its coefficients leave on ``o_write`` (kind index, row, index
@@ -18,7 +20,7 @@ values; a packet of any length ends at its ``last`` word, so nothing hangs.
 
 Parameters
 ----------
-max_count : int     coefficients the packet buffer holds, 1 .. 181
+max_count : int     coefficients the packet buffer holds, 1 .. 180
 kinds : tuple       the wire kinds of a message in sending order (default CKKS c0, c1)
 
 Members
@@ -49,13 +51,15 @@ from hhe_gen.models.wire import MAGIC, MAX_COUNT, VERSION, Kind
 from hhe_gen.params.checks import check_int
 from hhe_gen.params.errors import ParameterError
 
+from .crc import CRC_INIT, crc32_word
 from .packetizer import HEADER_WORDS, UDP_LAYOUT
 
 __all__ = ["Depacketizer", "DROP_CODES"]
 
-DROP_CODES = {"none": 0, "bad_magic": 1, "bad_version": 2, "bad_kind": 3, "bad_flags": 4, "bad_count": 5,
-              "length": 6, "range": 7, "row": 8, "mismatch": 9, "order": 10}
-"""``last_drop`` codes (the first failing check, in this order)."""
+DROP_CODES = {"none": 0, "short": 11, "checksum": 12, "bad_magic": 1, "bad_version": 2, "bad_kind": 3,
+              "bad_flags": 4, "bad_count": 5, "length": 6, "range": 7, "row": 8, "mismatch": 9, "order": 10}
+"""``last_drop`` codes (the first failing check, in this order: ``short`` is a packet of fewer
+than 7 words, a header and a CRC)."""
 
 
 class Depacketizer(wiring.Component):
@@ -89,6 +93,7 @@ class Depacketizer(wiring.Component):
         words = Signal(16)                        # words of this packet taken so far (saturating)
         header = [Signal(32, name=f"h{k}") for k in range(HEADER_WORDS)]
         low = Signal(32)                          # the low half of the coefficient being assembled
+        crc = Signal(32, init=CRC_INIT)           # the CRC register over this packet's words so far
         committing = Signal()
         m.d.comb += inp.ready.eq(~committing & ~abort)
         take = inp.valid & inp.ready
@@ -98,6 +103,7 @@ class Depacketizer(wiring.Component):
                      wp.en.eq(take & (words >= HEADER_WORDS) & coef_word[0] & (coef_word[1:] < C))]
         with m.If(take):
             m.d.sync += words.eq(Mux(inp.payload.last, 0, Mux(words == 0xFFFF, words, words + 1)))
+            m.d.sync += crc.eq(Mux(inp.payload.last, CRC_INIT, crc32_word(crc, w)))
             for k in range(HEADER_WORDS):
                 with m.If(words == k):
                     m.d.sync += header[k].eq(w)
@@ -126,10 +132,12 @@ class Depacketizer(wiring.Component):
         at_cursor = started & (message == cur_message) & (sequence == cur_sequence) & \
             (kind_index == cur_kind) & (row == cur_row) & (offset == cur_offset)
         checks = [
-            ("bad_magic", (magic != MAGIC) | (n_words < HEADER_WORDS)), ("bad_version", version != VERSION),
+            ("short", n_words < HEADER_WORDS + 1),
+            ("checksum", w != ~crc),             # at the last word: the CRC of the words before it
+            ("bad_magic", magic != MAGIC), ("bad_version", version != VERSION),
             ("bad_kind", ~kind_ok), ("bad_flags", flags[1:] != 0),
             ("bad_count", (count == 0) | (count > C)),
-            ("length", (n_words != HEADER_WORDS + 2 * count) | partial),
+            ("length", (n_words != HEADER_WORDS + 2 * count + 1) | partial),
             ("range", (total == 0) | (offset + count > total)), ("row", row >= rows),
             ("mismatch", (rows != self.cfg.rows) | (total != self.cfg.total)),
             ("order", ~(start | at_cursor)),
@@ -145,7 +153,7 @@ class Depacketizer(wiring.Component):
         c_next = Signal(16)                       # next coefficient of the commit to read
         out_valid = Signal()
         with m.If(abort):
-            m.d.sync += [committing.eq(0), out_valid.eq(0), started.eq(0), words.eq(0)]
+            m.d.sync += [committing.eq(0), out_valid.eq(0), started.eq(0), words.eq(0), crc.eq(CRC_INIT)]
         with m.Elif(take & inp.payload.last):
             with m.If(verdict == 0):
                 m.d.sync += [committing.eq(1), c_kind.eq(kind_index), c_row.eq(row), c_offset.eq(offset),

@@ -5,11 +5,12 @@ user port.
 A command names one row of a polynomial (kind, message id, row, rows, log_scale, NTT form, the
 first packet's sequence number, the row's length ``total``); then ``total`` coefficients arrive on
 ``i_stream``, one 64-bit word per beat.  The packetizer cuts them into packets of ``segment``
-coefficients (``cfg.segment``; the row's last packet takes the rest), each a 24-byte header and
-8 bytes per coefficient, and sends every packet as 32-bit words (little-endian: the first byte of
-the payload in ``data[0:8]``) on ``o_stream``:
+coefficients (``cfg.segment``; the row's last packet takes the rest), each a 24-byte header,
+8 bytes per coefficient and the 4-byte CRC-32 of the two (:mod:`.crc`: computed over the words as
+they go out, one per cycle, and sent as the packet's last word), and sends every packet as 32-bit
+words (little-endian: the first byte of the payload in ``data[0:8]``) on ``o_stream``:
 
-* ``ip_address``, ``src_port``, ``dst_port`` (from ``cfg``) and ``length`` (24 + 8 x count) hold
+* ``ip_address``, ``src_port``, ``dst_port`` (from ``cfg``) and ``length`` (28 + 8 x count) hold
   their values for the whole packet, so they are valid on its first beat;
 * ``last`` on the packet's final word, ``last_be`` = 0b1000 there (LiteEth's one-hot mark of the
   last valid byte: every packet is a whole number of words), 0 elsewhere;
@@ -25,7 +26,7 @@ low; no ``done`` for the aborted row).
 
 Parameters
 ----------
-max_segment : int   coefficients a packet buffer holds, 1 .. 181 (:data:`hhe_gen.models.wire.MAX_COUNT`)
+max_segment : int   coefficients a packet buffer holds, 1 .. 180 (:data:`hhe_gen.models.wire.MAX_COUNT`)
 
 Members
 -------
@@ -39,12 +40,13 @@ busy, done, abort, next_sequence : Out(16)
 
 Latency
 -------
-Header words come from registers and coefficients from the packet buffer's read port (read one
-word ahead, held while the consumer stalls): with the consumer always ready a packet of c
-coefficients takes 6 + 2c cycles on the wire; its first word is valid two cycles after its buffer
-is full or after the previous packet's last word, whichever is later (a row of n coefficients in
-packets of c, arriving one per cycle: c + (n/c)(8 + 2c) cycles from the command to ``done``).
-Nothing depends on the coefficients' values.
+Header words come from registers, coefficients from the packet buffer's read port (read one
+word ahead, held while the consumer stalls) and the CRC word from the CRC register: with the
+consumer always ready a packet of c coefficients takes 7 + 2c cycles on the wire (6 header words,
+2c coefficient words, the CRC); its first word is valid two cycles after its buffer is full or
+after the previous packet's last word, whichever is later (a row of n coefficients in packets of
+c, arriving one per cycle: c + (n/c)(9 + 2c) cycles from the command to ``done``).  Nothing
+depends on the coefficients' values.
 """
 
 from __future__ import annotations
@@ -55,8 +57,10 @@ from amaranth.lib.wiring import In, Out
 
 from hhe_gen.cores.interfaces import command_members
 from hhe_gen.cores.unused import quiet_on_error
-from hhe_gen.models.wire import HEADER_BYTES, MAGIC, MAX_COUNT, VERSION
+from hhe_gen.models.wire import CRC_BYTES, HEADER_BYTES, MAGIC, MAX_COUNT, VERSION
 from hhe_gen.params.checks import check_int
+
+from .crc import CRC_INIT, crc32_word
 
 __all__ = ["Packetizer", "CFG_LAYOUT", "ROW_LAYOUT", "UDP_LAYOUT", "HEADER_WORDS"]
 
@@ -146,11 +150,11 @@ class Packetizer(wiring.Component):
                     with m.If(rest == 0):
                         m.d.sync += active.eq(0)
 
-        # ---- send side: buffer `send`'s packet, header words then two words per coefficient -----
-        word = Signal(range(HEADER_WORDS + 2 * S + 1))     # index of the word in o_stream now
+        # ---- send side: buffer `send`'s packet, header words, two words per coefficient, the CRC --
+        word = Signal(range(HEADER_WORDS + 2 * S + 2))     # index of the word in o_stream now
         o_valid = Signal()
         count = Mux(send, count_of[1], count_of[0])
-        words = HEADER_WORDS + 2 * count
+        words = HEADER_WORDS + 2 * count + 1
         header = [Cat(Const(MAGIC, 16), Const(VERSION, 8), row.kind),
                   row.message,
                   Cat(row.row, row.rows, row.log_scale, row.ntt, Const(0, 7)),
@@ -160,6 +164,8 @@ class Packetizer(wiring.Component):
         hdr_q = Signal(32)
         half_q = Signal()
         is_header_q = Signal()
+        is_crc_q = Signal()                       # the word now is the packet's CRC
+        crc = Signal(32, init=CRC_INIT)           # the CRC register over the words sent so far
         advance = ~o_valid | out.ready            # the output register takes the next word
         m.d.comb += [rp.en.eq(advance)]
         nxt = Signal.like(word)
@@ -175,17 +181,21 @@ class Packetizer(wiring.Component):
                 m.d.comb += release.eq(Mux(send, 0b10, 0b01))
                 m.d.comb += self.done.eq(Mux(send, last_of[1], last_of[0]) & ~aborted & ~abort)
             with m.Else():
-                m.d.sync += [o_valid.eq(1), word.eq(nxt), is_header_q.eq(nxt < HEADER_WORDS), half_q.eq(coef[0])]
+                m.d.sync += [o_valid.eq(1), word.eq(nxt), is_header_q.eq(nxt < HEADER_WORDS), half_q.eq(coef[0]),
+                             is_crc_q.eq(nxt == words - 1)]
                 with m.Switch(nxt):
                     for k, value in enumerate(header):
                         with m.Case(k):
                             m.d.sync += hdr_q.eq(value)
         coefficient = rp.data
+        with m.If(out.valid & out.ready):
+            m.d.sync += crc.eq(Mux(is_crc_q, CRC_INIT, crc32_word(crc, out.payload.data)))
         m.d.comb += [out.valid.eq(o_valid),
-                     out.payload.data.eq(Mux(is_header_q, hdr_q, Mux(half_q, coefficient[32:], coefficient[:32]))),
+                     out.payload.data.eq(Mux(is_crc_q, ~crc, Mux(is_header_q, hdr_q,
+                                                                  Mux(half_q, coefficient[32:], coefficient[:32])))),
                      out.payload.last.eq(word == words - 1),
                      out.payload.last_be.eq(Mux(word == words - 1, 0b1000, 0)),
                      out.payload.ip_address.eq(self.cfg.ip_address), out.payload.src_port.eq(self.cfg.src_port),
                      out.payload.dst_port.eq(self.cfg.dst_port),
-                     out.payload.length.eq(HEADER_WORDS * 4 + 8 * count)]
+                     out.payload.length.eq(HEADER_WORDS * 4 + 8 * count + CRC_BYTES)]
         return m

@@ -10,8 +10,9 @@ input streams under the handshake rules.  Asserted in every cycle:
 * the output obeys the handshake rules (valid held until the transfer, payload unchanged);
 * no gap inside a packet: after a transfer that is not ``last``, ``valid`` stays high until the
   packet's ``last`` transfer (abort included: a packet on the wire is finished);
-* ``length`` is the same on every beat of a packet, a multiple of 4 between 24 + 8 and
-  24 + 8 x max_segment (so never above 1472 bytes), and ``last`` comes exactly on word
+* ``length`` is the same on every beat of a packet, a multiple of 4 between 24 + 8 + 4 and
+  24 + 8 x max_segment + 4 (header, coefficients, CRC-32: so never above 1472 bytes), and
+  ``last`` comes exactly on word
   ``length / 4`` of the packet, with ``last_be`` = 0b1000 there (LiteEth's one-hot last byte) and
   0 elsewhere;
 * the first two words of every packet are the magic / version / kind word and the message id of
@@ -27,7 +28,7 @@ from amaranth.asserts import AnyConst, AnySeq
 from amaranth.hdl import Assert, Assume, Cover, Signal
 
 from hhe_gen.cores.net.packetizer import HEADER_WORDS, Packetizer
-from hhe_gen.models.wire import MAGIC, VERSION
+from hhe_gen.models.wire import CRC_BYTES, MAGIC, VERSION
 
 from ..common.sby import formal_module
 from ..common.stream import stream_rules
@@ -79,8 +80,8 @@ class PacketizerHarness:
             m.d.comb += [Assert(out.valid, "valid dropped inside a packet"),
                          Assert(p.length == length, "length changed inside a packet")]
         with m.If(out.valid):
-            m.d.comb += [Assert(p.length[:2] == 0), Assert(p.length >= HEADER_WORDS * 4 + 8),
-                         Assert(p.length <= HEADER_WORDS * 4 + 8 * self.max_segment),
+            m.d.comb += [Assert(p.length[:2] == 0), Assert(p.length >= HEADER_WORDS * 4 + 8 + CRC_BYTES),
+                         Assert(p.length <= HEADER_WORDS * 4 + 8 * self.max_segment + CRC_BYTES),
                          Assert(p.last == (p.length == 4 * (words + 1)), "last not on word length / 4"),
                          Assert(p.last_be == (p.last << 3))]
             with m.If(words == 0):

@@ -15,7 +15,7 @@ from ..common.sby import run_harness
 
 GROUP = "net"
 _WHAT = ("Packetizer toward LiteEth's UDP port: handshake rules, no valid gap inside a packet (abort "
-         "included), length held and within 24 + 8 .. 24 + 8 x max_segment bytes, last and last_be on word "
+         "included), length held and within 24 + 8 + 4 .. 24 + 8 x max_segment + 4 bytes, last and last_be on word "
          "length / 4, the header's first two words")
 
 

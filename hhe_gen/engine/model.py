@@ -175,7 +175,7 @@ class EngineModel:
                             fmt.width and, with the Rubato unit, 32)
     decode_rows : set       the row counts ``decode`` accepts (default ``shape.decode_rows``; None:
                             any)
-    max_segment : int       the network unit's packet size when ``net.segment`` is 0 (1 .. 181)
+    max_segment : int       the network unit's packet size when ``net.segment`` is 0 (1 .. 180)
 
     Members
     -------

@@ -138,7 +138,7 @@ class NetworkTarget:
     -------
     ip : str             destination IPv4 address, dotted ("10.0.0.100")
     dst_port, src_port : int   UDP ports, 0 .. 65535
-    segment : int        coefficients per packet, 1 .. 181 (a payload of at most 1472 bytes)
+    segment : int        coefficients per packet, 1 .. 180 (a payload of at most 1472 bytes)
     message : int        the message id every packet of the ciphertext carries, 0 .. 2^32-1
     """
     ip: str = "10.0.0.100"
@@ -476,7 +476,7 @@ def encrypt_sk(params: CKKSParams, shape: EngineShape, *, level: int | None = No
 def decode_rows(params: CKKSParams, shape: EngineShape, rows: int) -> int:
     """The rows ``decrypt`` decodes at ``rows`` primes on an engine of ``shape``: all of them if its
     decoder takes that count, else one (prime q_0 alone: the same slots whenever the message's
-    coefficients lie within +-q_0/2, which :func:`hhe_gen.engine.generate_accel.client_engine`
+    coefficients lie within +-q_0/2, which :meth:`hhe_gen.engine.config.AcceleratorConfig.resolve`
     checks before it builds a one-row decoder)."""
     if shape.decode_rows is None or rows in shape.decode_rows:
         return rows

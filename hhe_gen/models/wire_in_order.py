@@ -4,8 +4,9 @@ sent (the model of :class:`hhe_gen.cores.net.Depacketizer`).
 Where :class:`~.wire.Reassembler` takes packets in any order, an in-order receiver keeps one
 cursor: the message, the next sequence number, and the (kind, row, offset) the next packet must
 start at, in the order a sender makes them (every row of the first kind, then every row of the
-next; each row from offset 0 in segments).  A payload is taken only if it is well formed
-(:func:`~.wire.parse`), of the receiver's rows and row length, and exactly at the cursor; a packet
+next; each row from offset 0 in segments).  A payload is taken only if its CRC-32 trailer checks and it
+is well formed (:func:`~.wire.parse`; a CRC failure is ``checksum``), of the receiver's rows and row
+length, and exactly at the cursor; a packet
 at the very start (sequence 0, the first kind, row 0, offset 0) starts a new message, leaving an
 unfinished one.  Anything else is dropped and counted (``order`` for a packet not at the cursor,
 ``mismatch`` for other rows or another row length, the parse reasons otherwise), so nothing is

@@ -26,16 +26,21 @@ def _endpoint(host: str, port: int, what: str) -> tuple[str, int]:
 
 
 def receive(port: int, *, host: str = "0.0.0.0", messages: int = 1, timeout: float = 10.0,
-            reassembler: Reassembler | None = None, ready=None, progress=None) -> list:
-    """Listen on ``host``:``port`` until ``messages`` messages are complete (or ``timeout`` seconds
-    pass without a packet: then what is complete so far); returns the complete
-    :class:`~.wire.Message` objects in completion order.  ``ready(port)`` is called once the socket
+            reassembler: Reassembler | None = None, ready=None, progress=None, moduli=None) -> list:
+    """Listen on ``host``:``port`` until ``messages`` messages are complete or failed (or
+    ``timeout`` seconds pass without a packet: then what is complete so far); returns the complete
+    :class:`~.wire.Message` objects in completion order.  Each payload goes through the
+    reassembler (``reassembler``, else a new :class:`~.wire.Reassembler` with ``moduli``): a
+    damaged packet (its CRC-32 fails) is dropped and a later good copy taken; a message with two
+    different payloads for one position, or a residue >= its prime, fails and is never returned
+    (the reassembler's ``errors`` name it and the position).  ``ready(port)`` is called once the socket
     is bound (the port actually bound when ``port`` is 0); ``progress(accepted, dropped)`` after
     every packet.  The socket asks for a receive buffer of :data:`RECEIVE_BUFFER` bytes, so that a
     ciphertext arriving at line rate (a DNA-HHE one is 276 packets, 400 kB) is not dropped while the
     reassembler works (the kernel may cap it: ``net.core.rmem_max``)."""
-    rx = reassembler or Reassembler()
+    rx = reassembler if reassembler is not None else Reassembler(moduli=moduli)
     check_int("messages", messages, 1)
+    failed_before = set(rx.errors)
     addr = _endpoint(host, port, "listen")
     done = []
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
@@ -47,7 +52,7 @@ def receive(port: int, *, host: str = "0.0.0.0", messages: int = 1, timeout: flo
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, RECEIVE_BUFFER)
         if ready is not None:
             ready(sock.getsockname()[1])
-        while len(done) < messages:
+        while len(done) + len(set(rx.errors) - failed_before - {m.id for m in done}) < messages:
             try:
                 payload = sock.recv(MAX_PAYLOAD + 1)       # one byte more: an oversized payload shows
             except socket.timeout:
@@ -75,7 +80,7 @@ def send(payloads, host: str, port: int, *, gap: float = 0.0) -> int:
 
 
 def through_loopback(payloads, *, messages: int = 1, reassembler: Reassembler | None = None,
-                     timeout: float = 10.0) -> list:
+                     timeout: float = 10.0, moduli=None) -> list:
     """Send ``payloads`` over a UDP socket on the loopback to :func:`receive` (a thread of this
     process, on a free port) until ``messages`` messages are complete; the messages it completed."""
     import threading
@@ -85,7 +90,8 @@ def through_loopback(payloads, *, messages: int = 1, reassembler: Reassembler | 
 
     def listen():
         out["messages"] = receive(0, host="127.0.0.1", messages=messages, timeout=timeout,
-                                  reassembler=reassembler, ready=lambda p: (port.update(p=p), bound.set()))
+                                  reassembler=reassembler, moduli=moduli,
+                                  ready=lambda p: (port.update(p=p), bound.set()))
 
     listener = threading.Thread(target=listen, daemon=True)
     listener.start()

@@ -52,8 +52,10 @@ enum { EV_DONE = 1, EV_ERROR = 2 };          /* the accelerator's EventManager (
 #define RAM_WORDS (MAIN_RAM_SIZE / 8)
 #define MAX_PROGRAM 65536u
 #define DEFAULT_TIMEOUT 0x7fffffffu
+#define WIRE_VERSION 2
 #define WIRE_HEADER 24
-#define WIRE_MAX_COUNT 181
+#define WIRE_CRC 4                             /* the CRC-32 trailer after the coefficients */
+#define WIRE_MAX_COUNT 180                     /* (1472 - 24 - 4) / 8 */
 
 static uint64_t ram_word(uint32_t word)
 {
@@ -163,7 +165,25 @@ static uint32_t run(uint32_t address, uint32_t words, uint32_t timeout, uint32_t
 static void put16(uint8_t *p, uint32_t x) { p[0] = x; p[1] = x >> 8; }
 static void put32(uint8_t *p, uint32_t x) { put16(p, x); put16(p + 2, x >> 16); }
 
-/* One polynomial's rows as wire-format packets (the layout of hhe_gen.models.wire). */
+/* CRC-32 (IEEE 802.3, reflected 0xEDB88320: zlib.crc32) of n bytes, a nibble at a time. */
+static const uint32_t crc_nibble[16] = {
+	0x00000000, 0x1db71064, 0x3b6e20c8, 0x26d930ac, 0x76dc4190, 0x6b6b51f4, 0x4db26158, 0x5005713c,
+	0xedb88320, 0xf00f9344, 0xd6d6a3e8, 0xcb61b38c, 0x9b64c2b0, 0x86d3d2d4, 0xa00ae278, 0xbdbdf21c,
+};
+
+static uint32_t wire_crc32(const uint8_t *p, uint32_t n)
+{
+	uint32_t c = 0xffffffffu;
+	while (n--) {
+		c ^= *p++;
+		c = (c >> 4) ^ crc_nibble[c & 15];
+		c = (c >> 4) ^ crc_nibble[c & 15];
+	}
+	return ~c;
+}
+
+/* One polynomial's rows as wire-format packets (the layout of hhe_gen.models.wire, version 2:
+   header, coefficients, the CRC-32 of both). */
 static int send_rows(uint32_t base, uint32_t kind, uint32_t rows, uint32_t log_scale, uint32_t segment,
 		     uint32_t message, uint32_t *sequence)
 {
@@ -173,7 +193,7 @@ static int send_rows(uint32_t base, uint32_t kind, uint32_t rows, uint32_t log_s
 			uint8_t *buf = udp_get_tx_buffer();
 			count = HHE_N - offset < segment ? HHE_N - offset : segment;
 			put16(buf, 0x4848);
-			buf[2] = 1;
+			buf[2] = WIRE_VERSION;
 			buf[3] = kind;
 			put32(buf + 4, message);
 			buf[8] = row;
@@ -189,7 +209,8 @@ static int send_rows(uint32_t base, uint32_t kind, uint32_t rows, uint32_t log_s
 				put32(buf + WIRE_HEADER + 8 * i, (uint32_t)w);
 				put32(buf + WIRE_HEADER + 8 * i + 4, (uint32_t)(w >> 32));
 			}
-			if (!udp_send(HHE_UDP_PORT, HHE_UDP_PORT, WIRE_HEADER + 8 * count))
+			put32(buf + WIRE_HEADER + 8 * count, wire_crc32(buf, WIRE_HEADER + 8 * count));
+			if (!udp_send(HHE_UDP_PORT, HHE_UDP_PORT, WIRE_HEADER + 8 * count + WIRE_CRC))
 				return -1;
 			(*sequence)++;
 		}

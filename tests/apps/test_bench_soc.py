@@ -12,10 +12,11 @@ def test_soc_cases_are_registered_outside_quick():
 
 
 def test_wire_time_counts_every_frame_byte():
-    # N = 64, 2 rows: 4 packets of 64 coefficients; 24 + 512 payload + 66 on the wire = 602 bytes each
-    assert wire_ns(64, 2, 181) == 4 * 602 * 8
-    # N = 2^13, 3 rows, 181 per packet: 45 full packets and one of 47 per row, 6 rows
-    assert wire_ns(8192, 3, 181) == 6 * (45 * (24 + 8 * 181 + 66) + (24 + 8 * 47 + 66)) * 8
+    # N = 64, 2 rows: 4 packets of 64 coefficients; 24 + 512 + 4 payload + 66 on the wire = 606 bytes each
+    assert wire_ns(64, 2, 180) == 4 * 606 * 8
+    # N = 2^13, 3 rows, 180 per packet: 45 full packets and one of 92 per row, 6 rows; each payload
+    # a 24-byte header, 8 bytes per coefficient, a 4-byte CRC
+    assert wire_ns(8192, 3, 180) == 6 * (45 * (24 + 8 * 180 + 4 + 66) + (24 + 8 * 92 + 4 + 66)) * 8
 
 
 def test_only_picks_cases_by_name_or_group_and_name_quick_or_not():

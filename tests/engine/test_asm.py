@@ -61,9 +61,9 @@ def test_a_line_gives_the_expected_word(line, expected):
 
 
 def test_network_and_rubato_lines():
-    assert asm.assemble("cfg.net.ip 10.0.0.2\ncfg.net.ports 49152, 4791\ncfg.net.segment 181\ncfg.rubato 2\n"
+    assert asm.assemble("cfg.net.ip 10.0.0.2\ncfg.net.ports 49152, 4791\ncfg.net.segment 180\ncfg.rubato 2\n"
                         "cfg.net.message 0xdeadbeef", WIDE) == [
-        word(0x0B, imm=0x0A000002), word(0x0C, imm=49152 << 16 | 4791), word(0x0D, imm=181), word(0x0A, imm=2),
+        word(0x0B, imm=0x0A000002), word(0x0C, imm=49152 << 16 | 4791), word(0x0D, imm=180), word(0x0A, imm=2),
         word(0x0E, imm=0xDEADBEEF)]
 
 

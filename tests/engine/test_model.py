@@ -215,20 +215,25 @@ def test_send_packets_rows_of_buffers_numbered_across_sends():
     run(m, "cfg.net.ip 10.0.0.7\ncfg.net.ports 4000, 5000\ncfg.net.segment 5\ncfg.net.message 9\n"
            "send b1, c0, rows=2, ntt\nsend b3, c1, rows=2, ntt\ncfg.net.message 10\nsend b5, rubato, rows=1, words=7")
     assert m.error == ErrorCause.NONE
-    # wire.polynomial_packets, written out here from docs/wire.md's layout: header fields and words
+    # wire.polynomial_packets, written out here from docs/wire.md's layout: header fields, words and
+    # the CRC-32 (zlib's) of both
+    import zlib
+
+    def sealed(body):
+        return body + struct.pack("<I", zlib.crc32(body))
     want = []
     for kind, base, first in ((1, 1, 0), (2, 3, 2 * ((N + 4) // 5))):
         seq = first
         for row in range(2):
             for off in range(0, N, 5):
                 part = m.buffers[base + row][off:off + 5]
-                head = struct.pack("<HBBIBBBBHHII", 0x4848, 1, kind, 9, row, 2, 20, 1, seq, len(part), off, N)
-                want.append(head + struct.pack(f"<{len(part)}Q", *part))
+                head = struct.pack("<HBBIBBBBHHII", 0x4848, 2, kind, 9, row, 2, 20, 1, seq, len(part), off, N)
+                want.append(sealed(head + struct.pack(f"<{len(part)}Q", *part)))
                 seq += 1
     for seq, off in enumerate((0, 5)):
         part = m.buffers[5][off:min(off + 5, 7)]
-        want.append(struct.pack("<HBBIBBBBHHII", 0x4848, 1, 3, 10, 0, 1, 0, 0, seq, len(part), off, 7)
-                    + struct.pack(f"<{len(part)}Q", *part))
+        want.append(sealed(struct.pack("<HBBIBBBBHHII", 0x4848, 2, 3, 10, 0, 1, 0, 0, seq, len(part), off, 7)
+                           + struct.pack(f"<{len(part)}Q", *part)))
     assert [p.payload for p in m.packets] == want
     assert {(p.ip_address, p.src_port, p.dst_port) for p in m.packets} == {(0x0A000007, 4000, 5000)}
     with pytest.raises(ParameterError, match="n"):

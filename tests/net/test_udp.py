@@ -1,6 +1,9 @@
 """Packets over a real UDP socket on the loopback: ``hhe-gen net send`` of a ciphertext file and
 ``hhe-gen net receive`` on the other end give back the same file; garbage datagrams between them
-are dropped and counted; bad options are refused with the option named."""
+are dropped and counted; a damaged copy of every packet before the genuine one (issue 36) is a
+checksum drop and the genuine ciphertext is received; a message with two different payloads for
+one position, or a residue >= its prime, is refused and nothing is written; bad options are
+refused with the option named."""
 
 import json
 import socket
@@ -11,7 +14,7 @@ import pytest
 from hhe_gen.apps.cli import main
 from hhe_gen.models import ckks
 from hhe_gen.net.udp import through_loopback
-from hhe_gen.models.wire import Reassembler, ciphertext_packets
+from hhe_gen.models.wire import Reassembler, ciphertext_packets, parse, seal
 from hhe_gen.params import ParameterError, preset
 
 TOY = preset("toy")
@@ -39,7 +42,84 @@ def test_receive_reassembles_and_counts_garbage():
     assert len(msgs) == 1
     got = msgs[0].ciphertext()
     assert (got.c0, got.c1, got.scale, got.form) == (ct.c0, ct.c1, ct.scale, ct.form)
-    assert rx.dropped["short"] == len(payloads) and rx.dropped["length"] == len(payloads)
+    assert rx.dropped["short"] == len(payloads) and rx.dropped["checksum"] == len(payloads)
+
+
+def _damaged(payload, rng):
+    """The payload with one bit flipped in a coefficient (as the issue's corrupted copies)."""
+    b = bytearray(payload)
+    b[24 + rng.randrange(len(b) - 28)] ^= 1 << rng.randrange(8)
+    return bytes(b)
+
+
+def test_damaged_copies_first_then_the_genuine_ones():
+    import random
+    rng = random.Random(36)
+    ct = _ciphertext()
+    payloads = ciphertext_packets(ct, 3, TOY.log_scale, segment=20)
+    rx = Reassembler(moduli=TOY.moduli)
+    msgs = through_loopback([q for p in payloads for q in (_damaged(p, rng), p)], reassembler=rx, timeout=5)
+    assert len(msgs) == 1 and not rx.errors
+    got = msgs[0].ciphertext(TOY.moduli)
+    assert (got.c0, got.c1, got.scale, got.form) == (ct.c0, ct.c1, ct.scale, ct.form)
+    assert rx.dropped["checksum"] == len(payloads) == rx.accepted
+
+
+def _conflicting(payload):
+    """Another well-formed payload for the same packet: its first coefficient changed, the CRC
+    recomputed (a sender's fault, not the network's)."""
+    b = bytearray(payload[:-4])
+    b[24] ^= 1
+    return seal(bytes(b))
+
+
+def test_a_conflict_or_a_residue_fails_the_message_without_waiting():
+    """Two different payloads for one packet: receive() returns at once with no message, the
+    reassembler names the failure; so does a residue >= its prime with the moduli given."""
+    import time
+    ct = _ciphertext()
+    payloads = ciphertext_packets(ct, 3, TOY.log_scale, segment=20)
+    rx = Reassembler()
+    t0 = time.monotonic()
+    msgs = through_loopback([payloads[0], _conflicting(payloads[0])] + payloads[1:], reassembler=rx, timeout=5)
+    assert msgs == [] and rx.errors[3].reason == "conflict" and time.monotonic() - t0 < 4
+    assert rx.dropped["conflict"] == 1
+    big = [list(r) for r in ct.c0]
+    big[0][5] = TOY.moduli[0] + 5
+    bad = ciphertext_packets(type(ct)(big, ct.c1, ct.scale, ct.form), 4, TOY.log_scale, segment=20)
+    rx = Reassembler(moduli=TOY.moduli)
+    assert through_loopback(bad, reassembler=rx, timeout=5) == []
+    err = rx.errors[4]
+    assert (err.reason, err.row, err.index) == ("residue", 0, 5)
+
+
+def test_cli_receive_keeps_the_genuine_packets_and_refuses_a_conflict(tmp_path):
+    """``net receive --port``: damaged copies first, then the genuine packets: the ciphertext file is
+    the genuine one (exit 0); a conflicting payload: exit 1 and no file."""
+    import random
+    import time
+    rng = random.Random(7)
+    ct = _ciphertext()
+    payloads = ciphertext_packets(ct, 3, TOY.log_scale, segment=16)
+    for stream, rc in [([q for p in payloads for q in (_damaged(p, rng), p)], 0),
+                       ([payloads[1], _conflicting(payloads[1])] + payloads, 1)]:
+        dst = tmp_path / f"back{rc}.json"
+        port = _free_port()
+        status = {}
+        t = threading.Thread(target=lambda: status.update(rc=main(["net", "receive", "--port", str(port), "--host",
+                                                                    "127.0.0.1", "--timeout", "3", "-o", str(dst)])))
+        t.start()
+        time.sleep(0.5)
+        from hhe_gen.net.udp import send
+        send(stream, "127.0.0.1", port)
+        t.join(10)
+        assert status["rc"] == rc
+        if rc == 0:
+            back = json.loads(dst.read_text())
+            assert (back["c0"], back["c1"]) == (ct.c0, ct.c1)
+            assert all(parse(p)[0].message == 3 for p in payloads)
+        else:
+            assert not dst.exists()
 
 
 def test_cli_send_and_receive(tmp_path, capsys):

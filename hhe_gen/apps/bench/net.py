@@ -21,7 +21,7 @@ def _row(n: int, seed: int = 1) -> list[int]:
     return [rng.randrange(1 << 54) for _ in range(n)]
 
 
-@bench_case("net", "packetizer-row-n8192-s181", n=_N, segment=181)
+@bench_case("net", "packetizer-row-n8192-s180", n=_N, segment=180)
 @bench_case("net", "packetizer-row-n8192-s64", n=_N, segment=64)
 def packetizer_row(n: int, segment: int) -> dict:
     from amaranth.sim import Simulator
@@ -71,7 +71,7 @@ def packetizer_row(n: int, segment: int) -> dict:
             "bit_exact": out["packets"] == want}
 
 
-@bench_case("net", "depacketizer-row-n8192-s181", n=_N, segment=181)
+@bench_case("net", "depacketizer-row-n8192-s180", n=_N, segment=180)
 def depacketizer_row(n: int, segment: int) -> dict:
     from amaranth.sim import Simulator
 

@@ -22,10 +22,10 @@ UDP, FCS, inter-frame gap."""
 def wire_ns(n: int, rows: int, segment: int) -> float:
     """Nanoseconds at 1 Gb/s of a ciphertext of 2 x ``rows`` rows of ``n`` coefficients in packets
     of ``segment`` coefficients."""
-    from hhe_gen.models.wire import HEADER_BYTES
+    from hhe_gen.models.wire import payload_bytes
     full, rest = divmod(n, segment)
-    per_row = full * (HEADER_BYTES + 8 * segment + FRAME_OVERHEAD) + (HEADER_BYTES + 8 * rest + FRAME_OVERHEAD
-                                                                      if rest else 0)
+    per_row = full * (payload_bytes(segment) + FRAME_OVERHEAD) + (payload_bytes(rest) + FRAME_OVERHEAD
+                                                                  if rest else 0)
     return 2 * rows * per_row * 8.0
 
 

@@ -181,8 +181,8 @@ def test_network_rubato_rules():
              (I(O.RUBATO_STREAM, dst=3, imm=7), E.BAD_IMMEDIATE),                 # 0 blocks
              (I(O.RUBATO_ENC, dst=3, a=4, flags=2, imm=1 << 24), E.BAD_IMMEDIATE),
              (I(O.RUBATO_ENC, dst=3, a=4, slot=1, imm=1 << 24), E.NONZERO_UNUSED),
-             (I(O.CFG_NET_SEGMENT, imm=181), E.NONE), (I(O.CFG_NET_SEGMENT, imm=0), E.NONE),
-             (I(O.CFG_NET_SEGMENT, imm=182), E.BAD_IMMEDIATE),
+             (I(O.CFG_NET_SEGMENT, imm=180), E.NONE), (I(O.CFG_NET_SEGMENT, imm=0), E.NONE),
+             (I(O.CFG_NET_SEGMENT, imm=181), E.BAD_IMMEDIATE),
              (I(O.CFG_NET_SEGMENT, imm=0x10000), E.BAD_IMMEDIATE),
              (I(O.CFG_NET_MESSAGE, imm=0xFFFFFFFF), E.NONE),
              (I(O.SEND, a=29, imm=3 | 1 << 4 | 64 << 16), E.NONE),          # b29 .. b31, W = N = 64

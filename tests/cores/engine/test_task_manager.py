@@ -139,14 +139,14 @@ def test_cfg_prime_binds_at_decode_and_configures():
     prog = [I(O.CFG_PRIME, slot=1, imm=1 << 27 | 193),
             I(O.NTT, dst=1, a=0, slot=1),                    # checked against the new binding
             I(O.CFG_SCALE, imm=30), I(O.CFG_RUBATO, imm=5), I(O.CFG_NET_IP, imm=0x0A000002),
-            I(O.CFG_NET_PORTS, imm=0x1234_5678), I(O.CFG_NET_SEGMENT, imm=181),
+            I(O.CFG_NET_PORTS, imm=0x1234_5678), I(O.CFG_NET_SEGMENT, imm=180),
             I(O.CFG_NET_MESSAGE, imm=0xCAFE_F00D), I(O.NOTIFY, imm=1)]
     run = simulate(shape, prog, latency={Unit.NTT: 3})
     assert run.error == (0, 0, 0)
     assert run.start == {1: 3} and run.finish == {1: 6}   # cfg.prime executes at the head in 2
     assert run.cfg == {"prime": [0, 1], "bound": 0b10, "log_scale": 30, "rubato": 5,
                        "net_ip": 0x0A000002, "net_src_port": 0x1234, "net_dst_port": 0x5678,
-                       "net_segment": 181, "net_message": 0xCAFE_F00D}
+                       "net_segment": 180, "net_message": 0xCAFE_F00D}
     check_order(run, prog)
 
 

@@ -2,16 +2,18 @@
 (hhe_gen.models.wire.polynomial_packets) byte for byte, rows numbered on across a polynomial, under
 random input gaps and random output back-pressure; LiteEth's stream rules on every packet (the
 UDP parameters and length held from the first beat, no gap in valid inside a packet, last and
-last_be on the final word, at most 1472 bytes); abort mid-row leaves it idle and the next row
-right; exact cycles with no stalls; bad parameters."""
+last_be on the final word, at most 1472 bytes); the last word is the CRC-32 (zlib's) of the words
+before it; abort mid-row leaves it idle and the next row right; exact cycles with no stalls; bad
+parameters."""
 
 import random
+import zlib
 
 import pytest
 from amaranth.sim import Simulator
 
 from hhe_gen.cores.net import Packetizer
-from hhe_gen.models.wire import MAX_PAYLOAD, Kind, parse, polynomial_packets
+from hhe_gen.models.wire import MAX_COUNT, MAX_PAYLOAD, Kind, parse, polynomial_packets
 from hhe_gen.params import ParameterError
 
 CFG = {"ip_address": 0xC0A80102, "src_port": 5000, "dst_port": 6000}
@@ -41,7 +43,7 @@ def _run(dut, rows, *, segment, kind=Kind.CKKS_C0, message=77, log_scale=20, ntt
                 if valid:
                     inside = not beat.last
                 drained += 1
-            assert not inside and drained <= 6 + 2 * 8 + 2 and ctx.get(dut.cmd.ready)
+            assert not inside and drained <= 7 + 2 * 8 + 2 and ctx.get(dut.cmd.ready)
         await send_rows(ctx, None)
 
     current_packet = []
@@ -101,7 +103,7 @@ def _rows(rng, count, n):
 
 
 @pytest.mark.parametrize("max_segment,segment,n,rows,gaps,stall", [
-    (4, 4, 13, 2, 0.0, 0.0), (4, 3, 12, 3, 0.3, 0.3), (8, 1, 5, 1, 0.5, 0.2), (181, 181, 400, 2, 0.1, 0.1),
+    (4, 4, 13, 2, 0.0, 0.0), (4, 3, 12, 3, 0.3, 0.3), (8, 1, 5, 1, 0.5, 0.2), (MAX_COUNT, MAX_COUNT, 400, 2, 0.1, 0.1),
     (16, 0, 40, 1, 0.0, 0.5), (16, 99, 33, 1, 0.2, 0.0)])
 def test_packets_equal_the_model(max_segment, segment, n, rows, gaps, stall):
     dut = Packetizer(max_segment)
@@ -114,6 +116,7 @@ def test_packets_equal_the_model(max_segment, segment, n, rows, gaps, stall):
     for payload, record in zip(packets, beats):
         parse(payload)
         assert len(payload) <= MAX_PAYLOAD
+        assert int.from_bytes(payload[-4:], "little") == zlib.crc32(payload[:-4])   # the CRC, by zlib
         first = record[0]
         assert first[0] == 1                                             # a packet starts valid
         assert all(b[0] == 1 for b in record), "valid dropped inside a packet"
@@ -124,13 +127,13 @@ def test_packets_equal_the_model(max_segment, segment, n, rows, gaps, stall):
 
 def test_cycles_without_stalls():
     """Consumer always ready, coefficients every cycle: a row of n coefficients in packets of c takes
-    the fill of its first packet (c cycles), then 2 + 6 + 2c per packet (its first word is valid two
+    the fill of its first packet (c cycles), then 2 + 7 + 2c per packet (its first word is valid two
     cycles after its buffer is full or the previous packet's last word; 6 header words, 2 per
-    coefficient), the next packet filling meanwhile; done with the last word."""
+    coefficient, the CRC word), the next packet filling meanwhile; done with the last word."""
     dut = Packetizer(8)
     data = [[k for k in range(32)]]
     _, _, cycles = _run(dut, data, segment=8)
-    assert cycles == [8 + 4 * (2 + 6 + 16)]
+    assert cycles == [8 + 4 * (2 + 7 + 2 * 8)]
 
 
 @pytest.mark.parametrize("abort_after", [3, 11, 14])
@@ -145,7 +148,7 @@ def test_abort_mid_row_then_a_good_row(abort_after):
     assert packets == polynomial_packets(Kind.CKKS_C0, 77, data, segment=8, log_scale=20, ntt=True)
 
 
-@pytest.mark.parametrize("value", [0, 182])
+@pytest.mark.parametrize("value", [0, MAX_COUNT + 1])
 def test_bad_parameters(value):
     with pytest.raises(ParameterError, match="'max_segment'"):
         Packetizer(value)
