@@ -15,7 +15,7 @@
   client engine's choice, :func:`hhe_gen.engine.generate_accel.client_ntt_in_place`; the
   ``-inplace`` / ``-stream`` cases take the other one).
 * ``nearnet-*``: near-network m-to-ct: the encryption sends each row of c0 / c1 as UDP packets
-  itself (``send``, :class:`hhe_gen.engine.programs.NetworkTarget`, segments of 181 coefficients),
+  itself (``send``, :class:`hhe_gen.engine.programs.NetworkTarget`, segments of 180 coefficients),
   timed to the last packet's last word on ``o_udp`` (always ready: LiteEth's UDP port at one
   32-bit word per cycle), bit-exact against the ISA model's packets and decrypted from them;
   against store-then-send: the same program storing the ciphertext (timed in the same case), then
@@ -64,10 +64,10 @@ def _slots(n: int, seed: int) -> list[complex]:
 def store_then_send_cycles(n: int, rows: int, segment: int, bus_cycles_per_coefficient: int) -> int:
     """Cycles to send a stored ciphertext (2 x ``rows`` rows of ``n`` coefficients) from memory to
     LiteEth's UDP port in packets of ``segment``: per packet of c coefficients the longer of the bus
-    (``bus_cycles_per_coefficient`` x c) and the wire (6 + 2c words), plus the packetizer's two idle
-    cycles between packets; no CPU time counted."""
+    (``bus_cycles_per_coefficient`` x c) and the wire (7 + 2c words: header, coefficients, CRC),
+    plus the packetizer's two idle cycles between packets; no CPU time counted."""
     per_row = [min(segment, n - off) for off in range(0, n, segment)]
-    return 2 * rows * sum(max(bus_cycles_per_coefficient * c, 6 + 2 * c) + 2 for c in per_row)
+    return 2 * rows * sum(max(bus_cycles_per_coefficient * c, 7 + 2 * c) + 2 for c in per_row)
 
 
 def program_cycles(params: str = "toy", lanes: int = 2, program: str = "encrypt_pk", ooo: bool = True,
