@@ -16,7 +16,8 @@ traffic.
   ``send`` after it sees the packets out.
 - ``recv dst, rows=R`` (the way back, cloud -> ct-to-m): the packets arriving on ``i_udp`` go
   through a :class:`hhe_gen.cores.net.Depacketizer` (R/2 rows of N words, kinds c0 then c1, in
-  order; a malformed or misplaced packet writes nothing and is counted in ``received_dropped``)
+  order; a malformed, damaged (CRC-32) or misplaced packet writes nothing and is counted in
+  ``received_dropped``)
   into dst + j (c0 row j) and dst + R/2 + j (c1 row j), one word per cycle; the task completes
   once a whole message is written.  ``i_udp`` is taken only while a ``recv`` runs (otherwise it is
   held back).  It waits for the packets as long as they take: ``abort`` ends the wait (the
