@@ -67,13 +67,15 @@ def require_riscv_gcc() -> None:
 def generate_for_soc(params, lanes: int, rubato: str | None, out_dir: Path, *, progress: bool = True,
                      target: str = "ecp5") -> dict:
     """The client accelerator for the SoC (``hhe_accel.v`` and its manifest in ``out_dir``):
-    ``hhe_gen.engine.generate_accel``'s answer."""
+    ``hhe_gen.engine.generate_accel``'s answer for the configuration of these parameters, lanes,
+    Rubato set and target (every other choice the configuration's default)."""
+    from hhe_gen.engine.config import AcceleratorConfig
     from hhe_gen.engine.generate_accel import generate_accel
     if progress:
         say(f"generating the accelerator ({params.name}, {lanes} lanes" + (f", Rubato {rubato}" if rubato else "")
             + ") ...")
-    return generate_accel(params, lanes, Path(out_dir), rubato=rubato, testbench=False, name="hhe_accel",
-                          target=target)
+    config = AcceleratorConfig(params, lanes, rubato=rubato, target=target)
+    return generate_accel(config, Path(out_dir), testbench=False, name="hhe_accel")
 
 
 @dataclass(frozen=True)

@@ -56,6 +56,10 @@ def run_demo(preset_name: str = "dna-hhe", use_lattigo: bool = True, seed: int =
     rows.append(("keygen (model)", "", f"{t:.0f}"))
     slots = sample_slots(p.slots, seed)
     ct, accel_ok, accel_rubato_ok = _accelerator(p, keys, slots, (seed + 1) % (1 << 256), rows, report)
+    if ct is None:
+        print_table("results", ["step", "precision (bits)", "time (ms)"], rows)
+        console.print("[bold red]demo FAILED: no ciphertext arrived from the accelerator[/]")
+        return 1
 
     out, t = _timed(lambda: ckks.decrypt_slots(p, keys.sk, ct))
     prec = ckks.precision_bits(slots, out)
@@ -87,100 +91,131 @@ RUBATO_SET = "Par-128S"
 
 def _accelerator(p, keys, slots, seed, rows, report):
     """Generate the dual-mode accelerator, run encrypt_pk (near-network) and decrypt on its RTL
-    (Verilator), then Rubato; the ciphertext, whether the CKKS runs equalled the ISA model and
-    whether the Rubato run did and decrypted."""
-    from hhe_gen.engine.generate_accel import DEFAULT_SLOT_FORMAT, client_engine, generate_accel
+    (Verilator) beside the ISA model, then Rubato; the ciphertext, whether the CKKS runs equalled
+    the ISA model and whether the Rubato run did and decrypted."""
+    from hhe_gen.client.backends import RtlBackend
+    from hhe_gen.client.compare import CheckedBackend
     from hhe_gen.engine import memory_map, programs
     from hhe_gen.engine.client_memory import client_memory
-    from hhe_gen.engine.model import EngineModel
-    from hhe_gen.models.fft import FixedPointFormat
+    from hhe_gen.engine.config import AcceleratorConfig
     from hhe_gen.models.wire import Reassembler
+    from hhe_gen.net.pcap import UdpDatagram, write_pcap
     from hhe_gen.net.udp import through_loopback
-    from hhe_gen.sim.engine_verilator import VerilatedEngine
-    from hhe_gen.sim.memory import MemoryModel
 
-    lanes, fmt = 2, FixedPointFormat(*DEFAULT_SLOT_FORMAT)
-    console.print(f"generating the accelerator for {p.name} ({lanes} lanes, CKKS + Rubato {RUBATO_SET}) "
-                  f"into out/accel ...")
-    gen, t = _timed(lambda: generate_accel(p, lanes, "out/accel", rubato=RUBATO_SET))
-    man = gen["manifest"]
+    config = AcceleratorConfig(p, 2, rubato=RUBATO_SET).resolve()
+    fmt, shape, layout = config.fmt, config.shape, memory_map.MemoryMap.for_params(p)
+    man, t, fresh = _generated(config, "out/accel")
     rows.append((f"generate the accelerator: out/accel (Verilog, manifest, {len(man['programs'])} programs; "
-                 f"{man['parameters']['buffers']} buffers, {man['memory_plan']['dp16kd']} DP16KD)", "", f"{t:.0f}"))
-    console.print("building the accelerator's RTL in Verilator (cached after the first time) ...")
-    rtl = VerilatedEngine(client_engine(p, lanes, rubato=RUBATO_SET), progress="verilator build of the accelerator")
-    engine = rtl.engine
-    shape, layout = engine.shape, memory_map.MemoryMap.for_params(p)
-
-    mem = client_memory(p, shape, keys, seed=seed, slots=slots, fmt=fmt, layout=layout)
-    same, cycles = True, {}
+                 f"{man['parameters']['buffers']} buffers, {man['memory_plan']['dp16kd']} DP16KD)"
+                 + ("" if fresh else "; unchanged, kept"), "", f"{t:.0f}"))
+    console.print("building the accelerator's RTL in Verilator (cached after the first time; a first build takes "
+                  "3 - 5 minutes) ...")
+    rtl = CheckedBackend(RtlBackend(config))
+    rtl.write(client_memory(p, shape, keys, seed=seed, slots=slots, fmt=fmt, layout=layout))
+    same, cycles, ct = True, {}, None
     target = programs.NetworkTarget(message=1)
     for name in ("encrypt_pk", "decrypt"):
         words = getattr(programs, name)(p, shape, layout=layout, **({"network": target} if name == "encrypt_pk"
                                                                       else {})).words
-        model = EngineModel(shape, p.n, fmt=fmt)
-        model.memory = dict(mem)
-        model.run(words)
-        console.print(f"running {name} on the RTL accelerator (Verilator) ...")
-        run, t = _timed(lambda: rtl.run(words, MemoryModel(mem)))
-        equal = run.error_cause == 0 and model.error == 0 and \
-            all(run.memory.words.get(a, 0) == v for a, v in model.memory.items()) and \
-            [pk.payload for pk in run.packets] == [pk.payload for pk in model.packets]
+        console.print(f"running {name} on the RTL accelerator (Verilator) beside the ISA model ...")
+        checked, t = _timed(lambda: rtl.run(words))
+        run = checked.run
+        equal = checked.equal and run.error == 0
         same = same and equal
         cycles[name] = run.cycles
-        mem = dict(run.memory.words)
         if name == "encrypt_pk":
-            from hhe_gen.net.pcap import UdpDatagram, write_pcap
-            write_pcap("out/encrypt_pk.pcap", [UdpDatagram(0x0A000032, pk.ip_address, pk.src_port, pk.dst_port,
-                                                           pk.payload) for pk in run.packets])
-            messages = through_loopback([pk.payload for pk in run.packets], reassembler=Reassembler())
+            write_pcap("out/encrypt_pk.pcap", [UdpDatagram(0x0A000032, _ip(target.ip), target.src_port,
+                                                           target.dst_port, payload) for payload in run.packets])
+            messages = through_loopback(run.packets, reassembler=Reassembler())
             same = same and len(messages) == 1
-            ct = messages[0].ciphertext() if messages else memory_map.read_ciphertext(mem, layout, p)
-            memory_map.write_ciphertext(mem, layout, p, ct)
+            ct = messages[0].ciphertext() if messages else None
+            if ct is not None:
+                image: dict = {}
+                memory_map.write_ciphertext(image, layout, p, ct)
+                rtl.write(image)
             rows.append((f"encode + encrypt, public key (RTL accelerator): {run.cycles} cycles to the last of "
                          f"{len(run.packets)} UDP packets, received over the loopback",
                          "bit-exact with the ISA model" if equal else "DIFFERS from the ISA model", f"{t:.0f}"))
         else:
-            got = memory_map.read_slots(mem, layout, fmt, engine.word_bits)
+            first = layout.address("slots_out")
+            got = memory_map.read_slots(dict(zip(range(first, first + p.n), rtl.read(first, p.n))), layout, fmt,
+                                        config.word_bits)
             prec = ckks.precision_bits(slots, got)
             report["rtl_decrypt"] = prec
             rows.append((f"decrypt + decode (RTL accelerator): {run.cycles} cycles",
                          f"{prec['mean_bits']:.1f} mean / {prec['min_bits']:.1f} min"
                          + ("" if equal else ", DIFFERS from the ISA model"), f"{t:.0f}"))
+        for line in checked.differences:
+            console.print(f"[red]{name}: {line}[/]")
+        if ct is None:
+            break
     rubato_ok = _rubato_on_the_accelerator(rtl, seed, rows, report)
-    report["accelerator"] = {"lanes": lanes, "cycles": cycles, "equal_to_model": same,
+    report["accelerator"] = {"configuration": config.describe()["values"], "cycles": cycles, "equal_to_model": same,
                              "memory_plan_dp16kd": man["memory_plan"]["dp16kd"], "rubato": RUBATO_SET}
     return ct, same, rubato_ok
 
 
+def _ip(dotted: str) -> int:
+    a, b, c, d = (int(x) for x in dotted.split("."))
+    return a << 24 | b << 16 | c << 8 | d
+
+
+def _generated(config, folder: str):
+    """(manifest, ms, generated now): the accelerator of ``config`` generated into ``folder``, or
+    the one already there when it was generated for the same configuration by the same source
+    (a key of the configuration and of every installed source file, kept beside it)."""
+    import hashlib
+    import json
+    from pathlib import Path
+
+    from hhe_gen.engine.generate_accel import generate_accel
+    root = Path(__file__).resolve().parents[2]
+    digest = hashlib.sha256(json.dumps(config.describe(), sort_keys=True).encode())
+    for package in ("hhe_gen", "cores"):
+        for path in sorted((root / package).rglob("*.py")):
+            digest.update(path.read_bytes())
+    key, out = digest.hexdigest(), Path(folder)
+    stamp, manifest = out / ".generated", out / "hhe_accel.json"
+    if stamp.exists() and manifest.exists() and stamp.read_text().strip() == key:
+        console.print(f"the accelerator in {folder} was generated for this configuration and source: kept")
+        return json.loads(manifest.read_text()), 0.0, False
+    console.print(f"generating the accelerator for {config.params.name} ({config.lanes} lanes, CKKS + Rubato "
+                  f"{config.rubato}) into {folder} (about a minute) ...")
+    gen, t = _timed(lambda: generate_accel(config, folder, name="hhe_accel"))
+    stamp.write_text(key + "\n")
+    return gen["manifest"], t, True
+
+
 def _rubato_on_the_accelerator(rtl, seed, rows, report) -> bool:
-    """A real message encrypted by the accelerator's Rubato unit and sent as packets; decrypted by
-    the Rubato model."""
-    from hhe_gen.engine.model import EngineModel
-    from hhe_gen.engine.rubato_program import rubato_encrypt, write_key_block, write_scaled_message
+    """A real message encrypted by the accelerator's Rubato unit and sent as packets, beside the ISA
+    model; decrypted by the Rubato model."""
+    from hhe_gen.engine import memory_map
     from hhe_gen.engine.programs import NetworkTarget
+    from hhe_gen.engine.rubato_program import rubato_encrypt, write_key_block, write_scaled_message
     from hhe_gen.models import rubato
     from hhe_gen.models.wire import Kind, Reassembler
     from hhe_gen.params.rubato import rubato_params
-    from hhe_gen.sim.memory import MemoryModel
 
-    engine, rp = rtl.engine, rubato_params(RUBATO_SET)
+    config, rp = rtl.config, rubato_params(RUBATO_SET)
+    n = config.params.n
     rng = random.Random(seed)
     key = [rng.randrange(rp.q) for _ in range(rp.n)]
     nonce, noise_seed = rng.getrandbits(64), rng.getrandbits(64)
-    blocks = min(16, engine.n // rp.l)
+    blocks = min(16, n // rp.l)
     message = [round(rng.uniform(-4, 4), 3) for _ in range(blocks * rp.l)]
+    layout = memory_map.MemoryMap.for_params(config.params)
+    key_at = layout.base + layout.size            # after the CKKS memory map
     mem: dict = {}
-    write_key_block(mem, 0, rp, key, nonce, noise_seed, 0)
-    write_scaled_message(mem, 0x1000, rp, message, engine.word_bits)
-    prog = rubato_encrypt(engine.shape, engine.n, key_address=0, message_address=0x1000, blocks=blocks,
+    write_key_block(mem, key_at, rp, key, nonce, noise_seed, 0)
+    write_scaled_message(mem, key_at + 128, rp, message, config.word_bits)
+    prog = rubato_encrypt(config.shape, n, key_address=key_at, message_address=key_at + 128, blocks=blocks,
                           network=NetworkTarget(message=2))
-    model = EngineModel(engine.shape, engine.n)
-    model.memory = dict(mem)
-    model.run(prog.words)
-    run, t = _timed(lambda: rtl.run(prog.words, MemoryModel(mem)))
-    equal = run.error_cause == 0 and [pk.payload for pk in run.packets] == [pk.payload for pk in model.packets]
+    rtl.write(mem)
+    checked, t = _timed(lambda: rtl.run(prog.words))
+    run = checked.run
+    equal = checked.equal and run.error == 0
     rx = Reassembler(kinds=(Kind.RUBATO,))
-    got = [m for m in (rx.feed(pk.payload) for pk in run.packets) if m is not None]
+    got = [m for m in (rx.feed(payload) for payload in run.packets) if m is not None]
     back = []
     if got:
         words = got[0].polys[Kind.RUBATO][0]

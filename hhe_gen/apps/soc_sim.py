@@ -63,13 +63,11 @@ def _secrecy(soc, sk_ntt_words) -> dict:
 def run_soc_sim(params_name: str = "toy", lanes: int = 2, rubato: str | None = DEFAULT_RUBATO, *,
                 use_lattigo: bool = True, seed: int = 7, progress=None, accel_clk_freq: int | None = None) -> dict:
     """Build and run the simulated SoC end to end (module docstring); returns the report."""
-    from hhe_gen.engine.generate_accel import DEFAULT_SLOT_FORMAT, client_engine
+    from hhe_gen.engine.config import AcceleratorConfig
     from hhe_gen.engine import memory_map, programs
     from hhe_gen.engine.client_memory import client_memory
-    from hhe_gen.engine.model import EngineModel
     from hhe_gen.flow.tools import say
     from hhe_gen.models import ckks
-    from hhe_gen.models.fft import FixedPointFormat
     from hhe_gen.models.wire import Kind, Reassembler
     from hhe_gen.params.presets import preset
     from hhe_gen.soc.host import FIRMWARE_COMMANDS, firmware_run_with_packets
@@ -83,16 +81,13 @@ def run_soc_sim(params_name: str = "toy", lanes: int = 2, rubato: str | None = D
     report = {"params": p.name, "lanes": lanes, "rubato_set": rubato, "accel_clk_freq": accel_clk_freq,
               "build": {"cached": build.cached, "seconds": round(time.monotonic() - t0, 1),
                         "folder": str(build.folder)}}
-    from hhe_gen.cores.unused import mark_unused
-    engine = client_engine(p, lanes, rubato=rubato)     # its shape and parameters: the SoC has the RTL
-    mark_unused(engine, deep=True)
-    shape, layout = engine.shape, memory_map.MemoryMap.for_params(p)
-    fmt = FixedPointFormat(*DEFAULT_SLOT_FORMAT)
+    config = AcceleratorConfig(p, lanes, rubato=rubato).resolve()      # the SoC's accelerator (soc_build's)
+    shape, layout, fmt = config.shape, memory_map.MemoryMap.for_params(p), config.fmt
     keys = ckks.keygen(p, seed)
     slots = _slots(p.slots, seed + 1)
     mem = client_memory(p, shape, keys, seed=seed, slots=slots, fmt=fmt, layout=layout)
     info = build.info
-    model = EngineModel(shape, p.n, fmt=fmt)
+    model = config.model()
     model.memory = dict(mem)
 
     def step(name, words, *, messages=0, udp_in=None):
@@ -157,10 +152,10 @@ def run_soc_sim(params_name: str = "toy", lanes: int = 2, rubato: str | None = D
         report["cpu_driven"] = _cpu_driven(soc, p, shape, layout, model, report["encrypt_pk"], step, say_)
         report["bad_input"] = _bad_input(soc, p, shape, layout, step)
         if rubato:
-            report["rubato"] = _rubato(soc, engine, target, say_)
+            report["rubato"] = _rubato(soc, config, target, say_)
 
         if received_pk is not None:
-            report["decrypt_network"] = _way_back(soc, p, shape, layout, received_pk, model, fmt, engine, slots,
+            report["decrypt_network"] = _way_back(soc, p, shape, layout, received_pk, model, fmt, config, slots,
                                                   step)
     report["seconds"] = round(time.monotonic() - t0, 1)
     report["ok"] = bool(report["secrecy"]["ok"] and report["firmware"]["keycheck"] == "ok"
@@ -186,29 +181,28 @@ def _decrypt_precision(p, keys, ct, slots, use_lattigo: bool) -> dict:
     return {"by": by, "mean_bits": round(prec["mean_bits"], 2), "min_bits": round(prec["min_bits"], 2)}
 
 
-def _rubato(soc, engine, target, say_) -> dict:
+def _rubato(soc, config, target, say_) -> dict:
     """A message encrypted by the Rubato unit, sent as packets, decrypted by the Rubato model."""
-    from hhe_gen.engine.model import EngineModel
     from hhe_gen.engine.programs import NetworkTarget
     from hhe_gen.engine.rubato_program import rubato_encrypt, write_key_block, write_scaled_message
     from hhe_gen.models import rubato
     from hhe_gen.models.wire import Kind, Reassembler
     from hhe_gen.params.rubato import rubato_params
 
-    rp = rubato_params(engine.rubato_unit.params.name)
+    rp = rubato_params(config.rubato)
     rng = random.Random(11)
     key = [rng.randrange(rp.q) for _ in range(rp.n)]
     nonce, noise_seed = rng.getrandbits(64), rng.getrandbits(64)
-    blocks = max(1, min(16, engine.n // rp.l))
+    blocks = max(1, min(16, config.params.n // rp.l))
     message = [round(rng.uniform(-4, 4), 3) for _ in range(blocks * rp.l)]
     key_at = soc.info.get("rubato_key") or soc.info["layout_words"]    # the slot after the CKKS map: the vault
     msg_at = key_at + 128
     mem: dict = {}
     write_key_block(mem, key_at, rp, key, nonce, noise_seed, 0)
-    write_scaled_message(mem, msg_at, rp, message, engine.word_bits)
-    prog = rubato_encrypt(engine.shape, engine.n, key_address=key_at, message_address=msg_at, blocks=blocks,
+    write_scaled_message(mem, msg_at, rp, message, config.word_bits)
+    prog = rubato_encrypt(config.shape, config.params.n, key_address=key_at, message_address=msg_at, blocks=blocks,
                           network=NetworkTarget(**{**vars(target), "message": 3}))
-    model = EngineModel(engine.shape, engine.n)
+    model = config.model()
     model.memory = dict(mem)
     model.run(prog.words)
     soc.host.write_memory(mem)
@@ -247,7 +241,7 @@ def _reassembled(payloads, kinds=None):
     return None
 
 
-def _way_back(soc, p, shape, layout, ct, model, fmt, engine, slots, step) -> dict:
+def _way_back(soc, p, shape, layout, ct, model, fmt, config, slots, step) -> dict:
     """The ciphertext, at level 0, sent to the SoC as packets; decrypt with recv; the slots read back."""
     from hhe_gen.engine import memory_map, programs
     from hhe_gen.models import ckks_fixed
@@ -261,7 +255,7 @@ def _way_back(soc, p, shape, layout, ct, model, fmt, engine, slots, step) -> dic
     out = layout.address("slots_out")
     got = soc.host.read_memory(out, p.n)
     expected = [model.memory.get(out + k, 0) for k in range(p.n)]
-    values = memory_map.read_slots(dict(zip(range(out, out + p.n), got)), layout, fmt, engine.word_bits)
+    values = memory_map.read_slots(dict(zip(range(out, out + p.n), got)), layout, fmt, config.word_bits)
     regs = soc.host.regs
     return {"busy_cycles": reply.values[0], "status": reply.meaning, "packets_sent": len(packets),
             "packets_received": regs.accel_packets_received.read(), "rx_dropped": regs.accel_rx_dropped.read(),

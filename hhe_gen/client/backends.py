@@ -1,6 +1,8 @@
-"""The backends of :class:`hhe_gen.client.Client`: where the programs run.
+"""The backends: where an accelerator's programs run, for :class:`hhe_gen.client.Client`, the
+``accel run`` command, the demo and the benchmarks alike.
 
-Each backend holds the accelerator's memory and runs programs on it with the same four calls:
+Each backend is built from an :class:`hhe_gen.engine.config.AcceleratorConfig` (the accelerator it
+runs), holds that accelerator's memory and runs programs on it with the same four calls:
 
 * ``write(image)``: {engine word address: 64-bit value} into the memory (secret words where the
   backend keeps secrets: the SoC's key vault);
@@ -11,29 +13,50 @@ Each backend holds the accelerator's memory and runs programs on it with the sam
 
 =============  ===================================================================================
 ``model``      :class:`hhe_gen.engine.model.EngineModel`, the ISA-level golden model (no cycles)
-``rtl``        the accelerator's RTL in Verilator (:class:`hhe_gen.sim.engine_verilator.VerilatedEngine`)
+``amaranth``   the accelerator's RTL in Amaranth's simulator (:func:`hhe_gen.sim.engine.run_engine`:
+               small rings; a fresh engine per program)
+``rtl``        the accelerator's RTL in Verilator (:class:`hhe_gen.sim.engine_verilator.VerilatedEngine`,
+               built once and cached: any ring); ``verilator`` is the same backend
 ``soc-sim``    the whole SoC in Verilator with Ethernet (:mod:`hhe_gen.soc.sim_run`): programs run by
                the firmware, ciphertexts over UDP
 ``board``      a board over Etherbone / UDP (``ip=``, ``csr_csv=``, ``info=`` of its build): the same
                calls as ``soc-sim`` on real hardware
 =============  ===================================================================================
+
+The RTL backends (``amaranth``, ``rtl``) give the same cycles; every backend's memory and packets
+after a program equal the ISA model's (:mod:`hhe_gen.client.compare` checks it).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-__all__ = ["Backend", "BackendRun", "ModelBackend", "RtlBackend", "SocSimBackend", "BoardBackend", "BACKENDS"]
+__all__ = ["Backend", "BackendRun", "ModelBackend", "AmaranthBackend", "RtlBackend", "SocSimBackend",
+           "BoardBackend", "BACKENDS", "backend_for"]
 
 
 @dataclass
 class BackendRun:
     """A program's end: ``error`` (0: none, else the engine's cause or the firmware's status),
-    ``cycles`` (None on the model), the reassembled ``messages``."""
+    ``cycles`` (None on the model), the reassembled ``messages``; ``position`` the failing
+    instruction's index in the program (None: no error, or not known: the SoC backends),
+    ``notify`` the notify codes raised, ``packets`` every payload the program sent, in order,
+    ``tasks`` the RTL's per-task records (:class:`hhe_gen.sim.engine.EngineRun`'s; empty elsewhere)."""
     error: int
     cycles: int | None
     messages: list = field(default_factory=list)
     meaning: str = "ok"
+    position: int | None = None
+    notify: tuple = ()
+    packets: list = field(default_factory=list)
+    tasks: list = field(default_factory=list)
+
+    def busy_cycles(self) -> dict:
+        """Cycles each unit was busy with a task (the sum of its tasks' latencies; RTL runs)."""
+        out: dict = {}
+        for t in self.tasks:
+            out[t.unit] = out.get(t.unit, 0) + t.finished - t.dispatched
+        return out
 
 
 def _messages(payloads, count: int, kinds=None) -> list:
@@ -44,11 +67,13 @@ def _messages(payloads, count: int, kinds=None) -> list:
 
 
 class Backend:
-    """The calls every backend has (module docstring)."""
+    """The calls every backend has (module docstring); ``config`` is the resolved configuration
+    of the accelerator it runs; ``sees_packets``: its runs give every payload sent (``packets``)."""
     name = "?"
+    sees_packets = False
 
-    def __init__(self, client):
-        self.client = client
+    def __init__(self, config):
+        self.config = config.resolve()
 
     def write(self, image: dict) -> None:
         raise NotImplementedError
@@ -66,51 +91,83 @@ class Backend:
 class ModelBackend(Backend):
     """The ISA model."""
     name = "model"
+    sees_packets = True
 
-    def __init__(self, client):
-        from hhe_gen.engine.model import EngineModel
-        super().__init__(client)
-        self.model = EngineModel(client.shape, client.params.n, fmt=client.fmt)
+    def __init__(self, config):
+        super().__init__(config)
+        self.model = self.config.model()
 
     def write(self, image):
         self.model.memory.update(image)
 
     def run(self, words, *, messages=0, udp_in=(), kinds=None):
-        before = len(self.model.packets)
+        before, events = len(self.model.packets), len(self.model.events)
         self.model.incoming.extend(udp_in)
         cause = self.model.run(words)
-        got = _messages([pk.payload for pk in self.model.packets[before:]], messages, kinds) if messages else []
-        if cause:                           # the model stops at an error; the next program starts afresh
-            self.model.error = 0
-        return BackendRun(int(cause), None, got, "ok" if not cause else f"engine error cause {int(cause)}")
+        payloads = [pk.payload for pk in self.model.packets[before:]]
+        got = _messages(payloads, messages, kinds) if messages else []
+        position = self.model.error_position if cause else None
+        notify = tuple(self.model.events[events:])
+        self.model.soft_reset()             # the next program starts afresh, as on the RTL
+        return BackendRun(int(cause), None, got, "ok" if not cause else f"engine error cause {int(cause)}",
+                          position, notify, payloads)
 
     def read(self, first, count):
         return [self.model.memory.get(first + k, 0) for k in range(count)]
 
 
-class RtlBackend(Backend):
-    """The accelerator's RTL in Verilator (built once, cached)."""
-    name = "rtl"
+class _RtlRuns(Backend):
+    """What the RTL backends share: a memory of their own (:class:`hhe_gen.sim.memory.MemoryModel`:
+    the first beat ``latency`` cycles after a command, then one beat every ``cycles_per_beat``) and
+    the engine's run read back."""
+    sees_packets = True
 
-    def __init__(self, client):
-        from hhe_gen.sim.engine_verilator import VerilatedEngine
-        super().__init__(client)
-        self.rtl = VerilatedEngine(client.engine, progress="verilator build of the accelerator")
+    def __init__(self, config, *, latency: int | None = None, cycles_per_beat: int | None = None):
+        super().__init__(config)
         self.memory: dict = {}
+        self.timing = {k: v for k, v in (("latency", latency), ("cycles_per_beat", cycles_per_beat)) if v is not None}
 
     def write(self, image):
         self.memory.update(image)
 
+    def _simulate(self, words, memory, udp_in):
+        raise NotImplementedError
+
     def run(self, words, *, messages=0, udp_in=(), kinds=None):
         from hhe_gen.sim.memory import MemoryModel
-        run = self.rtl.run(words, MemoryModel(self.memory), udp_in=list(udp_in))
+        run = self._simulate(list(words), MemoryModel(self.memory, **self.timing), list(udp_in))
         self.memory = dict(run.memory.words)
-        got = _messages([pk.payload for pk in run.packets], messages, kinds) if messages else []
+        payloads = [pk.payload for pk in run.packets]
+        got = _messages(payloads, messages, kinds) if messages else []
         cause = int(run.error_cause)
-        return BackendRun(cause, run.cycles, got, "ok" if not cause else f"engine error cause {cause}")
+        return BackendRun(cause, run.cycles, got, "ok" if not cause else f"engine error cause {cause}",
+                          run.error_position if cause else None, tuple(c for _, c in run.notifies), payloads,
+                          list(run.tasks))
 
     def read(self, first, count):
         return [self.memory.get(first + k, 0) for k in range(count)]
+
+
+class AmaranthBackend(_RtlRuns):
+    """The accelerator's RTL in Amaranth's simulator (a fresh engine for every program)."""
+    name = "amaranth"
+
+    def _simulate(self, words, memory, udp_in):
+        from hhe_gen.sim.engine import run_engine
+        return run_engine(self.config.engine(), words, memory, udp_in=udp_in)
+
+
+class RtlBackend(_RtlRuns):
+    """The accelerator's RTL in Verilator (built once, cached)."""
+    name = "rtl"
+
+    def __init__(self, config, *, progress: str = "verilator build of the accelerator", **timing):
+        from hhe_gen.sim.engine_verilator import VerilatedEngine
+        super().__init__(config, **timing)
+        self.rtl = VerilatedEngine(self.config.engine(), progress=progress)
+
+    def _simulate(self, words, memory, udp_in):
+        return self.rtl.run(words, memory, udp_in=udp_in)
 
 
 class _SocBackend(Backend):
@@ -129,11 +186,12 @@ class SocSimBackend(_SocBackend):
     """The simulated SoC (built once, cached), started for the client's lifetime."""
     name = "soc-sim"
 
-    def __init__(self, client):
+    def __init__(self, config):
         from hhe_gen.soc.sim_build import build_sim_soc
         from hhe_gen.soc.sim_run import SimulatedSoC
-        super().__init__(client)
-        build = build_sim_soc(client.params, client.lanes, rubato=client.rubato)
+        super().__init__(config)
+        c = self.config
+        build = build_sim_soc(c.params, c.lanes, rubato=c.rubato)
         self.soc = SimulatedSoC(build).__enter__()
         self.host = self.soc.host
         self.host.command(1)                               # PING: the firmware learns the host's address
@@ -157,7 +215,7 @@ class BoardBackend(_SocBackend):
     (``hhe-gen soc build -o DIR``).  A build for other parameters is refused before anything is sent."""
     name = "board"
 
-    def __init__(self, client, *, folder=None, ip: str | None = None, csr_csv=None, info: dict | None = None,
+    def __init__(self, config, *, folder=None, ip: str | None = None, csr_csv=None, info: dict | None = None,
                  host_ip: str = "0.0.0.0"):
         import json
         from pathlib import Path
@@ -173,10 +231,11 @@ class BoardBackend(_SocBackend):
             csr_csv = csr_csv or folder / "csr.csv"
         if info is None or csr_csv is None:
             raise ParameterError("board", None, "folder=... or ip=..., csr_csv=..., info=...")
-        if info.get("params") not in (None, client.params.name):
-            raise ParameterError("board", info.get("params"), f"a SoC built for {client.params.name!r}")
+        config = config.resolve()
+        if info.get("params") not in (None, config.params.name):
+            raise ParameterError("board", info.get("params"), f"a SoC built for {config.params.name!r}")
         ip = ip or info["ip"]
-        super().__init__(client)
+        super().__init__(config)
         comm = etherbone_client(ip, info.get("etherbone_port", 1234), csr_csv, timeout=1.0)
         comm.open()
         self.info, self.host_ip = dict(info, ip=ip), host_ip
@@ -231,7 +290,7 @@ class _ServerRtl(RtlBackend):
         from hhe_gen.sim.engine_verilator import VerilatedEngine
         self.shape = engine.shape
         self.rtl = VerilatedEngine(engine, progress="verilator build of the server engine")
-        self.memory: dict = {}
+        self.memory, self.timing = {}, {}
 
 
 def server_runner(params, backend: str, lanes: int):
@@ -241,7 +300,7 @@ def server_runner(params, backend: str, lanes: int):
     from hhe_gen.params.errors import ParameterError
     if backend == "model":
         return _ServerModel(server_shape(params), params.n)
-    if backend == "rtl":
+    if backend in ("rtl", "verilator"):
         return _ServerRtl(server_engine(params, lanes))
     raise ParameterError("backend", backend, "model or rtl for server-side CKKS: " + soc_server_refusal(params, lanes))
 
@@ -261,5 +320,15 @@ def soc_server_refusal(params, lanes: int) -> str:
     return why
 
 
-BACKENDS = {"model": ModelBackend, "rtl": RtlBackend, "soc-sim": SocSimBackend, "board": BoardBackend}
-"""Backend name -> class."""
+BACKENDS = {"model": ModelBackend, "amaranth": AmaranthBackend, "rtl": RtlBackend, "verilator": RtlBackend,
+            "soc-sim": SocSimBackend, "board": BoardBackend}
+"""Backend name -> class (``verilator`` is ``rtl``)."""
+
+
+def backend_for(name: str, config, **options) -> Backend:
+    """The backend ``name`` (:data:`BACKENDS`) running the accelerator of ``config``; ``options``
+    go to its constructor (the board's ``folder`` / ``ip`` / ...)."""
+    from hhe_gen.params.errors import ParameterError
+    if name not in BACKENDS:
+        raise ParameterError("backend", name, "one of " + ", ".join(BACKENDS))
+    return BACKENDS[name](config, **options)

@@ -4,15 +4,18 @@ accelerator, the same calls on every backend (:mod:`.backends`).
 Parameters
 ----------
 params : str or CKKSParams     a preset name or parameters
-backend : str                  "model" | "rtl" | "soc-sim" | "board" (then ``board=dict(folder=...)``,
+backend : str                  "model" | "amaranth" | "rtl" (= "verilator") | "soc-sim" | "board" (then ``board=dict(folder=...)``,
                                the build's folder of ``hhe-gen soc build -o``, or
                                ``board=dict(ip=..., csr_csv=..., info=...)``)
 lanes : int                    the accelerator's lanes (rtl, soc-sim)
 rubato : str or None           the Rubato set of a dual-mode accelerator ("128s", ...)
+config : AcceleratorConfig     instead of params / lanes / rubato: the whole accelerator
+                               (:class:`hhe_gen.engine.config.AcceleratorConfig`)
 
 Members
 -------
-params, shape, layout, fmt, engine : what the programs are assembled for
+config : the resolved :class:`~hhe_gen.engine.config.AcceleratorConfig`
+params, shape, layout, fmt : what the programs are assembled for
 backend : :class:`.backends.Backend`
 last : :class:`.backends.BackendRun`   the last program's end (cycles, error)
 
@@ -40,27 +43,22 @@ class Client:
     """An accelerator, behind one API (module docstring)."""
 
     def __init__(self, params="toy", *, backend: str = "model", lanes: int = 2, rubato: str | None = None,
-                 board: dict | None = None):
-        from hhe_gen.cores.unused import mark_unused
-        from hhe_gen.engine.generate_accel import DEFAULT_SLOT_FORMAT, client_engine
+                 board: dict | None = None, config=None):
+        from hhe_gen.engine.config import AcceleratorConfig
         from hhe_gen.engine.memory_map import MemoryMap
-        from hhe_gen.models.fft import FixedPointFormat
-        from hhe_gen.params.ckks import CKKSParams
-        from hhe_gen.params.presets import preset
 
-        from .backends import BACKENDS
-        self.params = preset(params) if isinstance(params, str) else params
-        if not isinstance(self.params, CKKSParams):
-            raise ParameterError("params", params, "a preset name or a hhe_gen.params.CKKSParams")
+        from .backends import BACKENDS, backend_for
         if backend not in BACKENDS:
             raise ParameterError("backend", backend, "one of " + ", ".join(BACKENDS))
-        self.lanes, self.rubato = lanes, rubato
-        self.engine = client_engine(self.params, lanes, rubato=rubato)
-        if backend != "rtl":
-            mark_unused(self.engine, deep=True)
-        self.shape, self.layout = self.engine.shape, MemoryMap.for_params(self.params)
-        self.fmt = FixedPointFormat(*DEFAULT_SLOT_FORMAT)
-        self.backend = BACKENDS[backend](self, **(board or {})) if backend == "board" else BACKENDS[backend](self)
+        if config is None:
+            config = AcceleratorConfig(params, lanes, rubato=rubato)
+        elif not isinstance(config, AcceleratorConfig):
+            raise ParameterError("config", config, "a hhe_gen.engine.config.AcceleratorConfig")
+        self.config = config.resolve()
+        self.params, self.lanes, self.rubato = self.config.params, self.config.lanes, self.config.rubato
+        self.shape, self.layout = self.config.shape, MemoryMap.for_params(self.params)
+        self.fmt = self.config.fmt
+        self.backend = backend_for(backend, self.config, **(board or {}) if backend == "board" else {})
         self.last = None
         self._message = 0
         self._server = None
@@ -127,7 +125,7 @@ class Client:
         out = self.layout.address("slots_out")
         words = self.backend.read(out, self.params.n)
         return memory_map.read_slots(dict(zip(range(out, out + self.params.n), words)), self.layout, self.fmt,
-                                     self.engine.word_bits)
+                                     self.config.word_bits)
 
     def mul_relin_rescale(self, ct_a, ct_b, rlk):
         """The homomorphic product of ciphertexts ``ct_a`` and ``ct_b`` (same level >= 1), relinearised
@@ -188,7 +186,7 @@ class Client:
                                  f"1 .. {min(255, self.params.n // rp.l, 256 // rp.l)} blocks of l = {rp.l} values")
         image: dict = {}
         write_key_block(image, key_at, rp, key, nonce, noise_seed, counter)
-        write_scaled_message(image, msg_at, rp, message, self.engine.word_bits)
+        write_scaled_message(image, msg_at, rp, message, self.config.word_bits)
         self.backend.write(image)
         program = rubato_encrypt(self.shape, self.params.n, key_address=key_at, message_address=msg_at,
                                  blocks=blocks, network=self._target())

@@ -29,77 +29,9 @@ from pathlib import Path
 
 from hhe_gen.params.errors import ParameterError
 
-__all__ = ["DEFAULT_SLOT_FORMAT", "client_reducer", "client_decode_rows", "client_ntt_in_place", "client_engine",
-           "generate_accel"]
+from .config import AcceleratorConfig
 
-DEFAULT_SLOT_FORMAT = (38, 36)
-"""The slot format (W, F) of a generated accelerator: >= 30 mean bits of precision at N = 2^13
-(29 / 26 gives 20.6; ``hhe-gen bench fft``)."""
-
-
-def client_reducer(params) -> str:
-    """The modular reducer of a client accelerator for ``params``: ``special-barrett`` when every
-    prime has DNA-HHE's form q = 2^k - 2N*bnd + 1 (one k, 1 <= bnd < 2^10: the reduction is shifts
-    and adds, half the multipliers of Barrett's), else ``barrett``."""
-    from hhe_gen.params.primes import dna_hhe_primes
-    k = max(q.bit_length() for q in params.moduli)
-    special = {p.q for p in dna_hhe_primes(k, params.n)}
-    return "special-barrett" if set(params.moduli) <= special else "barrett"
-
-
-def client_decode_rows(params, fmt) -> frozenset | None:
-    """The row counts of a client accelerator's decoder: ``{1}`` (q_0's row alone, no CRT of the
-    other primes: its multipliers are most of the codec's) when every message the slot format can
-    hold decodes the same from q_0 alone: |coefficients| <= sqrt(2) * 2^(W-1-F) * Delta, below
-    q_0 / 2 when 2^(W-F+log_scale+1) <= q_0; else None (the codec's default: 1 and every prime)."""
-    w, f = fmt
-    return frozenset({1}) if 1 << (w - f + params.log_scale + 1) <= params.moduli[0] else None
-
-
-def client_ntt_in_place(n: int, lanes: int, buffers: int, word_bits: int, qbits: int) -> bool:
-    """Whether a client accelerator transforms in its buffers (banked as the NTT's 2P banks, no NTT
-    banks of its own, no load and no unload: always fewer cycles) rather than streaming through the
-    NTT core's banks: when that costs no more DP16KD (B * 2P banks of N/2P words against B buffers
-    of N/P rows of P words plus the core's 2P banks).  At N = 2^13, 54-bit words: 2 lanes, 5
-    buffers 120 against 144 blocks (in place); 8 lanes, 15 buffers 480 against 392 (a 512-deep bank
-    of 54 bits takes two blocks: streaming)."""
-    from hhe_gen.cores.engine.memory_plan import dp16kd_blocks
-    p2 = 2 * lanes
-    banked = buffers * p2 * dp16kd_blocks(n // p2, word_bits)
-    streamed = buffers * dp16kd_blocks(n // lanes, lanes * word_bits) + p2 * dp16kd_blocks(n // p2, qbits)
-    return banked <= streamed
-
-
-def client_engine(params, lanes: int = 2, *, buffers: int | None = None, window: int = 16, ooo: bool = True,
-                  fmt=DEFAULT_SLOT_FORMAT, reducer: str | None = None, twiddles: str = "otf",
-                  ntt_in_place: bool | None = None, network: bool = True, rubato: str | None = None,
-                  rubato_lanes: int = 2, target: str = "ecp5"):
-    """The engine of a CKKS client accelerator for ``params``: the parameter set's primes and scale
-    built in, twiddles on the fly, the reducer :func:`client_reducer` (unless ``reducer``), the
-    decoder :func:`client_decode_rows`, and by default the buffers every client program needs at
-    the top level (:func:`hhe_gen.engine.programs.client_buffers`): at 1 or 2 lanes the fewest (the
-    NTT unit bounds the time, so more buffers buy little: they are what fits a small FPGA), from 4
-    lanes on one working set per prime and the samples drawn once (the sampler and the memory port
-    bound the time there).  ``ntt_in_place`` None: :func:`client_ntt_in_place`.  ``network``: with the
-    network unit (``send``: near-network encryption, ``o_udp`` in LiteEth's UDP user port shape).
-    ``rubato``: a Rubato set name (dual mode: the Rubato unit with ``rubato_lanes`` lanes); None:
-    CKKS only."""
-    from hhe_gen.cores.engine.engine import Engine
-    from hhe_gen.engine.programs import client_buffers
-    from hhe_gen.models.fft import FixedPointFormat
-    buffers = client_buffers(len(params.moduli), parallel=lanes > 2) if buffers is None else buffers
-    reducer = client_reducer(params) if reducer is None else reducer
-    codec = {"fmt": FixedPointFormat(*fmt)}
-    rows = client_decode_rows(params, fmt)
-    if rows is not None:
-        codec["decode_rows"] = rows
-    if ntt_in_place is None:
-        qbits = max(q.bit_length() for q in params.moduli)
-        ntt_in_place = client_ntt_in_place(params.n, lanes, buffers, max(qbits, fmt[0]), qbits)
-    return Engine.for_params(params, lanes=lanes, buffers=buffers, window=window, ooo=ooo, target=target,
-                             ntt=dict(kind=reducer, twiddles=twiddles, in_place=ntt_in_place),
-                             pointwise=dict(kind=reducer), codec=codec, net=dict() if network else None,
-                             rubato=None if rubato is None else dict(params=rubato, rubato_lanes=rubato_lanes))
+__all__ = ["generate_accel"]
 
 
 def _isa_section(engine) -> dict:
@@ -138,31 +70,27 @@ def _testbench_vectors(params, shape, layout, fmt, seed: int):
     return words, before, run_model(shape, params.n, words, before, fmt=fmt)
 
 
-def generate_accel(params, lanes: int, out_dir, *, buffers: int | None = None, window: int = 16,
-                   ooo: bool = True, fmt=DEFAULT_SLOT_FORMAT, reducer: str | None = None, twiddles: str = "otf",
-                   ntt_in_place: bool | None = None, target: str = "ecp5", device: str = "LFE5UM5G-85F",
-                   name: str | None = None, rubato: str | None = None,
-                   keep_src: bool = False, testbench: bool = True, seed: int = 1) -> dict:
-    """Generate the accelerator for ``params`` (a :class:`~hhe_gen.params.ckks.CKKSParams`); returns
-    ``{"paths": {...}, "manifest": {...}}`` (module docstring).  ``testbench``: also the
-    self-checking Verilog testbench of ``encrypt_pk`` on keys and slots drawn from ``seed``
+def generate_accel(config: AcceleratorConfig, out_dir, *, name: str | None = None, keep_src: bool = False,
+                   testbench: bool = True, seed: int = 1) -> dict:
+    """Generate the accelerator of ``config`` (an :class:`~.config.AcceleratorConfig`, resolved
+    here); returns ``{"paths": {...}, "manifest": {...}}`` (module docstring).  ``testbench``: also
+    the self-checking Verilog testbench of ``encrypt_pk`` on keys and slots drawn from ``seed``
     (:mod:`hhe_gen.flow.engine_testbench`)."""
     from hhe_gen.engine import asm, programs
     from hhe_gen.engine.memory_map import MemoryMap
     from hhe_gen.flow.engine_testbench import write_engine_testbench
     from hhe_gen.flow.verilog import check_name, port_table, write_core
     from hhe_gen.params.checks import check_int
-    from hhe_gen.params.ckks import CKKSParams
-    if not isinstance(params, CKKSParams):
-        raise ParameterError("params", params, "a hhe_gen.params.CKKSParams")
+    if not isinstance(config, AcceleratorConfig):
+        raise ParameterError("config", config, "a hhe_gen.engine.config.AcceleratorConfig")
+    config = config.resolve()
+    params, lanes, fmt = config.params, config.lanes, config.slot_format
     check_int("seed", seed, 0, (1 << 256) - 1)
     name = check_name(name or f"hhe_accel_n{params.n}_p{lanes}")
-    engine = client_engine(params, lanes, buffers=buffers, window=window, ooo=ooo, fmt=fmt, reducer=reducer,
-                           twiddles=twiddles, ntt_in_place=ntt_in_place, rubato=rubato, target=target)
+    engine = config.engine()
     shape, layout = engine.shape, MemoryMap.for_params(params)
-    reducer = engine.ntt_unit.ntt.kind
     out = Path(out_dir)
-    plan = engine.memory_plan(device=device)
+    plan = engine.memory_plan(device=config.device)
     made, listing = {}, {}
     for prog_name in programs.PROGRAMS:
         prog = getattr(programs, prog_name)(params, shape, layout=layout)
@@ -172,14 +100,8 @@ def generate_accel(params, lanes: int, out_dir, *, buffers: int | None = None, w
                               "buffers_used": prog.allocation.used}
     manifest = {
         "core": "accel",
-        "parameters": {"preset": params.name, "n": params.n, "log_scale": params.log_scale, "lanes": lanes,
-                       "buffers": shape.buffers, "slots": shape.slots, "window": window,
-                       "dispatch": "out-of-order" if ooo else "in-order", "word_bits": engine.word_bits,
-                       "slot_format": {"width": fmt[0], "frac_bits": fmt[1]}, "reducer": reducer,
-                       "decode_rows": sorted(shape.decode_rows or []),
-                       "twiddles": twiddles, "ntt": "in place" if engine.ntt_in_place else "streaming",
-                       "target": target, "network": engine.network_unit is not None,
-                       "rubato": engine.rubato_unit.params.name if engine.rubato_unit is not None else None},
+        "parameters": {**config.describe()["values"], "log_scale": params.log_scale, "slots": shape.slots},
+        "configuration": config.describe(),
         "primes": [{"index": i, "q": q, "bits": q.bit_length()} for i, q in enumerate(params.moduli)],
         "interface": {
             "i_instr": "stream of 64-bit instruction words (docs/isa.md)",

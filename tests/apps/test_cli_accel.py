@@ -13,13 +13,14 @@ import math
 import pytest
 
 from hhe_gen.apps.cli import main
-from hhe_gen.engine.model import DEFAULT_FORMAT
+from hhe_gen.engine.config import AcceleratorConfig
 from hhe_gen.models import ckks, ckks_fixed, fft
 from hhe_gen.models.ntt import intt
 from hhe_gen.params import CKKSParams, RingParams, ntt_primes, preset
 
 TOY = preset("toy")                    # N = 64, two 30-bit primes, Delta = 2^20
-FMT = DEFAULT_FORMAT
+FMT = AcceleratorConfig(TOY).fmt       # the generated accelerator's slot format, 38 / 36 (docs/engine.md)
+# the generated toy accelerator decodes q_0's row alone: 2^(W-F+log_scale+1) = 2^23 <= q_0 (docs/engine.md)
 Q0, Q1 = TOY.moduli
 # slots for which the float64 encoder of ``ckks encrypt`` and the engine's fixed-point encoder give
 # the same plaintext (checked in the test): only then can the two ciphertexts be equal bit for bit
@@ -116,7 +117,7 @@ def test_asm_error_names_file_line_and_token_and_writes_nothing(tmp_path, capsys
     src = tmp_path / "bad.s"
     src.write_text("cfg.prime s0, p0\nnotify 1\nmac b1, b2, b20, b3, s0\n")
     out = tmp_path / "bad.hex"
-    _fails(capsys, ["accel", "asm", src, "--params", "toy", "-o", out], "bad.s", "line 3", "'b20'", "b0 .. b15")
+    _fails(capsys, ["accel", "asm", src, "--params", "toy", "-o", out], "bad.s", "line 3", "'b20'", "b0 .. b4")
     assert not out.exists()
     _ok(capsys, ["accel", "asm", src, "--params", "toy", "--buffers", "32", "-o", out])   # the shape decides
     src.write_text("cfg.prime s0, p2\n")                              # toy has two primes
@@ -160,8 +161,9 @@ def test_program_prints_text_memory_map_and_buffers(tmp_path, capsys):
     assert "at least 4 for decrypt with 2 rows" in text                # R + 2 (programs table)
     code = [line.split(";")[0].split() for line in text.splitlines()]
     mnemonics = [c[0] for c in code if c]
-    # docs/isa.md's decrypt listing for toy: 3 configuration lines, 5 per row, decode, store, notify
-    assert mnemonics == ["cfg.prime", "cfg.prime", "cfg.scale"] + ["load", "load", "load", "mac", "intt"] * 2 \
+    # 3 configuration lines, 5 per decoded row (q_0's alone on the generated toy accelerator), decode,
+    # store, notify (docs/isa.md's listing)
+    assert mnemonics == ["cfg.prime", "cfg.prime", "cfg.scale"] + ["load", "load", "load", "mac", "intt"] \
         + ["decode", "store", "notify"]
     # what it prints is assembly: asm of the printout equals the image -o writes
     (tmp_path / "d.s").write_text(text)
@@ -169,7 +171,7 @@ def test_program_prints_text_memory_map_and_buffers(tmp_path, capsys):
     out = _ok(capsys, ["accel", "program", "decrypt", "--params", "toy", "-o", tmp_path / "b.hex"])
     assert "c1[1]" in out and "at least 4" in out and "b.hex" in out
     assert (tmp_path / "a.hex").read_text() == (tmp_path / "b.hex").read_text()
-    assert len((tmp_path / "b.hex").read_text().splitlines()) == 16
+    assert len((tmp_path / "b.hex").read_text().splitlines()) == 11
     _ok(capsys, ["accel", "program", "decrypt", "--params", "toy", "-o", tmp_path / "c.s"])
     assert (tmp_path / "c.s").read_text() == text
 
@@ -223,11 +225,14 @@ def test_run_encrypt_equals_ckks_encrypt(tmp_path, capsys, keys, mode):
 def test_run_encrypt_pk_differs_from_ckks_encrypt_only_by_the_encoder(tmp_path, capsys, keys):
     """Where the encoders differ (float64 in ``ckks encrypt``, fixed point in the engine), c1 is
     still equal and c0 differs by exactly the plaintext difference; the model pipeline with the
-    fixed-point encoder gives the engine's ciphertext bit for bit."""
-    m_float, m_fixed = ckks.encode(TOY, README_SLOTS), ckks.encode(TOY, README_SLOTS, fmt=FMT)
+    fixed-point encoder gives the engine's ciphertext bit for bit.  At the accelerator's 38 / 36 the
+    two encoders agree on these slots; an accelerator of slot format 29 / 26 (``--width 29
+    --frac-bits 26``) rounds differently."""
+    coarse = fft.FixedPointFormat(29, 26)
+    m_float, m_fixed = ckks.encode(TOY, README_SLOTS), ckks.encode(TOY, README_SLOTS, fmt=coarse)
     assert m_float.rows != m_fixed.rows
     slots = _slots_file(tmp_path / "slots.json", README_SLOTS)
-    got, _ = _accel(capsys, tmp_path, keys, "encrypt_pk", slots, 11, "accel.json")
+    got, _ = _accel(capsys, tmp_path, keys, "encrypt_pk", slots, 11, "accel.json", "--width", "29", "--frac-bits", "26")
     accel = _ct(got)
     want = _ct(_ckks_encrypt(capsys, tmp_path, keys, slots, 11, "pk", "ckks.json")).to_form(TOY, "ntt")
     assert accel.c1 == want.c1
@@ -252,7 +257,7 @@ def test_run_decrypt_gives_the_slots_back(tmp_path, capsys, keys):
     # bit for bit: the model's decryption, decoded by the fixed-point decoder
     pair = ckks.KeyPair.from_json(json.loads(keys.read_text()), TOY)
     rows = ckks.decrypt(TOY, pair.sk, _ct(ct)).rows
-    pairs = ckks_fixed.decode_fixed(rows, list(TOY.moduli), FMT, TOY.log_scale)
+    pairs = ckks_fixed.decode_fixed(rows[:1], [Q0], FMT, TOY.log_scale)              # q_0's row alone
     assert got == [fft.dequantize_complex(p, FMT) for p in pairs]
     # and the ckks command's float decoder agrees within the codec's precision
     ref = tmp_path / "ref.json"
@@ -274,16 +279,16 @@ def test_run_report_counts_units_and_notify_codes(tmp_path, capsys, keys):
     assert setup["program"] == "key_setup" and setup["notify"] == [1] and setup["error"]["cause"] == "NONE"
     # key_setup (docs/isa.md section 9): load sk; per row: ntt + store sk, and for pk0, pk1 load + ntt + store
     assert setup["executed"] == 2 + 1 + 2 * 8 + 1
-    # docs/isa.md's decrypt listing for toy (2 rows)
-    assert run["program"] == "decrypt" and run["executed"] == 16 and run["notify"] == [4]
-    assert run["units"] == {"memory": 7, "pointwise": 2, "ntt": 2, "codec": 1, "serialising": 4}
+    # decrypt on the generated toy accelerator: 3 cfg, one decoded row (3 loads, mac, intt), decode, store, notify
+    assert run["program"] == "decrypt" and run["executed"] == 11 and run["notify"] == [4]
+    assert run["units"] == {"memory": 4, "pointwise": 1, "ntt": 1, "codec": 1, "serialising": 4}
     assert run["error"] == {"cause": "NONE", "position": None}
     assert rep["output"] == str(tmp_path / "out.json")
     table = {" ".join(line.split()[:-1]): line.split()[-1] for line in stdout.splitlines()
              if line.startswith("  ") and len(line.split()) >= 2}
-    assert "instructions executed  16 of 16" in stdout
+    assert "instructions executed  11 of 11" in stdout
     assert {k: table[k] for k in ("memory", "pointwise", "ntt", "codec", "serialising")} == \
-        {"memory": "7", "pointwise": "2", "ntt": "2", "codec": "1", "serialising": "4"}
+        {"memory": "4", "pointwise": "1", "ntt": "1", "codec": "1", "serialising": "4"}
     assert table["notify codes"] == "4" and table["error status"] == "NONE"
 
 

@@ -11,7 +11,7 @@ import json
 import pytest
 
 from hhe_gen.apps.cli import main
-from hhe_gen.engine.generate_accel import client_decode_rows, client_engine, client_ntt_in_place, client_reducer
+from hhe_gen.engine.config import AcceleratorConfig
 from hhe_gen.cores.unused import mark_unused
 from hhe_gen.engine import asm, memory_map, programs
 from hhe_gen.engine.model import EngineModel
@@ -22,6 +22,10 @@ from hhe_gen.sim.engine import run_engine
 from hhe_gen.sim.memory import MemoryModel
 
 TOY = preset("toy")
+
+
+def client_engine(params, lanes, **choices):
+    return AcceleratorConfig(params, lanes, **choices).engine()
 
 
 @pytest.fixture(scope="module")
@@ -119,10 +123,10 @@ def test_client_reducer_and_decoder_follow_the_parameters():
     """special-Barrett for DNA-HHE's primes (2^k - 2N*bnd + 1), Barrett for ABC-FHE's sparse ones;
     a one-row decoder when 2^(W-F+log_scale+1) <= q_0 (DNA-HHE at 38/36: 2^53 <= q_0 < 2^54), not
     for flexible-218 (31-bit q_0, Delta = 2^30)."""
-    assert client_reducer(preset("dna-hhe")) == "special-barrett"
-    assert client_reducer(preset("abc-fhe")) == "barrett"
-    assert client_decode_rows(preset("dna-hhe"), (38, 36)) == frozenset({1})
-    assert client_decode_rows(preset("flexible-218"), (38, 36)) is None
+    assert AcceleratorConfig("dna-hhe").resolve().reducer == "special-barrett"
+    assert AcceleratorConfig("abc-fhe").resolve().reducer == "barrett"
+    assert AcceleratorConfig("dna-hhe").resolve().decode_rows == frozenset({1})
+    assert AcceleratorConfig("flexible-218").resolve().decode_rows == frozenset({1, len(preset("flexible-218").moduli)})
 
 
 def test_client_ntt_in_place_when_it_saves_block_ram():
@@ -130,10 +134,11 @@ def test_client_ntt_in_place_when_it_saves_block_ram():
     N = 2^13, 54-bit words, 5 buffers at 2 lanes (4 banks of 2048 x 54 = 6 blocks each: 120 against
     5 * 24 + 24 = 144); not at 8 lanes with 15 buffers (16 banks of 512 x 54, two blocks each: 480
     against 15 * 24 + 16 * 2 = 392).  The engine's plan shows the difference."""
-    assert client_ntt_in_place(1 << 13, 2, 5, 54, 54)
-    assert not client_ntt_in_place(1 << 13, 8, 15, 54, 54)
-    p = preset("dna-hhe")
-    plans = {flag: client_engine(p, 2, ntt_in_place=flag).memory_plan() for flag in (False, True)}
+    two, eight = AcceleratorConfig("dna-hhe", 2).resolve(), AcceleratorConfig("dna-hhe", 8).resolve()
+    assert (two.buffers, two.ntt_in_place) == (5, True) and (eight.buffers, eight.ntt_in_place) == (15, False)
+    assert "in place 120 DP16KD, streaming 144" in dict(two.reasons)["ntt_in_place"]
+    assert "in place 480 DP16KD, streaming 392" in dict(eight.reasons)["ntt_in_place"]
+    plans = {flag: client_engine("dna-hhe", 2, ntt_in_place=flag).memory_plan() for flag in (False, True)}
     assert plans[False].dp16kd - plans[True].dp16kd == 144 - 120
     assert "ntt_unit" in plans[False].by_owner() and plans[True].by_owner()["ntt_unit"]["dp16kd"] < \
         plans[False].by_owner()["ntt_unit"]["dp16kd"]

@@ -15,6 +15,7 @@ def _elaborate(tmp_path_factory, soc_class, **kwargs):
 
     from litex.soc.integration.builder import Builder
 
+    from hhe_gen.engine.config import AcceleratorConfig
     from hhe_gen.engine.generate_accel import generate_accel
     from hhe_gen.engine.memory_map import MemoryMap
     from hhe_gen.params.presets import preset
@@ -22,7 +23,7 @@ def _elaborate(tmp_path_factory, soc_class, **kwargs):
 
     out = tmp_path_factory.mktemp(soc_class.__name__)
     p = preset("toy")
-    gen = generate_accel(p, 2, out / "accel", testbench=False, name="hhe_accel")
+    gen = generate_accel(AcceleratorConfig(p, 2), out / "accel", testbench=False, name="hhe_accel")
     layout = MemoryMap.for_params(p)
     soc = soc_class(load_manifest(gen["paths"]["manifest"]), Path(gen["paths"]["verilog"]).resolve(), layout, **kwargs)
     Builder(soc, output_dir=str(out / "build"), compile_software=False, compile_gateware=False).build(run=False)

@@ -106,18 +106,18 @@ def test_rtl_decrypts_lattigo_ciphertexts(lattigo_peer, setup):
 @pytest.mark.slow
 @pytest.mark.toolchain
 def test_dna_hhe_rtl_and_lattigo_both_ways(lattigo_peer):
-    """The generated client accelerator (client_engine: slot format 38/36) at the DNA-HHE set:
+    """The generated client accelerator (AcceleratorConfig: slot format 38/36) at the DNA-HHE set:
     Lattigo decrypts the RTL's pk- and sk-mode ciphertexts with >= 30 mean bits, stored in memory
     and sent by the engine itself as UDP packets (reassembled by the Python receiver after a real
     socket on the loopback), and the RTL's decrypt turns Lattigo's ciphertext into slots with >= 30
     mean bits (a Verilator build ~1-3 min, each program 30-130 s)."""
-    from hhe_gen.engine.generate_accel import client_engine
+    from hhe_gen.engine.config import AcceleratorConfig
     from hhe_gen.models.fft import FixedPointFormat
     from hhe_gen.sim.engine_verilator import VerilatedEngine
 
     params = preset("dna-hhe")
     fmt = FixedPointFormat(38, 36)
-    rtl = VerilatedEngine(client_engine(params, 2))          # one build for the three runs
+    rtl = VerilatedEngine(AcceleratorConfig(params, 2).engine())          # one build for the three runs
     shape = rtl.engine.shape
     keys = ckks.keygen(params, seed=31)
     layout = memory_map.MemoryMap.for_params(params)

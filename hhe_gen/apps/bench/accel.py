@@ -12,7 +12,7 @@
   lanes, DNA-HHE's 1.79 ms at 60 MHz for 8 lanes), ``dna_hhe`` DNA-HHE's own cycles at 200 MHz.
   ``ntt_busy`` is the share of the run the NTT unit was busy (the bottleneck of m-to-ct), ``ntt``
   whether it transforms in place in the banked buffers or streams through its own banks (the
-  client engine's choice, :func:`hhe_gen.engine.generate_accel.client_ntt_in_place`; the
+  client engine's choice, :meth:`hhe_gen.engine.config.AcceleratorConfig.resolve`; the
   ``-inplace`` / ``-stream`` cases take the other one).
 * ``nearnet-*``: near-network m-to-ct: the encryption sends each row of c0 / c1 as UDP packets
   itself (``send``, :class:`hhe_gen.engine.programs.NetworkTarget`, segments of 180 coefficients),
@@ -44,7 +44,8 @@ import math
 import random
 
 from hhe_gen.apps.bench import bench_case, bench_summary
-from hhe_gen.engine.generate_accel import DEFAULT_SLOT_FORMAT, client_engine
+from hhe_gen.engine.config import SLOT_FORMAT as DEFAULT_SLOT_FORMAT
+from hhe_gen.engine.config import AcceleratorConfig
 
 DNA_HHE = {"encrypt_pk": 358_000, "encrypt_sk": None, "decrypt": 58_000}
 """DNA-HHE (Kintex-7, 200 MHz, 2 butterflies): m-to-ct 1.79 ms, ct-to-m 0.29 ms, in cycles."""
@@ -54,6 +55,12 @@ TARGETS = {("encrypt_pk", 2): 286_000, ("encrypt_sk", 2): 120_000, ("decrypt", 2
 """The issue's cycle goals (N = 2^13, 3 x 54): (program, lanes) -> cycles."""
 
 SLOT_FORMAT = DEFAULT_SLOT_FORMAT
+
+
+def client_engine(p, lanes: int, *, fmt=None, **choices):
+    """The engine of the client accelerator of ``p`` at ``lanes`` (:class:`AcceleratorConfig`),
+    with the case's ``choices`` (ooo, ntt_in_place, rubato, target) and slot format."""
+    return AcceleratorConfig(p, lanes, slot_format=fmt, **choices).engine()
 
 
 def _slots(n: int, seed: int) -> list[complex]:
@@ -74,20 +81,20 @@ def program_cycles(params: str = "toy", lanes: int = 2, program: str = "encrypt_
                    level=None, cycles_per_beat: int = 1, latency: int = 8, fmt=SLOT_FORMAT,
                    ntt_in_place=None, network: bool = False) -> dict:
     """Run ``program`` on the RTL engine in Verilator (module docstring); its metrics.
-    ``ntt_in_place``: the client engine's choice (None: :func:`client_ntt_in_place`); ``network``:
+    ``ntt_in_place``: the client engine's choice (None: the configuration's); ``network``:
     near-network (an encryption sends its ciphertext; the store-then-send figures beside it)."""
     from hhe_gen.cores.engine import isa
     from hhe_gen.engine import memory_map, programs
     from hhe_gen.engine.client_memory import client_memory, run_model
     from hhe_gen.models import ckks, ckks_fixed
-    from hhe_gen.models.fft import FixedPointFormat
     from hhe_gen.params import preset
-    from hhe_gen.sim.engine_verilator import verilate_engine
+    from hhe_gen.client.backends import RtlBackend
+    from hhe_gen.client.compare import CheckedBackend
     from hhe_gen.sim.memory import MemoryModel
 
     p = preset(params)
-    engine = client_engine(p, lanes, ooo=ooo, fmt=fmt, ntt_in_place=ntt_in_place)
-    shape, fmt = engine.shape, FixedPointFormat(*fmt)
+    config = AcceleratorConfig(p, lanes, ooo=ooo, slot_format=fmt, ntt_in_place=ntt_in_place).resolve()
+    shape, fmt = config.shape, config.fmt
     layout = memory_map.MemoryMap.for_params(p)
     keys = ckks.keygen(p, seed=1)
     z = _slots(p.slots, 2)
@@ -99,25 +106,28 @@ def program_cycles(params: str = "toy", lanes: int = 2, program: str = "encrypt_
     if program == "decrypt":
         mem = model_run(programs.encrypt_sk(p, shape, level=level, layout=layout).words, mem)
     if network:
-        return _near_network(p, engine, program, level, layout, keys, z, mem, fmt,
+        return _near_network(p, config.engine(), program, level, layout, keys, z, mem, fmt,
                              MemoryModel(mem, latency=latency, cycles_per_beat=cycles_per_beat),
                              progress=f"verilator build of the engine ({params}, {lanes} lanes)")
     prog = getattr(programs, program)(p, shape, level=level, layout=layout)
-    want = model_run(prog.words, mem)
-    run = verilate_engine(engine, prog.words, MemoryModel(mem, latency=latency, cycles_per_beat=cycles_per_beat),
-                          progress=f"verilator build of the engine ({params}, {lanes} lanes)")
-    exact = run.error_cause == 0 and all(run.memory.words.get(a, 0) == v for a, v in want.items())
+    rtl = CheckedBackend(RtlBackend(config, progress=f"verilator build of the engine ({params}, {lanes} lanes)",
+                                    latency=latency, cycles_per_beat=cycles_per_beat))
+    rtl.write(mem)
+    checked = rtl.run(prog.words)
+    exact = checked.equal and checked.run.error == 0
+    words = rtl.memory()
     if program == "decrypt":
-        got = memory_map.read_slots(run.memory.words, layout, fmt, engine.word_bits)
+        got = memory_map.read_slots(words, layout, fmt, config.word_bits)
     else:
-        ct = memory_map.read_ciphertext(run.memory.words, layout, p, level)
+        ct = memory_map.read_ciphertext(words, layout, p, level)
         got = ckks.decode(p, ckks.decrypt(p, keys.sk, ct))
+    run = checked.run
     busy = run.busy_cycles()
     comparable = params == "dna-hhe" and (program != "decrypt" or level == 0)     # ct-to-m: level 0
     target = TARGETS.get((program, lanes)) if comparable else None
     out = {"cycles": run.cycles, "bit_exact": exact, "precision_bits": round(ckks_fixed.precision_bits(z, got)[0], 1),
            "ntt_busy": round(busy.get(int(isa.Unit.NTT), 0) / max(run.cycles, 1), 3),
-           "tasks": len(run.tasks), "ntt": "in place" if engine.ntt_in_place else "streaming"}
+           "tasks": len(run.tasks), "ntt": "in place" if config.ntt_in_place else "streaming"}
     if target:
         out.update(target=target, vs_target=round(run.cycles / target, 3))
     if comparable and DNA_HHE.get(program):

@@ -57,9 +57,8 @@ def _engine(params: str, lanes: int, rubato: str | None):
     """The CKKS client engine of ``params`` (dual mode with ``rubato``), marked unused throughout: a row
     elaborates the unit it measures (or the whole engine)."""
     from hhe_gen.cores.unused import mark_unused
-    from hhe_gen.engine.generate_accel import client_engine
-    from hhe_gen.params import preset
-    return mark_unused(client_engine(preset(params), lanes, rubato=rubato), deep=True)
+    from hhe_gen.engine.config import AcceleratorConfig
+    return mark_unused(AcceleratorConfig(params, lanes, rubato=rubato).engine(), deep=True)
 
 
 def _tag(params: str, lanes: int) -> str:

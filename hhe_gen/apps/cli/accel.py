@@ -15,10 +15,11 @@ with their memory map, and run a program on an engine with interchange files in 
   slots and as a decryption when it holds a ciphertext.  An engine error ends the command with
   exit status 1, its cause and position on one line, and no output file.
 
-:func:`run_on` is the one place a backend is chosen (:data:`BACKENDS`): ``model`` (the ISA golden
-model), ``rtl`` (the RTL engine, :class:`hhe_gen.cores.engine.engine.Engine`, 2 lanes, in Amaranth's
-simulator against :class:`hhe_gen.sim.memory.MemoryModel`: small N) or ``verilator`` (the same RTL
-and memory in Verilator, :mod:`hhe_gen.sim.engine_verilator`: any N).
+Every sub-command takes the accelerator's options (:mod:`.configure`): the same options build the
+accelerator ``generate accel`` writes, and programs are assembled for its shape.  ``run --on`` is
+a backend of :mod:`hhe_gen.client.backends` (``model``, ``amaranth``, ``rtl`` = ``verilator``,
+``soc-sim``) running that accelerator; every run is compared with the ISA model
+(:class:`hhe_gen.client.compare.CheckedBackend`), and a difference is an error (exit status 1).
 """
 
 from __future__ import annotations
@@ -30,9 +31,12 @@ from pathlib import Path
 
 from hhe_gen.params import ParameterError
 
-from .common import NTT_MEMORY, SEED_RULE, seed_or_fresh, write_json_output
+from .common import SEED_RULE, seed_or_fresh, write_json_output
 
-__all__ = ["BACKENDS", "RunResult", "Outcome", "run_on", "register"]
+__all__ = ["ON", "RunResult", "Outcome", "register"]
+
+ON = ("model", "amaranth", "rtl", "verilator", "soc-sim")
+"""The backends ``accel run --on`` takes (:data:`hhe_gen.client.backends.BACKENDS`)."""
 
 
 _TEXT = (".s", ".asm")
@@ -55,17 +59,15 @@ def _suffix(path) -> str:
     return Path(str(path)).suffix.lower()
 
 
-def _check_file_out(out, option: str, suffixes=None, what: str = ""):
-    """Refuse an output name that cannot be written (or has the wrong suffix) before any work."""
+def _check_file_out(out, option: str, suffixes=None, what: str = "", inputs=()):
+    """Refuse an output name that cannot be written, has the wrong suffix or is one of the
+    command's ``inputs`` ((flag, path) pairs: :func:`.common.check_output`) before any work."""
+    from .common import check_output
     if out in (None, "-"):
         raise ParameterError(option, out, "a file name")
     if suffixes is not None and _suffix(out) not in suffixes:
         raise ParameterError(option, out, f"a file name ending in {', '.join(suffixes)}{what}")
-    path = Path(out)
-    if path.is_dir():
-        raise ParameterError(option, out, "a file name (this is a directory)")
-    if not path.parent.is_dir():
-        raise ParameterError(option, out, f"a file in an existing directory ({path.parent} does not exist)")
+    check_output(out, *inputs, option=option)
 
 
 def _write_file(out, content, option: str) -> None:
@@ -126,14 +128,10 @@ def _params(spec):
     return params_from(spec or DEFAULT_PRESET)
 
 
-def _shape(params, buffers: int):
-    from hhe_gen.engine.model import shape_for_params
-    try:
-        return shape_for_params(params, buffers)
-    except ParameterError as exc:
-        if exc.name == "buffers":
-            raise ParameterError("--buffers", buffers, exc.allowed) from None
-        raise
+def _config(args, params=None):
+    """The resolved accelerator of the options (:func:`.configure.config_from_args`)."""
+    from .configure import config_from_args
+    return config_from_args(args, params=params)
 
 
 def _level(params, level):
@@ -246,97 +244,46 @@ def _unit_class(word: int) -> str:
     return info.unit.name.lower()
 
 
-def _on_model(program, memory, *, params, shape, setup=None) -> Outcome:
-    """Run ``setup`` (if any), a soft reset, then ``program`` on the ISA model."""
-    from hhe_gen.cores.engine.isa import ErrorCause
-    from hhe_gen.engine.model import DEFAULT_FORMAT, EngineModel
-    model = EngineModel.for_params(params, buffers=shape.buffers, slots=shape.slots, units=shape.units,
-                                   fmt=DEFAULT_FORMAT)
-    model.memory = dict(memory)
-
-    def one(code) -> RunResult:
-        first_step, first_event = len(model.trace), len(model.events)
-        model.run(code.words)
-        steps = model.trace[first_step:]
-        done = [s for s in steps if s.cause in (ErrorCause.NONE, ErrorCause.DATA_RANGE)]
-        units: dict[str, int] = {}
-        for s in done:
-            key = _unit_class(s.word)
-            units[key] = units.get(key, 0) + 1
-        return RunResult(code.name, tuple(code.words), len(steps), len(done), units, model.error.name,
-                         model.error_position, tuple(model.events[first_event:]))
-
-    first = one(setup) if setup is not None else None
-    if first is not None and not first.ok:
-        return Outcome(first, None, model.memory, model.word_bits)
-    model.soft_reset()
-    return Outcome(first, one(program), model.memory, model.word_bits)
-
-
-def _on_rtl(program, memory, *, params, shape, setup=None, verilator: bool = False) -> Outcome:
-    """Run ``setup`` (if any) then ``program`` on the RTL engine, each from a reset engine (the
-    soft reset between them), sharing one simulated memory; in Amaranth's simulator, or with
-    ``verilator`` in Verilator (the same cycles; large rings in seconds after a build of minutes)."""
+def _result(name: str, words, run) -> RunResult:
+    """The :class:`RunResult` of a backend's run of ``words``: an error stops the program at its
+    position (a DATA_RANGE word itself executes)."""
     from hhe_gen.cores.engine import isa
-    from hhe_gen.cores.engine.engine import Engine
-    from hhe_gen.sim.engine import run_engine
-    from hhe_gen.sim.engine_verilator import VerilatedEngine
-    from hhe_gen.sim.memory import MemoryModel
-
-    mem = MemoryModel(memory)
-    word_bits = max([q.bit_length() for q in params.moduli] + [isa.DEFAULT_FORMAT.width])
-
-    def engine():
-        return Engine.for_params(params, lanes=2, buffers=shape.buffers, slots=shape.slots)
-
-    built = VerilatedEngine(engine()) if verilator else None      # one build for setup and program
-
-    def one(code) -> RunResult:
-        run = built.run(code.words, mem) if verilator else run_engine(engine(), code.words, mem)
-        cause = isa.ErrorCause(run.error_cause)
-        kept = len(code.words) if cause == isa.ErrorCause.NONE else run.error_position
-        if cause == isa.ErrorCause.DATA_RANGE:
-            kept += 1
-        units: dict[str, int] = {}
-        for w in code.words[:kept]:
-            key = _unit_class(w)
-            units[key] = units.get(key, 0) + 1
-        return RunResult(code.name, tuple(code.words), len(code.words), kept, units, cause.name,
-                         run.error_position if cause != isa.ErrorCause.NONE else None,
-                         tuple(c for _, c in run.notifies), run.cycles)
-
-    first = one(setup) if setup is not None else None
-    if first is not None and not first.ok:
-        return Outcome(first, None, mem.words, word_bits)
-    return Outcome(first, one(program), mem.words, word_bits)
+    cause = isa.ErrorCause(run.error) if run.error in set(isa.ErrorCause) else None
+    if run.error and (cause is None or run.position is None):
+        label = cause.name if cause is not None else f"FIRMWARE_{run.error}"
+        return RunResult(name, tuple(words), len(words), 0, {}, label, None, tuple(run.notify), run.cycles)
+    kept = len(words) if not run.error else run.position + (cause == isa.ErrorCause.DATA_RANGE)
+    units: dict[str, int] = {}
+    for w in words[:kept]:
+        key = _unit_class(w)
+        units[key] = units.get(key, 0) + 1
+    return RunResult(name, tuple(words), len(words), kept, units, cause.name, run.position, tuple(run.notify),
+                     run.cycles)
 
 
-#: the engines a program runs on: ``--on NAME`` -> function(program, memory, *, params, shape, setup)
-#: returning an :class:`Outcome`
-BACKENDS = {"model": _on_model, "rtl": _on_rtl,
-            "verilator": lambda program, memory, **kw: _on_rtl(program, memory, verilator=True, **kw)}
-
-
-def _backend(name: str):
-    """The runner of ``--on name``; a one-line refusal for an unknown or not yet built engine."""
-    if name not in BACKENDS:
-        raise ParameterError("--on", name, " or ".join(repr(b) for b in BACKENDS))
-    return BACKENDS[name]
-
-
-def run_on(backend: str, program, memory: dict, *, params, shape, setup=None) -> Outcome:
-    """Run ``program`` (anything with ``name`` and ``words``) on the engine ``backend`` (a key of
-    :data:`BACKENDS`) whose memory starts as ``memory``; ``setup`` (``key_setup``), if given, runs
-    first and is followed by a soft reset.  The program stops at its first error (later runs are
-    skipped); the outcome holds every run and the memory afterwards."""
-    return _backend(backend)(program, memory, params=params, shape=shape, setup=setup)
+def _run(backend, program, memory: dict, setup=None) -> tuple[Outcome, list]:
+    """``setup`` (if any), then ``program``, on ``backend`` (a :class:`CheckedBackend`) whose memory
+    starts as ``memory``; the outcome (the memory afterwards as the backend has it, at the model's
+    addresses) and the differences from the ISA model."""
+    backend.write(memory)
+    differences, first = [], None
+    if setup is not None:
+        checked = backend.run(setup.words)
+        differences += [f"{setup.name}: {d}" for d in checked.differences]
+        first = _result(setup.name, setup.words, checked.run)
+        if not first.ok:
+            return Outcome(first, None, backend.memory(), backend.config.word_bits), differences
+    checked = backend.run(program.words)
+    differences += [f"{program.name}: {d}" for d in checked.differences]
+    return (Outcome(first, _result(program.name, program.words, checked.run), backend.memory(),
+                    backend.config.word_bits), differences)
 
 
 # -- commands ---------------------------------------------------------------------------------------
 def cmd_asm(args):
-    _check_file_out(args.output, "-o", _IMAGE, " (a hex or binary program image)")
-    params = _params(args.params)
-    shape = _shape(params, args.buffers)
+    _check_file_out(args.output, "-o", _IMAGE, " (a hex or binary program image)", [("FILE", args.file)])
+    config = _config(args)
+    params, shape = config.params, config.shape
     if _suffix(args.file) not in _TEXT:
         raise ParameterError("FILE", args.file, "an assembly file ending in " + ", ".join(_TEXT))
     words = _read_words(args.file, "FILE", shape)
@@ -348,7 +295,7 @@ def cmd_asm(args):
 
 def cmd_disasm(args):
     from hhe_gen.engine import asm
-    shape = _shape(_params(args.params), args.buffers)
+    shape = _config(args).shape
     words = _read_words(args.file, "FILE")
     sys.stdout.write(asm.disassemble(words, shape))
     return 0
@@ -357,8 +304,8 @@ def cmd_disasm(args):
 def cmd_program(args):
     if args.output is not None:
         _check_file_out(args.output, "-o", _PROGRAM_FILE, " (assembly text or a program image)")
-    params = _params(args.params)
-    shape = _shape(params, args.buffers)
+    config = _config(args)
+    params, shape = config.params, config.shape
     program = _generate(args.name, params, shape, _level(params, args.level))
     notes = _map_lines(program, shape)
     if args.output is None:
@@ -443,7 +390,10 @@ def _input(args, params, expect):
 
 def _error_text(run: RunResult, shape) -> str:
     """``CAUSE at position P (instruction): meaning`` of a failed run."""
+    from hhe_gen.cores.engine.isa import ErrorCause
     from hhe_gen.engine import asm
+    if run.position is None or run.cause not in ErrorCause.__members__:
+        return f"{run.cause} (its position is not reported by this backend)"
     line = asm.disassemble_word(run.words[run.position], shape).split(" ;")[0]
     return f"{run.cause} at position {run.position} ({line}): {asm.CAUSE_MEANING[_cause(run.cause)]}"
 
@@ -489,29 +439,35 @@ def _cause(name: str):
     return ErrorCause[name]
 
 
-def _report(outcome: Outcome, args, params, shape, level, output) -> dict:
+def _report(outcome: Outcome, args, params, shape, level, output, config=None, differences=()) -> dict:
     def one(r: RunResult) -> dict:
         return {"program": r.name, "instructions": len(r.words), "seen": r.seen, "executed": r.executed,
                 "units": dict(sorted(r.units.items())), "error": {"cause": r.cause, "position": r.position},
                 "notify": list(r.notify), **({"cycles": r.cycles} if r.cycles is not None else {})}
     return {"backend": args.on, "params": params.name, "N": params.n, "buffers": shape.buffers,
             "slots": shape.slots, "level": level, "program": args.program,
-            "runs": [one(r) for r in outcome.runs], "output": output}
+            "runs": [one(r) for r in outcome.runs], "output": output,
+            **({"configuration": config.describe()["values"]} if config is not None else {}),
+            "equal_to_model": not differences, "differences": list(differences)}
 
 
 def cmd_run(args):
+    from hhe_gen.client.backends import backend_for
+    from hhe_gen.client.compare import CheckedBackend
     from hhe_gen.engine import memory_map as mm
-    from hhe_gen.engine.model import DEFAULT_FORMAT
     from hhe_gen.models import ckks
-    _backend(args.on)                                  # --on rtl: refused before any work
+    if args.on not in ON:                              # refused before any work
+        raise ParameterError("--on", args.on, ", ".join(repr(b) for b in ON[:-1]) + f" or {ON[-1]!r}")
     kind, name = _which_program(args)
+    inputs = [("--keys", args.keys), ("--in", args.input)] + ([("--program", name)] if kind == "file" else [])
     if args.output is not None:
-        _check_file_out(args.output, "-o", (".json",), " (the run prints its report on stdout)")
+        _check_file_out(args.output, "-o", (".json",), " (the run prints its report on stdout)", inputs)
     if args.json is not None:
-        _check_file_out(args.json, "--json")
+        _check_file_out(args.json, "--json", inputs=inputs + [("-o", args.output)])
     seed = seed_or_fresh(args.seed)
     params, keys, keys_from = _load_keys(args, seed)
-    shape = _shape(params, args.buffers)
+    config = _config(args, params)
+    shape, fmt = config.shape, config.fmt
     reads = {"key_setup": "none", "decrypt": "ciphertext"}.get(name, "slots") if kind == "name" else None
     in_kind, value = _input(args, params, reads)
     if in_kind == "ciphertext":
@@ -544,29 +500,44 @@ def cmd_run(args):
         mm.write_words(memory, layout.address("sk"), keys.sk)
     mm.write_seed(memory, layout, seed)
     if in_kind == "slots":
-        _check_fixed_slots(value, DEFAULT_FORMAT, args.input)
-        ckks.encode(params, value, level, fmt=DEFAULT_FORMAT)   # ckks encrypt's refusal of slots too large
-        mm.write_slots(memory, layout, value, DEFAULT_FORMAT)
+        _check_fixed_slots(value, fmt, args.input)
+        ckks.encode(params, value, level, fmt=fmt)   # ckks encrypt's refusal of slots too large
+        mm.write_slots(memory, layout, value, fmt)
     elif in_kind == "ciphertext":
         mm.write_ciphertext(memory, layout, params, value)
 
-    outcome = run_on(args.on, code, memory, params=params, shape=shape,
-                     setup=None if code.name == "key_setup" and kind == "name" else setup)
+    from .configure import option_names
+    with option_names():
+        backend = CheckedBackend(backend_for(args.on, config))
+    try:
+        outcome, differences = _run(backend, code, memory,
+                                    setup=None if code.name == "key_setup" and kind == "name" else setup)
+    finally:
+        backend.close()
     print(f"keys {keys_from}")
     print("\n".join(_table(outcome, args.on, shape, level)))
+    if args.on != "model":
+        print(f"  {'against the ISA model':<21}  " + ("bit-exact (memory, packets, errors)" if not differences
+                                                      else f"{len(differences)} differences"))
     failed = outcome.failed
-    if failed is None and writes is not None:
+    if failed is None and not differences and writes is not None:
         if writes == "ciphertext":
             data = mm.read_ciphertext(outcome.memory, layout, params, level).to_json()
         else:
-            slots = mm.read_slots(outcome.memory, layout, DEFAULT_FORMAT, outcome.word_bits)
+            slots = mm.read_slots(outcome.memory, layout, fmt, outcome.word_bits)
             data = {"re": [z.real for z in slots], "im": [z.imag for z in slots]}
         write_json_output(data, args.output)
         what = f"ciphertext, form ntt, level {level}" if writes == "ciphertext" else "slots"
         print(f"wrote {args.output} ({what})")
     if args.json is not None:
-        report = _report(outcome, args, params, shape, level, None if failed else args.output)
+        report = _report(outcome, args, params, shape, level, None if failed or differences else args.output,
+                         config, differences)
         _write_file(args.json, json.dumps(report, indent=1) + "\n", "--json")
+    if differences:
+        nothing = f"; nothing written to {args.output}" if args.output else ""
+        print(f"hhe-gen: error: the {args.on} run differs from the ISA model: {differences[0]}{nothing}",
+              file=sys.stderr)
+        return 1
     if failed is not None:
         nothing = f"; nothing written to {args.output}" if args.output else ""
         print(f"hhe-gen: error: engine error in {failed.name}: {_error_text(failed, shape)}{nothing}",
@@ -577,19 +548,15 @@ def cmd_run(args):
 
 def cmd_plan(args):
     """``accel plan``: the engine's block RAMs (buffers and every unit's memories) against a device."""
-    from hhe_gen.engine.generate_accel import client_engine
     from hhe_gen.apps.report import print_table
     from hhe_gen.cores.engine.memory_plan import DEVICES
+    from hhe_gen.cores.unused import mark_unused
 
-    if args.device not in DEVICES:
-        raise ParameterError("--device", args.device, "one of " + ", ".join(DEVICES))
-    params = _params(args.params)
-    try:
-        engine = client_engine(params, args.lanes, buffers=args.buffers, reducer=args.reducer,
-                               twiddles=args.twiddles, ntt_in_place=NTT_MEMORY[args.ntt])
-    except ParameterError as exc:
-        raise ParameterError(f"--{exc.name}" if exc.name in ("lanes", "buffers", "kind") else exc.name,
-                             exc.value, exc.allowed) from None
+    from .configure import option_names
+    config = _config(args)
+    params = config.params
+    with option_names():
+        engine = mark_unused(config.engine(), deep=True)
     args.buffers = engine.shape.buffers
     plan = engine.memory_plan(device=args.device, reserve=args.reserve)
     rows = [(u["owner"], u["name"], f'{u["depth"]} x {u["width"]}', "rom" if u["rom"] else "ram", u["dp16kd"],
@@ -619,11 +586,7 @@ def register(sub) -> None:
     ops = p.add_subparsers(dest="accel_op", required=True, metavar="asm|disasm|program|run|plan",
                            help="what to do with the engine's programs")
 
-    def shape_options(q, params_help="preset name or parameters JSON file: the engine's primes, N and "
-                                     "scale (default: dna-hhe)"):
-        q.add_argument("--params", help=params_help)
-        q.add_argument("--buffers", type=int, default=16, help="the engine's polynomial buffers, 1 .. 32 "
-                       "(default 16)")
+    from .configure import add_accelerator_options as shape_options
 
     q = ops.add_parser("asm", help="assemble FILE.s into a program image (.hex, .mem or .bin)")
     q.add_argument("file", metavar="FILE.s", help="assembly source (docs/isa.md section 7)")
@@ -651,10 +614,11 @@ def register(sub) -> None:
                    help="key_setup | encrypt_pk | encrypt_sk | decrypt | encrypt (with --mode), or a program "
                         "file .s / .asm / .hex / .mem / .bin (read as an encryption with slots in, as a "
                         "decryption with a ciphertext in)")
-    q.add_argument("--on", default="model", help="model (default): the ISA golden model | rtl: the RTL engine "
-                   "(2 lanes, Amaranth simulation: small N) | verilator: the same RTL in Verilator (any N; "
-                   "a build takes minutes, cached)")
-    shape_options(q, "preset name or parameters JSON file (default: the keys' N and Q; without --keys: dna-hhe); "
+    q.add_argument("--on", default="model", help="model (default): the ISA golden model | amaranth: the "
+                   "accelerator's RTL in Amaranth's simulator (small N) | rtl (or verilator): the same RTL in "
+                   "Verilator (any N; a build takes minutes, cached) | soc-sim: the whole SoC in simulation; "
+                   "every run is compared with the ISA model")
+    shape_options(q, params_help="preset name or parameters JSON file (default: the keys' N and Q; without --keys: dna-hhe); "
                      "must match the keys")
     q.add_argument("--keys", help="keys JSON (default: generated with ckks keygen's rule from --seed)")
     q.add_argument("--in", dest="input", help="slots JSON (encryptions) or ciphertext JSON (decrypt)")
@@ -670,19 +634,7 @@ def register(sub) -> None:
     q.set_defaults(func=cmd_run)
 
     q = ops.add_parser("plan", help="the engine's block RAMs in DP16KD and BRAM36 against a device budget")
-    q.add_argument("--params", help="preset name or parameters JSON file: the engine's primes, N and scale "
-                   "(default: dna-hhe)")
-    q.add_argument("--buffers", type=int, help="the engine's polynomial buffers, 1 .. 32 (default: the generated "
-                   "accelerator's, what every client program needs: 5 at 2 lanes and DNA-HHE's set)")
-    q.add_argument("--lanes", type=int, default=2, help="lanes P (default 2)")
-    q.add_argument("--reducer", help="the NTT and pointwise reducer (barrett | special-barrett; default: "
-                   "special-barrett when every prime has DNA-HHE's form, else barrett)")
-    q.add_argument("--twiddles", default="otf", choices=["otf", "rom"], help="NTT twiddles (default otf)")
-    q.add_argument("--ntt", default="auto", choices=list(NTT_MEMORY), help="the NTT in place in banked "
-                   "buffers or streaming through its own banks (default auto: in place when that needs no "
-                   "more block RAM)")
-    q.add_argument("--device", default="LFE5UM5G-85F", help="the device whose blocks are counted (default "
-                   "LFE5UM5G-85F)")
+    shape_options(q)
     q.add_argument("--reserve", type=int, default=0, help="blocks kept for the rest of the SoC (default 0)")
     q.add_argument("--json", metavar="FILE", help="also write the plan as JSON")
     q.set_defaults(func=cmd_plan)

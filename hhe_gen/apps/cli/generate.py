@@ -60,25 +60,18 @@ def _generate_fft(args):
 
 
 def _generate_accel(args):
-    from hhe_gen.engine.generate_accel import DEFAULT_SLOT_FORMAT, generate_accel
+    from hhe_gen.engine.generate_accel import generate_accel
     from hhe_gen.apps.report import console, print_table
-    from hhe_gen.host.interchange import params_from
-    from hhe_gen.params import DEFAULT_PRESET
     from hhe_gen.params.errors import ParameterError
+
+    from .configure import config_from_args, option_names
     if args.n is not None:
         raise ParameterError("--n", args.n, "not used by generate accel: N comes from --params")
-    try:
-        params = params_from(args.params or DEFAULT_PRESET)
-    except ParameterError as exc:
-        raise ParameterError("--params", args.params, exc.allowed) from None
-    fmt = (args.width if args.width is not None else DEFAULT_SLOT_FORMAT[0],
-           args.frac_bits if args.frac_bits is not None else DEFAULT_SLOT_FORMAT[1])
-    res = generate_accel(params, args.lanes, args.output, buffers=args.buffers, window=args.window,
-                         ooo=not args.in_order, fmt=fmt, reducer=args.reducer,
-                         twiddles=args.twiddles or "otf", ntt_in_place=NTT_MEMORY[args.ntt],
-                         target=args.target, device=args.device,
-                         name=args.name, keep_src=args.keep_src, testbench=args.vectors > 0,
-                         seed=args.seed, rubato=args.rubato)
+    config = config_from_args(args)
+    fmt = config.slot_format
+    with option_names():
+        res = generate_accel(config, args.output, name=args.name, keep_src=args.keep_src,
+                             testbench=args.vectors > 0, seed=args.seed)
     m = res["manifest"]
     par, plan = m["parameters"], m["memory_plan"]
     rows = [("N, primes", f"{par['n']}, " + " ".join(str(p["q"]) for p in m["primes"])),
