@@ -48,6 +48,7 @@ from hhe_gen.models.rns_basis import CENTRE_KINDS, centre_threshold
 from . import isa
 from .buffers import read_port_signature, write_port_signature
 from .units import UnitPort, check_unit_sizes
+from .unit_ports import UnitDeclaration
 
 __all__ = ["BasisUnit", "PIPELINE"]
 
@@ -68,6 +69,11 @@ class BasisUnit(wiring.Component):
             "wr": Out(write_port_signature(buffers, self.rows, lanes, word_bits)),
             "slot_prime": In(data.ArrayLayout(5, slots)),
         })
+
+    @property
+    def declaration(self) -> UnitDeclaration:
+        """Its kind and buffer ports (:mod:`.unit_ports`)."""
+        return UnitDeclaration(isa.Unit.BASIS, reads=("rd",), writes=("wr",))
 
     @property
     def task_cycles(self) -> int:

@@ -82,6 +82,7 @@ from hhe_gen.params.errors import ParameterError
 from . import isa
 from .buffers import read_port_signature, write_port_signature
 from .units import UnitPort, check_unit_sizes
+from .unit_ports import UnitDeclaration
 
 __all__ = ["CodecUnit"]
 
@@ -123,6 +124,12 @@ class CodecUnit(wiring.Component):
 
     def rd_row(self, r):
         return getattr(self, f"rd_row{r}")
+
+    @property
+    def declaration(self) -> UnitDeclaration:
+        """Its kind and buffer ports (:mod:`.unit_ports`): the slots' read port, then decode's rows."""
+        return UnitDeclaration(isa.Unit.CODEC, reads=("rd", *(f"rd_row{r}" for r in range(self.row_ports))),
+                               writes=("wr",))
 
     def elaborate(self, platform):
         m = Module()

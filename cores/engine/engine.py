@@ -11,11 +11,12 @@ to its memory port.
                                                              | read / write ports
                                                           BufferFile (B buffers of N/P rows x P words)
 
-Buffer ports: memory unit read 0 / write 0, NTT unit read 1 / write 1 (in place: the bank port, and
-read 1 / write 1 stay idle), pointwise unit reads 2, 3, 4 / write 2, sampler unit write 3, codec
-unit read 5 (slots) and 6 .. (decode's rows) / write 4, network unit the next read and write
-ports, Rubato unit the read and write ports after them, basis unit the ones after those.  The
-scoreboard keeps every buffer to one unit at a time
+Buffer ports: each unit declares its kind and the buffer ports it reads and writes
+(:mod:`.unit_ports`); the buffer file has as many read and write ports as the built units declare,
+given out in the order of :data:`UNITS` (``buffer_ports``, written into the manifest): memory unit
+read / write, NTT unit read / write (in place: the bank port instead), pointwise unit reads a, b, c
+/ write, sampler unit write, codec unit read (slots) and decode's rows / write, then the network,
+Rubato and basis units' read / write.  The scoreboard keeps every buffer to one unit at a time
 (readers too: a buffer has one read port; the manager is built with ``exclusive_reads``), so the
 crossbar needs no arbitration.
 
@@ -62,6 +63,8 @@ busy, error, error_cause, error_position, notify, notify_code, cycle, completed 
                                      ``busy`` also while the network unit finishes a packet after
                                      an abort
 shape : the :class:`.isa.EngineShape` programs are assembled for
+units : ((name, unit), ...)           the built units, in :data:`UNITS` order
+buffer_ports : :class:`.unit_ports.PortAllocation`   which unit port has which buffer-file port
 manager, buffers_file, memory_unit, sampler_unit, ntt_unit, pointwise_unit, codec_unit,
 network_unit, rubato_unit, basis_unit : the parts (sampler_unit / codec_unit / network_unit /
                                      rubato_unit / basis_unit None when not built)
@@ -99,8 +102,14 @@ from .pointwise_unit import PointwiseUnit
 from .rubato_unit import RubatoUnit
 from .sampler_unit import SamplerUnit
 from .task_manager import TaskManager, status_members
+from .unit_ports import PortAllocation
 
-__all__ = ["Engine", "ENGINE_UNITS"]
+__all__ = ["Engine", "ENGINE_UNITS", "UNITS"]
+
+UNITS = ("memory_unit", "ntt_unit", "pointwise_unit", "sampler_unit", "codec_unit", "network_unit", "rubato_unit",
+         "basis_unit")
+"""The engine's units, registered in this order: the buffer file's read and write ports go to their
+declared ports in this order (:class:`.unit_ports.PortAllocation`); a unit not built takes none."""
 
 ENGINE_UNITS = frozenset({isa.Unit.MEMORY, isa.Unit.SAMPLER, isa.Unit.NTT, isa.Unit.POINTWISE})
 """The units of an engine without the codec (``codec=False``); with it, ``| {isa.Unit.CODEC}``."""
@@ -143,8 +152,6 @@ class Engine(wiring.Component):
             fmt = codec["fmt"]
             self.shape = dataclasses.replace(self.shape, decode_rows=frozenset(self.codec_unit.decode_rows),
                                              message_bound=1 << (fmt.width - 1 - fmt.frac_bits + log_scale))
-        codec_reads = 1 + self.codec_unit.row_ports if self.codec_unit else 0
-        self.ntt_in_place = bool((ntt or {}).get("in_place", False))
         self.network_unit = None
         if net is not None:
             self.network_unit = NetworkUnit(**common, tag_width=tw, log_scale=log_scale, **dict(net))
@@ -152,17 +159,7 @@ class Engine(wiring.Component):
         if rubato is not None:
             self.rubato_unit = RubatoUnit(**common, tag_width=tw, **dict(rubato))
             self.shape = dataclasses.replace(self.shape, rubato_set=self.rubato_unit.set_id)
-        self.net_read_port = 5 + codec_reads
-        self.rubato_read_port = self.net_read_port + bool(self.network_unit)
-        self.net_write_port = 4 + bool(self.codec_unit)
-        self.rubato_write_port = self.net_write_port + bool(self.network_unit)
         self.basis_unit = BasisUnit(**common, tag_width=tw, primes=self.primes) if basis else None
-        self.basis_read_port = self.rubato_read_port + bool(self.rubato_unit)
-        self.basis_write_port = self.rubato_write_port + bool(self.rubato_unit)
-        self.buffers_file = BufferFile(buffers, self.rows, lanes, self.word_bits,
-                                       read_ports=self.basis_read_port + bool(self.basis_unit),
-                                       write_ports=self.basis_write_port + bool(self.basis_unit),
-                                       banked=self.ntt_in_place)
         self.memory_unit = MemoryUnit(**common, tag_width=tw, beat_words=beat_words)
         self.beat_words = beat_words
         self.sampler_unit = None
@@ -171,8 +168,13 @@ class Engine(wiring.Component):
         self.ntt_unit = NttUnit(**common, tag_width=tw, primes=self.primes, target=target, **(ntt or {}))
         self.pointwise_unit = PointwiseUnit(**common, tag_width=tw, primes=self.primes, target=target,
                                             **(pointwise or {}))
-        mark_unused(self.manager, self.buffers_file, self.memory_unit, self.sampler_unit, self.ntt_unit,
-                    self.pointwise_unit, self.codec_unit, self.network_unit, self.rubato_unit, self.basis_unit)
+        self.units = tuple((name, getattr(self, name)) for name in UNITS if getattr(self, name) is not None)
+        self.buffer_ports = PortAllocation.of(self.units)
+        self.ntt_in_place = self.buffer_ports.bank is not None
+        self.buffers_file = BufferFile(buffers, self.rows, lanes, self.word_bits,
+                                       read_ports=max(1, len(self.buffer_ports.reads)),
+                                       write_ports=max(1, len(self.buffer_ports.writes)), banked=self.ntt_in_place)
+        mark_unused(self.manager, self.buffers_file, *(unit for _, unit in self.units))
         super().__init__({
             "i_instr": In(stream.Signature(isa.WORD_BITS)),
             "abort": In(1),
@@ -200,8 +202,6 @@ class Engine(wiring.Component):
         mgr, bufs = self.manager, self.buffers_file
         mu, su, nu, pu = self.memory_unit, self.sampler_unit, self.ntt_unit, self.pointwise_unit
         m.submodules.manager, m.submodules.buffers = mgr, bufs
-        m.submodules.memory_unit = mu
-        m.submodules.ntt_unit, m.submodules.pointwise_unit = nu, pu
 
         wiring.connect(m, wiring.flipped(self.i_instr), mgr.i_instr)
         m.d.comb += mgr.abort.eq(self.abort)
@@ -211,64 +211,35 @@ class Engine(wiring.Component):
         network_busy = self.network_unit.busy if self.network_unit is not None else 0
         m.d.comb += self.busy.eq(mgr.busy | network_busy)
 
-        wiring.connect(m, mgr.unit_memory, mu.port)
-        wiring.connect(m, mgr.unit_ntt, nu.port)
-        wiring.connect(m, mgr.unit_pointwise, pu.port)
-        wiring.connect(m, mu.mem, wiring.flipped(self.mem))
+        # every registered unit: its task port and the buffer ports it declared (unit_ports)
+        units = dict(self.units)
+        for name, unit in self.units:
+            m.submodules[name] = unit
+            wiring.connect(m, mgr.unit_port(unit.declaration.kind), unit.port)
+        for k, (name, member) in enumerate(self.buffer_ports.reads):
+            wiring.connect(m, getattr(units[name], member), bufs.read(k))
+        for k, (name, member) in enumerate(self.buffer_ports.writes):
+            wiring.connect(m, getattr(units[name], member), bufs.write(k))
+        if self.buffer_ports.bank is not None:
+            name, member = self.buffer_ports.bank
+            wiring.connect(m, getattr(units[name], member), bufs.bank)
 
-        # configuration: slot -> prime id, and q per slot for checked loads
-        prime_q = Array(Const(q, 64) for q in self.primes)
-        for unit in (nu, pu):
-            m.d.comb += unit.slot_prime.eq(mgr.cfg.prime)
+        # what units take besides tasks and buffers
+        wiring.connect(m, mu.mem, wiring.flipped(self.mem))
+        prime_q = Array(Const(q, 64) for q in self.primes)      # slot -> prime id, q per slot for checked loads
         for s in range(self.shape.slots):
             m.d.comb += mu.slot_q[s].eq(prime_q[mgr.cfg.prime[s]])
+        for unit in (nu, pu, su, self.codec_unit, self.basis_unit):
+            if unit is not None:
+                m.d.comb += unit.slot_prime.eq(mgr.cfg.prime)
         if su is not None:
-            m.submodules.sampler_unit = su
-            wiring.connect(m, mgr.unit_sampler, su.port)
-            m.d.comb += [su.slot_prime.eq(mgr.cfg.prime), su.seed.eq(mu.seed)]
-            wiring.connect(m, su.wr, bufs.write3)
-
-        # buffer ports
-        wiring.connect(m, mu.rd, bufs.read0)
-        wiring.connect(m, mu.wr, bufs.write0)
-        if self.ntt_in_place:
-            wiring.connect(m, nu.bank, bufs.bank)
-        else:
-            wiring.connect(m, nu.rd, bufs.read1)
-            wiring.connect(m, nu.wr, bufs.write1)
-        wiring.connect(m, pu.rd0, bufs.read2)
-        wiring.connect(m, pu.rd1, bufs.read3)
-        wiring.connect(m, pu.rd2, bufs.read4)
-        wiring.connect(m, pu.wr, bufs.write2)
-        if self.codec_unit is not None:
-            cu = self.codec_unit
-            m.submodules.codec_unit = cu
-            wiring.connect(m, mgr.unit_codec, cu.port)
-            m.d.comb += cu.slot_prime.eq(mgr.cfg.prime)
-            wiring.connect(m, cu.rd, bufs.read5)
-            for r in range(cu.row_ports):
-                wiring.connect(m, cu.rd_row(r), bufs.read(6 + r))
-            wiring.connect(m, cu.wr, bufs.write4)
+            m.d.comb += su.seed.eq(mu.seed)
         if self.network_unit is not None:
-            nw = m.submodules.network_unit = self.network_unit
-            wiring.connect(m, mgr.unit_network, nw.port)
-            wiring.connect(m, nw.rd, bufs.read(self.net_read_port))
+            nw = self.network_unit
             wiring.connect(m, nw.o_udp, wiring.flipped(self.o_udp))
             wiring.connect(m, wiring.flipped(self.i_udp), nw.i_udp)
-            wiring.connect(m, nw.wr, bufs.write(self.net_write_port))
             cfg = mgr.cfg
             m.d.comb += [nw.cfg.ip_address.eq(cfg.net_ip), nw.cfg.src_port.eq(cfg.net_src_port),
                          nw.cfg.dst_port.eq(cfg.net_dst_port), nw.cfg.segment.eq(cfg.net_segment),
                          nw.cfg.message.eq(cfg.net_message), nw.restart.eq(mgr.net_restart)]
-        if self.rubato_unit is not None:
-            ru = m.submodules.rubato_unit = self.rubato_unit
-            wiring.connect(m, mgr.unit_rubato, ru.port)
-            wiring.connect(m, ru.rd, bufs.read(self.rubato_read_port))
-            wiring.connect(m, ru.wr, bufs.write(self.rubato_write_port))
-        if self.basis_unit is not None:
-            bu = m.submodules.basis_unit = self.basis_unit
-            wiring.connect(m, mgr.unit_basis, bu.port)
-            m.d.comb += bu.slot_prime.eq(mgr.cfg.prime)
-            wiring.connect(m, bu.rd, bufs.read(self.basis_read_port))
-            wiring.connect(m, bu.wr, bufs.write(self.basis_write_port))
         return m

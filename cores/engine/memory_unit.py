@@ -59,6 +59,7 @@ from .buffers import read_port_signature, write_port_signature
 from .memory_port import MAX_BEAT_WORDS, MemoryPort
 from .row_reader import RowReader
 from .units import UnitPort, check_unit_sizes
+from .unit_ports import UnitDeclaration
 
 __all__ = ["MemoryUnit", "SEED_WORDS"]
 
@@ -84,6 +85,11 @@ class MemoryUnit(wiring.Component):
             "slot_q": In(data.ArrayLayout(64, slots)),
             "seed": Out(256),
         })
+
+    @property
+    def declaration(self) -> UnitDeclaration:
+        """Its kind and buffer ports (:mod:`.unit_ports`)."""
+        return UnitDeclaration(isa.Unit.MEMORY, reads=("rd",), writes=("wr",))
 
     def elaborate(self, platform):
         m = Module()

@@ -78,6 +78,7 @@ from . import isa
 from .buffers import read_port_signature, write_port_signature
 from .row_reader import RowReader
 from .units import UnitPort, check_unit_sizes
+from .unit_ports import UnitDeclaration
 
 __all__ = ["NetworkUnit", "net_config_layout"]
 
@@ -109,6 +110,11 @@ class NetworkUnit(wiring.Component):
             "received_dropped": Out(32),
             "busy": Out(1),
         })
+
+    @property
+    def declaration(self) -> UnitDeclaration:
+        """Its kind and buffer ports (:mod:`.unit_ports`)."""
+        return UnitDeclaration(isa.Unit.NETWORK, reads=("rd",), writes=("wr",))
 
     def elaborate(self, platform):
         m = Module()

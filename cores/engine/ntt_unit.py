@@ -55,6 +55,7 @@ from hhe_gen.cores.unused import mark_unused, quiet_on_error
 from . import isa
 from .buffers import bank_access_signature, read_port_signature, write_port_signature
 from .units import UnitPort, check_unit_sizes
+from .unit_ports import UnitDeclaration
 
 __all__ = ["NttUnit"]
 
@@ -78,6 +79,14 @@ class NttUnit(wiring.Component):
             ports = {"rd": Out(read_port_signature(buffers, self.rows, lanes, word_bits)),
                      "wr": Out(write_port_signature(buffers, self.rows, lanes, word_bits))}
         super().__init__({"port": In(UnitPort(tag_width)), **ports, "slot_prime": In(data.ArrayLayout(5, slots))})
+
+    @property
+    def declaration(self) -> UnitDeclaration:
+        """Its kind and buffer ports (:mod:`.unit_ports`): the bank port in place, else a read and
+        a write port."""
+        if self.in_place:
+            return UnitDeclaration(isa.Unit.NTT, bank="bank")
+        return UnitDeclaration(isa.Unit.NTT, reads=("rd",), writes=("wr",))
 
     def task_cycles(self, inverse: bool = False) -> int:
         """Cycles from the task transfer to ``done``."""

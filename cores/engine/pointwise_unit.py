@@ -56,6 +56,7 @@ from hhe_gen.params.errors import ParameterError
 from . import isa
 from .buffers import read_port_signature, write_port_signature
 from .units import UnitPort, check_unit_sizes
+from .unit_ports import UnitDeclaration
 
 __all__ = ["PointwiseUnit"]
 
@@ -85,6 +86,11 @@ class PointwiseUnit(wiring.Component):
             "wr": Out(write_port_signature(buffers, self.rows, lanes, word_bits)),
             "slot_prime": In(data.ArrayLayout(5, slots)),
         })
+
+    @property
+    def declaration(self) -> UnitDeclaration:
+        """Its kind and buffer ports (:mod:`.unit_ports`)."""
+        return UnitDeclaration(isa.Unit.POINTWISE, reads=("rd0", "rd1", "rd2"), writes=("wr",))
 
     @property
     def task_cycles(self) -> int:

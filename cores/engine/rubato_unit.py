@@ -61,6 +61,7 @@ from . import isa
 from .buffers import read_port_signature, write_port_signature
 from .row_reader import RowReader
 from .units import UnitPort, check_unit_sizes
+from .unit_ports import UnitDeclaration
 
 __all__ = ["RubatoUnit"]
 
@@ -98,6 +99,11 @@ class RubatoUnit(wiring.Component):
             "rd": Out(read_port_signature(buffers, self.rows, lanes, word_bits)),
             "wr": Out(write_port_signature(buffers, self.rows, lanes, word_bits)),
         })
+
+    @property
+    def declaration(self) -> UnitDeclaration:
+        """Its kind and buffer ports (:mod:`.unit_ports`)."""
+        return UnitDeclaration(isa.Unit.RUBATO, reads=("rd",), writes=("wr",))
 
     def elaborate(self, platform):
         m = Module()

@@ -56,6 +56,7 @@ from hhe_gen.params.errors import ParameterError
 from . import isa
 from .buffers import write_port_signature
 from .units import UnitPort, check_unit_sizes
+from .unit_ports import UnitDeclaration
 
 __all__ = ["SamplerUnit", "MESSAGE_BYTES", "BEAT_BYTES"]
 
@@ -89,6 +90,11 @@ class SamplerUnit(wiring.Component):
             "seed": In(256),
             "slot_prime": In(data.ArrayLayout(5, slots)),
         })
+
+    @property
+    def declaration(self) -> UnitDeclaration:
+        """Its kind and buffer ports (:mod:`.unit_ports`)."""
+        return UnitDeclaration(isa.Unit.SAMPLER, writes=("wr",))
 
     def elaborate(self, platform):
         m = Module()

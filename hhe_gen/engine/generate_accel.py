@@ -10,7 +10,8 @@ Writes into DIR:
 - ``<name>.v``: the engine (:class:`hhe_gen.cores.engine.engine.Engine`: task manager, buffers,
   memory / sampling / NTT / pointwise / codec units), reproducible (no absolute paths unless
   ``--keep-src``);
-- ``<name>.json``: the manifest: parameters and primes, the port table, the instruction set
+- ``<name>.json``: the manifest: the configuration (every choice and why), parameters and primes,
+  the port table, the buffer file's ports by unit (``buffer_ports``), the instruction set
   (word fields, opcodes, error causes, the engine's shape), the memory map of the programs, the
   block-RAM plan against ``--device`` and the programs with their files;
 - ``programs/<program>.s`` (commented assembly with its memory map) and ``programs/<program>.hex``
@@ -116,6 +117,7 @@ def generate_accel(config: AcceleratorConfig, out_dir, *, name: str | None = Non
             "i_udp": "arriving packets (recv), the same shape: taken only while a recv runs",
         },
         "isa": _isa_section(engine),
+        "buffer_ports": engine.buffer_ports.describe(),
         "memory_map": [{"region": r, "row": i, "address": a} for r, i, a in layout.describe()],
         "memory_plan": {**plan.summary(), "memories": plan.rows()},
         "programs": listing,
@@ -135,6 +137,6 @@ def generate_accel(config: AcceleratorConfig, out_dir, *, name: str | None = Non
     folder.mkdir(exist_ok=True)
     for prog_name, prog in made.items():
         (folder / f"{prog_name}.s").write_text(prog.text)
-        asm.write_image(folder / f"{prog_name}.hex", prog.words)
+        asm.write_image(folder / f"{prog_name}.hex", prog.words, {**config.image_about(), "program": prog_name})
         paths[prog_name] = folder / f"{prog_name}.hex"
     return {"paths": {k: str(v) if v else None for k, v in paths.items()}, "manifest": manifest}
