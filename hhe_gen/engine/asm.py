@@ -75,7 +75,7 @@ from hhe_gen.params.errors import MAX_SHOWN, ParameterError, shown
 __all__ = [
     "AssemblyError", "Operand", "SYNTAX", "CAUSE_MEANING", "SAMPLE_MEANING", "syntax",
     "assemble", "assemble_line", "disassemble", "disassemble_word", "prime_immediate",
-    "image_bytes", "words_from_bytes", "image_hex", "words_from_hex", "write_image", "read_image",
+    "image_bytes", "words_from_bytes", "IMAGE_HEADER", "image_hex", "image_about", "words_from_hex", "write_image", "read_image",
     "markdown_tables", "PACKET_KINDS",
 ]
 
@@ -569,9 +569,30 @@ def words_from_bytes(data: bytes) -> list[int]:
     return [int.from_bytes(data[i:i + 8], "little") for i in range(0, len(data), 8)]
 
 
-def image_hex(words) -> str:
-    """The hex image for ``$readmemh``: one word per line, 16 hexadecimal digits."""
-    return "".join(f"{w:016x}\n" for w in _check_words(words))
+IMAGE_HEADER = "// hhe-gen program image for "
+"""The first line of a hex image that says what it was assembled for (:func:`image_hex`)."""
+
+
+def image_hex(words, about: dict | None = None) -> str:
+    """The hex image for ``$readmemh``: one word per line, 16 hexadecimal digits; with ``about``
+    (JSON-ready: the accelerator it was assembled for), a first ``//`` comment line holding it
+    (:func:`image_about` reads it back; ``$readmemh`` skips it)."""
+    import json
+    head = "" if about is None else IMAGE_HEADER + json.dumps(about, sort_keys=True) + "\n"
+    return head + "".join(f"{w:016x}\n" for w in _check_words(words))
+
+
+def image_about(text: str) -> dict | None:
+    """What a hex image says it was assembled for (the ``about`` of :func:`image_hex`), or None."""
+    import json
+    first = text.split("\n", 1)[0]
+    if not first.startswith(IMAGE_HEADER):
+        return None
+    try:
+        about = json.loads(first[len(IMAGE_HEADER):])
+    except ValueError:
+        return None
+    return about if isinstance(about, dict) else None
 
 
 def words_from_hex(text: str) -> list[int]:
@@ -595,11 +616,12 @@ def _is_hex_path(path: Path) -> bool:
     return path.suffix.lower() in (".hex", ".mem")
 
 
-def write_image(path, words) -> Path:
-    """Write a program image: hex text for a ``.hex`` / ``.mem`` name, else binary."""
+def write_image(path, words, about: dict | None = None) -> Path:
+    """Write a program image: hex text for a ``.hex`` / ``.mem`` name (headed by ``about``, if
+    given: :func:`image_hex`), else binary."""
     path = Path(path)
     if _is_hex_path(path):
-        path.write_text(image_hex(words))
+        path.write_text(image_hex(words, about))
     else:
         path.write_bytes(image_bytes(words))
     return path

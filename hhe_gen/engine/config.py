@@ -279,6 +279,13 @@ class AcceleratorConfig:
         chosen = {name for name, _ in self.reasons}
         return dataclasses.replace(self, reasons=(), **{name: None for name in chosen})
 
+    def image_about(self) -> dict:
+        """What a program image assembled for this accelerator says of it (the header of
+        :func:`hhe_gen.engine.asm.image_hex`): enough to build the same shape again."""
+        c = self.resolve()
+        return {"preset": c.params.name, "n": c.params.n, "lanes": c.lanes, "buffers": c.buffers,
+                "rubato": c.rubato, "network": c.network}
+
     def describe(self) -> dict:
         """Every field's value (JSON-ready) and, for the defaults chosen, why (the manifest's
         ``configuration`` section)."""

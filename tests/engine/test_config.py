@@ -122,3 +122,21 @@ def test_accel_run_refuses_to_write_over_its_inputs(tmp_path, capsys):
         err = capsys.readouterr().err
         assert "'-o'" in err and flag in err and len(err.strip().splitlines()) == 1
     assert keys.read_bytes() == before
+
+
+def test_a_hex_image_says_what_it_was_assembled_for(tmp_path, capsys):
+    """The README's toy program: assembled with --params toy, disassembled without --params; the
+    image's first line names the accelerator, and another --params is refused."""
+    from hhe_gen.engine import asm
+    prog, image = tmp_path / "prog.s", tmp_path / "prog.hex"
+    assert main(["accel", "program", "encrypt_pk", "--params", "toy", "-o", str(prog)]) == 0
+    assert main(["accel", "asm", str(prog), "--params", "toy", "-o", str(image)]) == 0
+    assert asm.image_about(image.read_text()) == AcceleratorConfig("toy").image_about()
+    capsys.readouterr()
+    assert main(["accel", "disasm", str(image)]) == 0
+    listing = capsys.readouterr().out
+    assert "cfg.scale 20" in listing and ".word" not in listing        # toy's Delta = 2^20, no malformed word
+    assert main(["accel", "disasm", str(image), "--params", "dna-hhe"]) == 2
+    assert "'toy'" in capsys.readouterr().err
+    # the header is a comment: the words are the program's
+    assert asm.read_image(image) == asm.assemble(prog.read_text(), AcceleratorConfig("toy").shape)

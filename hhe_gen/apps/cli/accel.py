@@ -80,10 +80,10 @@ def _write_file(out, content, option: str) -> None:
         raise ParameterError(option, out, f"a writable file ({exc.strerror or exc})") from None
 
 
-def _write_image(out, words, option: str = "-o") -> str:
+def _write_image(out, words, option: str = "-o", about: dict | None = None) -> str:
     from hhe_gen.engine import asm
     if _suffix(out) in _HEX:
-        _write_file(out, asm.image_hex(words), option)
+        _write_file(out, asm.image_hex(words, about), option)
         return "hex image"
     _write_file(out, asm.image_bytes(words), option)
     return "binary image"
@@ -287,15 +287,33 @@ def cmd_asm(args):
     if _suffix(args.file) not in _TEXT:
         raise ParameterError("FILE", args.file, "an assembly file ending in " + ", ".join(_TEXT))
     words = _read_words(args.file, "FILE", shape)
-    kind = _write_image(args.output, words)
+    kind = _write_image(args.output, words, about=config.image_about())
     print(f"{args.file}: {len(words)} instructions for {params.name} ({shape.buffers} buffers, "
           f"{shape.slots} prime slots) -> {args.output} ({kind})")
     return 0
 
 
+def _image_config(args):
+    """The accelerator a program image is disassembled for: the one its header names (a hex image
+    written by hhe-gen), else the options'; a --params other than the header's is refused."""
+    from hhe_gen.engine import asm
+    from hhe_gen.engine.config import AcceleratorConfig
+
+    from .configure import option_names
+    about = asm.image_about(_read(args.file, "FILE")) if _suffix(args.file) in _HEX else None
+    if about is None or not about.get("preset"):
+        return _config(args)
+    if args.params is not None and args.params != about["preset"]:
+        raise ParameterError("--params", args.params, f"{about['preset']!r}, the parameters {args.file} was "
+                             "assembled for (its first line says so), or no --params")
+    with option_names():
+        return AcceleratorConfig(about["preset"], about.get("lanes", 2), buffers=about.get("buffers"),
+                                 rubato=about.get("rubato"), network=about.get("network", True)).resolve()
+
+
 def cmd_disasm(args):
     from hhe_gen.engine import asm
-    shape = _config(args).shape
+    shape = _image_config(args).shape
     words = _read_words(args.file, "FILE")
     sys.stdout.write(asm.disassemble(words, shape))
     return 0
@@ -315,7 +333,7 @@ def cmd_program(args):
         _write_file(args.output, program.text + ";\n" + "\n".join(notes) + "\n", "-o")
         kind = "assembly text"
     else:
-        kind = _write_image(args.output, program.words)
+        kind = _write_image(args.output, program.words, about={**config.image_about(), "program": args.name})
     print(program.text.splitlines()[0])
     print("\n".join(notes))
     print(f"{len(program.words)} instructions -> {args.output} ({kind})")
