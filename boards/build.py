@@ -156,7 +156,12 @@ def build_board(board: str, params, lanes: int = 2, rubato: str | None = None, *
     if out_dir is not None:
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
-        for name in ("report.json", "soc.json", "csr.csv", f"{top}.bit"):
+        for name in ("soc.json", "csr.csv"):
             if (folder / name).exists():
                 shutil.copy(folder / name, out / name)
+        if report.get("bitstream"):                 # the copy is the one to load; the cache's stays named
+            shutil.copy(report["bitstream"], out / f"{top}.bit")
+            report.update(cached_bitstream=report["bitstream"], bitstream=str(out / f"{top}.bit"),
+                          load=f"openFPGALoader --board {spec.loader} {out / f'{top}.bit'}")
+        (out / "report.json").write_text(json.dumps(report, indent=1))
     return report

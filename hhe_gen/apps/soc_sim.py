@@ -149,7 +149,8 @@ def run_soc_sim(params_name: str = "toy", lanes: int = 2, rubato: str | None = D
                 entry["equal_to_model"] = False
             report[name] = entry
 
-        report["cpu_driven"] = _cpu_driven(soc, p, shape, layout, model, report["encrypt_pk"], step, say_)
+        report["cpu_driven"] = _cpu_driven(soc, p, shape, layout, model, report["encrypt_pk"], step, say_,
+                                           accel_hz=accel_clk_freq or SYS_CLK_HZ)
         report["bad_input"] = _bad_input(soc, p, shape, layout, step)
         if rubato:
             report["rubato"] = _rubato(soc, config, target, say_)
@@ -263,9 +264,15 @@ def _way_back(soc, p, shape, layout, ct, model, fmt, config, slots, step) -> dic
             "precision_bits": round(ckks_fixed.precision_bits(slots, values)[0], 2)}
 
 
-def _cpu_driven(soc, p, shape, layout, model, near, step, say_) -> dict:
+SYS_CLK_HZ = 1_000_000
+"""The simulated SoC's system clock (:class:`hhe_gen.soc.sim_soc.SimSoC`'s default): the firmware's
+timer, and SEND's cycles, count it."""
+
+
+def _cpu_driven(soc, p, shape, layout, model, near, step, say_, *, accel_hz: int = SYS_CLK_HZ) -> dict:
     """The CPU-driven path: the same encryption stored over the bus, then the firmware sends the
-    ciphertext through the CPU's MAC (SEND); against the near-network run's cycles."""
+    ciphertext through the CPU's MAC (SEND); against the near-network run, in time: RUN's busy
+    cycles count the accelerator's clock (``accel_hz``), SEND's the system clock."""
     from hhe_gen.engine import memory_map, programs
     from hhe_gen.models.wire import MAX_COUNT, Reassembler
     from hhe_gen.soc.host import FIRMWARE_COMMANDS
@@ -278,10 +285,12 @@ def _cpu_driven(soc, p, shape, layout, model, near, step, say_) -> dict:
     say_(f"CPU sends the stored ciphertext: {sent.values[0]} cycles, {sent.values[1]} packets, {sent.meaning}")
     want = memory_map.read_ciphertext(model.memory, layout, p)
     got = rx.messages[0].ciphertext() if rx.messages else None
-    total = stored.values[0] + sent.values[0]
+    total_s = stored.values[0] / accel_hz + sent.values[0] / SYS_CLK_HZ
+    near_s = near["busy_cycles"] / accel_hz
     return {"store_cycles": stored.values[0], "send_cycles": sent.values[0], "packets": sent.values[1],
-            "status": sent.meaning, "total_cycles": total, "near_network_cycles": near["busy_cycles"],
-            "speedup": round(total / near["busy_cycles"], 2) if near["busy_cycles"] else None,
+            "status": sent.meaning, "total_seconds": round(total_s, 6), "near_network_cycles": near["busy_cycles"],
+            "near_network_seconds": round(near_s, 6), "accel_hz": accel_hz, "sys_hz": SYS_CLK_HZ,
+            "speedup": round(total_s / near_s, 2) if near_s else None,
             "equal_to_model": got is not None and (got.c0, got.c1) == (want.c0, want.c1)}
 
 

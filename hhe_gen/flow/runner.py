@@ -73,6 +73,8 @@ def run(tool_name: str, args, *, cwd, env: dict | None = None, timeout: float | 
     if progress:
         say(f"{progress}...")
     start = time.monotonic()
+    if progress:
+        give_up = _heartbeat(progress, start, give_up)
     try:
         proc = _run_group(command, cwd=cwd, env=full_env, timeout=timeout, input=input, give_up=give_up)
     except subprocess.TimeoutExpired as e:
@@ -85,6 +87,24 @@ def run(tool_name: str, args, *, cwd, env: dict | None = None, timeout: float | 
     if check and proc.returncode != 0:
         raise ToolError(command, proc.returncode, proc.stdout, proc.stderr, str(cwd))
     return proc
+
+
+HEARTBEAT_SECONDS = 30
+"""A tool run with ``progress`` says it is still running at most this often (seconds)."""
+
+
+def _heartbeat(progress: str, start: float, give_up=None):
+    """``give_up`` (or nothing) that also prints ``[hhe-gen] <progress>: still running, N s`` every
+    :data:`HEARTBEAT_SECONDS` while the tool runs."""
+    last = [start]
+
+    def poll():
+        now = time.monotonic()
+        if now - last[0] >= HEARTBEAT_SECONDS:
+            last[0] = now
+            say(f"{progress}: still running, {now - start:.0f} s")
+        return give_up() if give_up is not None else None
+    return poll
 
 
 def _descendants(pid: int) -> list[int]:

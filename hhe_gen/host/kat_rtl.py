@@ -79,7 +79,16 @@ def check_rubato_kat_file_rtl(path, *, trace: bool = False, lanes: int = 2,
                        "key": vec["key"], "seed": seed})
         blocks.append({"nonce": vec["nonce"], "counter": vec["counter"], "noise": 1})
         meta.append((j, vec))
-    runs = simulate_blocks(core, None, blocks, trace=trace) if blocks else []
+    runs = []
+    if blocks:
+        import time
+
+        from hhe_gen.flow.tools import say
+        say(f"{path.name}: {len(meta)} vectors ({len(blocks)} blocks) on the simulated Rubato core "
+            f"({p.name}, {lanes} lanes) ...")
+        start = time.monotonic()
+        runs = simulate_blocks(core, None, blocks, trace=trace)
+        say(f"{path.name}: done in {time.monotonic() - start:.0f} s")
     for k, (j, vec) in enumerate(meta):
         name = f"vectors[{j}]"
         plain, noisy = runs[2 * k], runs[2 * k + 1]

@@ -128,15 +128,18 @@ def test_accelerator_clock_out_of_range_is_refused():
 
 @pytest.mark.slow
 @pytest.mark.toolchain
-def test_ecpix5_bitstream_at_the_toy_ring():
+def test_ecpix5_bitstream_at_the_toy_ring(tmp_path):
     """Yosys, nextpnr-ecp5 and ecppack on the whole SoC (toy ring, CKKS, 1 lane: 2 lanes do not
     route; about 40 minutes), with the post-route clocks and the critical path of each."""
     from pathlib import Path
 
     from hhe_gen.boards.build import build_board
     from hhe_gen.params.presets import preset
-    r = build_board("ecpix5", preset("toy"), 1, None, accel_clk_freq=60e6)
+    r = build_board("ecpix5", preset("toy"), 1, None, accel_clk_freq=60e6, out_dir=tmp_path / "out")
     assert r["routed"] and Path(r["bitstream"]).stat().st_size > 100_000
+    # the report names the copy in -o, the one to load; the cache's copy stays named beside it
+    assert Path(r["bitstream"]).parent == tmp_path / "out" and r["load"].endswith(r["bitstream"])
+    assert Path(r["cached_bitstream"]).read_bytes() == Path(r["bitstream"]).read_bytes()
     assert r["utilisation"]["DP16KD"]["used"] <= r["utilisation"]["DP16KD"]["available"]
     sys_clock = next(name for name in r["clocks"] if "sys" in name)
     assert r["critical_paths"][sys_clock]["ns"] == pytest.approx(1000 / r["clocks"][sys_clock]["achieved"], rel=0.05)

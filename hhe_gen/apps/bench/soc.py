@@ -41,7 +41,7 @@ def soc_end_to_end(params: str, lanes: int = 2, rubato: str = "128s") -> dict:
     ns = wire_ns(p.n, len(p.moduli), MAX_COUNT)
     return {"ok": r["ok"], "key_setup": r["key_setup"]["busy_cycles"],
             "encrypt_pk_nearnet": r["encrypt_pk"]["busy_cycles"], "encrypt_sk_nearnet": r["encrypt_sk"]["busy_cycles"],
-            "encrypt_pk_stored": c["store_cycles"], "cpu_send": c["send_cycles"], "cpu_path": c["total_cycles"],
+            "encrypt_pk_stored": c["store_cycles"], "cpu_send": c["send_cycles"], "cpu_path_s": c["total_seconds"],
             "speedup_vs_cpu": c["speedup"], "dna_hhe_speedup": "1.15 - 1.43",
             "decrypt_recv": r["decrypt_network"]["busy_cycles"], "rubato": r.get("rubato", {}).get("busy_cycles"),
             "wire_us_1gbe": round(ns / 1000, 2), "wire_cycles_75mhz": round(ns * 0.075),
