@@ -213,3 +213,72 @@ def test_kat_file_of_another_format_is_unusable(tmp_path, capsys, fmt):
     assert len(lines) == 1 and f"'format' is {fmt!r}, not 'rubato-kat/1'" in lines[0] and str(path) in lines[0], lines
     with pytest.raises(KatFileError, match="'format'"):
         load_rubato_kat_file(path)
+
+
+# -- item 5: ckks mul takes the parameters from its inputs --------------------------------------------
+def _slots(path):
+    d = json.loads(path.read_text())
+    return [complex(a, b) for a, b in zip(d["re"], d["im"])]
+
+
+def test_mul_of_toy_ciphertexts_needs_no_params(tmp_path, capsys, toy_files):
+    out, slots = tmp_path / "prod.json", tmp_path / "prod-slots.json"
+    _ok(capsys, ["ckks", "mul", "--in", toy_files["ct"], "--times", toy_files["ct"], "--rlk", toy_files["rlk"],
+                 "-o", out])
+    _ok(capsys, ["ckks", "decrypt", "--keys", toy_files["keys"], "--in", out, "-o", slots])
+    got = _slots(slots)
+    want = [complex(0.5, 0.0) ** 2, complex(-0.25, 0.125) ** 2]
+    assert all(abs(g - w) < 2**-4 for g, w in zip(got, want)), got[:2]
+    with_params = tmp_path / "prod2.json"
+    _ok(capsys, ["ckks", "mul", "--params", "toy", "--in", toy_files["ct"], "--times", toy_files["ct"],
+                 "--rlk", toy_files["rlk"], "-o", with_params])
+    assert with_params.read_text() == out.read_text()
+    bare = tmp_path / "bare-rlk.json"                # without N, Q and P: the one preset they fit
+    bare.write_text(json.dumps({k: v for k, v in json.loads(toy_files["rlk"].read_text()).items()
+                                if k in ("levelQ", "levelP", "digits")}))
+    from_presets = tmp_path / "prod3.json"
+    _ok(capsys, ["ckks", "mul", "--in", toy_files["ct"], "--times", toy_files["ct"], "--rlk", bare, "-o", from_presets])
+    assert from_presets.read_text() == out.read_text()
+
+
+def test_mul_takes_custom_parameters_from_the_rlk(tmp_path, capsys):
+    """Parameters that are no preset's, with the same shape as toy's (N = 64, two 30-bit primes, one P):
+    only the rlk's own N, Q and P tell them apart, and a key without them must be given --params."""
+    from hhe_gen.params import PRESETS, ntt_primes, preset
+    used = {q for name in PRESETS for q in preset(name).moduli + preset(name).special_moduli}
+    q0, q1, p0 = [q for q in ntt_primes(64, 30, 12) if q not in used][:3]
+    params = tmp_path / "custom.json"
+    params.write_text(json.dumps({"LogN": 6, "Q": [q0, q1], "P": [p0], "LogDefaultScale": 20}))
+    keys, slots, ct, rlk = (tmp_path / n for n in ("keys.json", "slots.json", "ct.json", "rlk.json"))
+    slots.write_text(json.dumps({"re": [0.5]}))
+    _ok(capsys, ["ckks", "keygen", "--params", params, "--seed", "4", "-o", keys])
+    _ok(capsys, ["ckks", "encrypt", "--keys", keys, "--in", slots, "--seed", "5", "-o", ct])
+    _ok(capsys, ["ckks", "rlk", "--params", params, "--keys", keys, "--seed", "6", "-o", rlk])
+    d = json.loads(rlk.read_text())
+    assert (d["N"], d["Q"], d["P"], d["LogDefaultScale"]) == (64, [q0, q1], [p0], 20)
+    prod, back = tmp_path / "prod.json", tmp_path / "back.json"
+    argv = ["ckks", "mul", "--in", ct, "--times", ct, "--rlk", rlk, "-o", prod]
+    _ok(capsys, argv)
+    _ok(capsys, ["ckks", "decrypt", "--keys", keys, "--in", prod, "-o", back])
+    assert abs(_slots(back)[0] - 0.25) < 2**-4
+    _error_line(capsys, [*argv, "--params", "toy"], "'--rlk'", "--params must match the key")
+    _error_line(capsys, ["ckks", "mul", "--in", ct, "--times", ct, "--rlk", keys], "'--rlk'", "this file holds keys")
+
+
+def test_mul_with_a_key_without_parameters_asks_for_params(tmp_path, capsys):
+    """A key without N, Q and P (the Lattigo peer's form) whose N no preset with P has."""
+    from hhe_gen.models import ckks, ckks_eval
+    from hhe_gen.params import CKKSParams, RingParams, ntt_primes
+    q0, q1, p0 = ntt_primes(128, 30, 3)
+    p = CKKSParams(RingParams(128, (q0, q1)), 20, (p0,))
+    keys = ckks.keygen(p, 1)
+    ct, rlk = tmp_path / "ct.json", tmp_path / "rlk.json"
+    ct.write_text(json.dumps(ckks.encrypt_slots(p, keys, [0.5], 2, "pk", None, "coeff").to_json()))
+    rlk.write_text(json.dumps(ckks_eval.relin_keygen(p, keys.sk, 3).to_json()))
+    argv = ["ckks", "mul", "--in", ct, "--times", ct, "--rlk", rlk, "-o", tmp_path / "prod.json"]
+    _error_line(capsys, argv, "'--params'", "N = 128", "no N, Q and P in the key", "no preset fits them",
+                "give --params")
+    assert not (tmp_path / "prod.json").exists()
+    params = tmp_path / "p.json"
+    params.write_text(json.dumps({"LogN": 7, "Q": [q0, q1], "P": [p0], "LogDefaultScale": 20}))
+    _ok(capsys, [*argv, "--params", params])
