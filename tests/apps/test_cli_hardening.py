@@ -282,3 +282,73 @@ def test_mul_with_a_key_without_parameters_asks_for_params(tmp_path, capsys):
     params = tmp_path / "p.json"
     params.write_text(json.dumps({"LogN": 7, "Q": [q0, q1], "P": [p0], "LogDefaultScale": 20}))
     _ok(capsys, [*argv, "--params", params])
+
+
+# -- item 6: python -m hhe_gen, --version, docs that say what is -------------------------------------
+ROOT = __import__("pathlib").Path(__file__).resolve().parents[2]
+
+
+def test_python_m_hhe_gen_and_version():
+    import subprocess
+    import sys
+    from importlib.metadata import version
+    res = subprocess.run([sys.executable, "-m", "hhe_gen", "--version"], capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0 and res.stdout.strip() == f"hhe-gen {version('hhe-gen')}", res
+    res = subprocess.run([sys.executable, "-m", "hhe_gen", "net", "receive", "--port", "0", "--timeout", "-1",
+                          "-o", "x.json"], capture_output=True, text=True, timeout=120)
+    assert res.returncode == 2 and res.stderr.count("\n") == 1 and "'--timeout'" in res.stderr, res
+    with pytest.raises(SystemExit) as info:
+        main(["--version"])
+    assert info.value.code == 0
+
+
+def test_version_without_distribution_metadata(monkeypatch):
+    import importlib.metadata
+
+    import hhe_gen
+    from hhe_gen.apps import cli
+
+    def missing(name):
+        raise importlib.metadata.PackageNotFoundError(name)
+    monkeypatch.setattr(importlib.metadata, "version", missing)
+    assert cli.version() == hhe_gen.__version__
+
+
+def test_no_stale_sentences_about_the_rtl():
+    stale = ("arrives with the hardware", "refused until the RTL")
+    files = [*ROOT.joinpath("hhe_gen").rglob("*.py"), *ROOT.joinpath("docs").glob("*.md"), ROOT / "README.md"]
+    found = [f"{f.relative_to(ROOT)}: {s}" for f in files for s in stale if s in f.read_text()]
+    assert not found
+
+
+def test_ckks_on_rtl_points_to_the_accelerator(capsys):
+    _error_line(capsys, ["ckks", "keygen", "--params", "toy", "--on", "rtl"], "'--on' = 'rtl'", "hhe-gen accel run")
+
+
+def test_pyproject_cites_only_files_that_exist():
+    import re
+    cited = re.findall(r"[\w./-]+\.md", ROOT.joinpath("pyproject.toml").read_text())
+    assert cited and all((ROOT / c).is_file() for c in cited), cited
+
+
+def test_layout_names_every_package():
+    text = ROOT.joinpath("docs", "layout.md").read_text()
+    packages = [p.name for p in ROOT.joinpath("hhe_gen").iterdir() if (p / "__init__.py").is_file()]
+    assert "client" in packages
+    assert [p for p in packages if f"`hhe_gen.{p}`" not in text] == []
+
+
+def test_sweep_docs_give_the_modmul_widths_that_build():
+    import re
+
+    from hhe_gen.apps.bench.arith import build
+    from hhe_gen.apps.sweep.kinds import KINDS
+    line = next(x for x in ROOT.joinpath("docs", "sweep.md").read_text().splitlines() if x.startswith("| `modmul`"))
+    lowest = re.findall(r"(\d+) \(([a-z-]+)\)", line.split("`width`")[1].split("up to 64")[0])
+    assert {r for _, r in lowest} == {"barrett", "montgomery", "special-barrett", "ntt-montgomery"}
+    for width, reducer in lowest:
+        for w in (int(width), 64):
+            KINDS["modmul"].complete({"reducer": reducer, "width": w})
+            build(reducer, w, None, "ecp5")
+        with pytest.raises(ParameterError):
+            build(reducer, int(width) - 1, None, "ecp5")

@@ -18,7 +18,7 @@ LAYERS = {
     "hhe_gen.params": 0, "hhe_gen.models": 1, "hhe_gen.flow": 2, "hhe_gen.cores": 3,
     "hhe_gen.sim": 4, "hhe_gen.formal": 4, "hhe_gen.engine": 4, "hhe_gen.host": 5, "hhe_gen.net": 5,
     "hhe_gen.soc": 6, "hhe_gen.boards": 6, "hhe_gen.apps": 7,
-    "hhe_gen.client": 7,
+    "hhe_gen.client": 7, "hhe_gen.__main__": 7,
 }
 TEST_ONLY = {"pytest", "_pytest", "hypothesis", "build", "xdist", "testsupport"}
 

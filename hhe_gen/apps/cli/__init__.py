@@ -4,9 +4,12 @@
     hhe-gen primes --n N --bits B --count C [--form ntt|dna-hhe|abc-fhe] [--json]
     hhe-gen kat rubato [FILE...] [--on model|rtl] [--check-derivation] [--trace] [--lanes L]
                        [--multiplier M] [--verbose]
+    hhe-gen --version
     hhe-gen ckks keygen  [--params P] [--seed S] -o keys.json
     hhe-gen ckks encrypt [--params P] --keys keys.json --in slots.json [--mode pk|sk] [--seed S] -o ct.json
     hhe-gen ckks decrypt [--params P] --keys keys.json --in ct.json -o slots.json
+    hhe-gen ckks rlk     [--params P] --keys keys.json [--seed S] -o rlk.json
+    hhe-gen ckks mul     [--params P] --in ct.json --times ct.json --rlk rlk.json -o ct.json
     hhe-gen accel asm FILE.s [--params P] [--buffers B] -o OUT.hex|OUT.bin
     hhe-gen accel disasm FILE.hex|FILE.bin [--params P] [--buffers B]
     hhe-gen accel program NAME [--params P] [--level L] [--buffers B] [-o OUT.s|OUT.hex|OUT.bin]
@@ -16,7 +19,7 @@
     hhe-gen accel plan [--params P] [--lanes L] [--buffers B] [--reducer K] [--twiddles otf|rom]
                        [--device D] [--reserve R] [--json FILE]
     hhe-gen net receive --port P [--host H] [--timeout S] [--rows R] -o ct.json
-    hhe-gen net send --in ct.json --to HOST:PORT [--message ID] [--segment K]
+    hhe-gen net send --in ct.json --to HOST:PORT [--message ID] [--segment K] [--params P]
     hhe-gen soc sim [--params P] [--lanes L] [--rubato SET|none] [--no-lattigo] [--accel-clock HZ] [--json FILE]
     hhe-gen soc build --board ecpix5|arty-a7 [--params P] [--lanes L] [--rubato SET|none] [--accel-mhz F] [-o DIR]
     hhe-gen generate ntt --n N --lanes P [--bits W --count C | --primes q,...] [--reducer KIND]
@@ -47,7 +50,13 @@ beside them, renamed when complete).
   ``encrypt`` with ``--mode``); ``run`` places the keys (or ``ckks keygen``'s from ``--seed``), the
   seed and the input by the memory map, runs key_setup first, and writes the ciphertext (NTT form)
   or the slots; an engine error exits 1 with its cause and position and writes nothing.
-  ``--on rtl`` is refused until the RTL engine exists.
+  ``run --on`` model (the ISA model), amaranth, rtl (= verilator) or soc-sim; every run other than
+  the model's is compared with the ISA model.
+- ``ckks mul`` takes N, Q and P from the relinearisation key (``ckks rlk`` writes them), else from
+  the one preset its inputs fit; ``--params``, if given, must match the key.
+- No output file (``-o``) may be one of the command's input files.
+
+``python -m hhe_gen`` (and ``python -m hhe_gen.apps.cli``) is the same as ``hhe-gen``.
 
 One module per group of sub-commands (:data:`COMMANDS`), each with a ``register(sub)``;
 ``common`` holds what they share; the interchange files are read by :mod:`hhe_gen.host.interchange`.
@@ -61,14 +70,28 @@ from hhe_gen.params import ParameterError
 from . import accel, cache, ckks, generate, kat, net, presets, runs, soc, sweep
 from .common import parse_seed
 
-__all__ = ["main", "build_parser", "parse_seed"]
+__all__ = ["main", "build_parser", "parse_seed", "version"]
 
 #: the modules that add sub-commands, in the order ``hhe-gen --help`` lists them
 COMMANDS = (presets, kat, ckks, accel, net, soc, generate, runs, cache, sweep)
 
 
+def version() -> str:
+    """The installed hhe-gen's version (its distribution metadata; the package's ``__version__``
+    when it runs from a source tree that is not installed)."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as dist_version
+    try:
+        return dist_version("hhe-gen")
+    except PackageNotFoundError:
+        from hhe_gen import __version__
+        return __version__
+
+
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="hhe-gen", description="Generator of client-side HHE hardware (RNS-CKKS + Rubato).")
+    ap.add_argument("--version", action="version", version=f"hhe-gen {version()}",
+                    help="print hhe-gen's version and exit")
     sub = ap.add_subparsers(dest="command", required=True)
     for module in COMMANDS:
         module.register(sub)

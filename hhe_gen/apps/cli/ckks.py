@@ -159,5 +159,6 @@ def register(sub) -> None:
     p.add_argument("--form", choices=["coeff", "ntt"], default="coeff", help="ciphertext form")
     p.add_argument("--level", type=int, help="encryption level 0 .. len(Q) - 1 (default: top); decrypt: "
                    "must equal the ciphertext's level")
-    p.add_argument("--on", default="model", help="model (rtl arrives with the hardware)")
+    p.add_argument("--on", default="model", help="model, the only engine of these commands (the accelerator: "
+                   "hhe-gen accel run --on amaranth|rtl|soc-sim)")
     p.set_defaults(func=cmd_ckks)

@@ -97,9 +97,10 @@ def seed_or_fresh(seed: int | None) -> int:
 
 
 def check_on(on: str, allowed=("model",)):
+    """Refuse an ``--on`` engine that the command does not have (``allowed``)."""
     if on not in allowed:
         raise ParameterError("--on", on, " or ".join(repr(a) for a in allowed)
-                             + ("" if "rtl" in allowed else " (the RTL path arrives with the hardware cores)"))
+                             + ("" if "rtl" in allowed else " (the RTL runs through hhe-gen accel run --on rtl)"))
 
 
 def int_list(text: str, what: str) -> list[int]:
