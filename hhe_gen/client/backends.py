@@ -59,9 +59,17 @@ class BackendRun:
         return out
 
 
-def _messages(payloads, count: int, kinds=None) -> list:
+def _reassembler(config, kinds=None):
+    """The receiver of a backend's messages: CKKS ciphertexts (``kinds`` None) checked against the
+    accelerator's primes (a residue >= its prime fails the message), or messages of ``kinds``."""
     from hhe_gen.models.wire import Reassembler
-    rx = Reassembler() if kinds is None else Reassembler(kinds=kinds)
+    return Reassembler(moduli=list(config.params.moduli)) if kinds is None else Reassembler(kinds=kinds)
+
+
+def _messages(payloads, count: int, kinds=None, config=None) -> list:
+    from hhe_gen.models.wire import Reassembler
+    rx = _reassembler(config, kinds) if config is not None else (
+        Reassembler() if kinds is None else Reassembler(kinds=kinds))
     out = [m for m in (rx.feed(p) for p in payloads) if m is not None]
     return out[:count] if count else out
 
@@ -105,7 +113,7 @@ class ModelBackend(Backend):
         self.model.incoming.extend(udp_in)
         cause = self.model.run(words)
         payloads = [pk.payload for pk in self.model.packets[before:]]
-        got = _messages(payloads, messages, kinds) if messages else []
+        got = _messages(payloads, messages, kinds, self.config) if messages else []
         position = self.model.error_position if cause else None
         notify = tuple(self.model.events[events:])
         self.model.soft_reset()             # the next program starts afresh, as on the RTL
@@ -138,7 +146,7 @@ class _RtlRuns(Backend):
         run = self._simulate(list(words), MemoryModel(self.memory, **self.timing), list(udp_in))
         self.memory = dict(run.memory.words)
         payloads = [pk.payload for pk in run.packets]
-        got = _messages(payloads, messages, kinds) if messages else []
+        got = _messages(payloads, messages, kinds, self.config) if messages else []
         cause = int(run.error_cause)
         return BackendRun(cause, run.cycles, got, "ok" if not cause else f"engine error cause {cause}",
                           run.error_position if cause else None, tuple(c for _, c in run.notifies), payloads,
@@ -174,11 +182,10 @@ class _SocBackend(Backend):
     """A SoC over Etherbone, programs run by its firmware (shared by soc-sim and board)."""
 
     def _run_on(self, host, words, messages, udp_in, kinds, receiving, send):
-        from hhe_gen.models.wire import Reassembler
         from hhe_gen.soc.host import firmware_run_with_packets
         reply, got = firmware_run_with_packets(
             host, words, receiving=receiving, send=send, messages=messages, udp_in=udp_in,
-            reassembler=Reassembler() if kinds is None else Reassembler(kinds=kinds))
+            reassembler=_reassembler(self.config, kinds))
         return BackendRun(reply.status, reply.values[0], got, reply.meaning)
 
 

@@ -183,3 +183,23 @@ def test_pcap_capture_round_trip_and_cli(tmp_path, capsys):
     assert back["c0"] == ct.c0 and back["c1"] == ct.c1
     with pytest.raises(ParameterError, match="pcap"):
         read_udp_payloads(tmp_path / "ct.json")
+
+
+def test_cli_receive_with_params_refuses_a_residue_of_its_prime(tmp_path, capsys):
+    """``net receive --params``: a message carrying a coefficient >= its row's prime fails (exit 1,
+    one error line naming it, no file); without --params the primes are unknown and it is written."""
+    from hhe_gen.models.ckks import Ciphertext
+    from hhe_gen.net.pcap import UdpDatagram, write_pcap
+
+    ct = _ciphertext()
+    bad = Ciphertext([list(r) for r in ct.c0], [list(r) for r in ct.c1], ct.scale, ct.form)
+    bad.c0[0][5] = TOY.moduli[0]                       # one past the largest residue of q_0
+    path = tmp_path / "cap.pcap"
+    write_pcap(path, [UdpDatagram(0x0A000002, 0x0A000064, 4791, 7000, p)
+                      for p in ciphertext_packets(bad, 4, TOY.log_scale, segment=20)])
+    out = tmp_path / "ct.json"
+    capsys.readouterr()
+    assert main(["net", "receive", "--pcap", str(path), "--params", "toy", "-o", str(out)]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("hhe-gen: error: message 4 failed") and not out.exists()
+    assert main(["net", "receive", "--pcap", str(path), "-o", str(out)]) == 0 and out.exists()

@@ -1,19 +1,22 @@
 """``hhe-gen net``: the accelerator's packets on a real UDP socket (docs/wire.md).
 
-    hhe-gen net receive --port P [--host H] [--timeout S] [--rows R] -o ct.json
-    hhe-gen net receive --pcap capture.pcap [--port P] [--rows R] -o ct.json
+    hhe-gen net receive --port P [--host H] [--timeout S] [--rows R] [--params P] -o ct.json
+    hhe-gen net receive --pcap capture.pcap [--port P] [--rows R] [--params P] -o ct.json
     hhe-gen net send --in ct.json --to HOST:PORT [--message ID] [--segment K] [--params P]
 
 ``receive`` reassembles one CKKS ciphertext (c0 and c1) from the packets arriving on the port, or
 from the UDP datagrams of a capture file (``--pcap``: classic pcap, e.g. ``tcpdump -w``; with
 ``--port`` only those to that port), and writes it in the interchange format; the packets it
-dropped are counted by reason.  ``send`` cuts
+dropped are counted by reason.  A message that failed (two different payloads for one position,
+or with ``--params`` a residue >= its row's prime) is named with its reason and exits 1 with no
+file, as does no complete message.  ``send`` cuts
 a ciphertext file into packets and sends them (the way back: a ciphertext for the accelerator to
 decrypt).
 """
 
 from __future__ import annotations
 
+import sys
 from contextlib import contextmanager
 
 from hhe_gen.params import ParameterError
@@ -59,7 +62,14 @@ def _receive(args) -> int:
     if not args.pcap and not (0 < args.timeout <= MAX_TIMEOUT):   # also refuses nan
         raise ParameterError("--timeout", args.timeout, f"seconds of silence, more than 0 and at most {MAX_TIMEOUT} "
                              "(one day)")
-    rx = Reassembler(rows=args.rows)
+    moduli = None
+    if args.params is not None:
+        from hhe_gen.host.interchange import params_from
+        try:
+            moduli = list(params_from(args.params).moduli)
+        except ParameterError as exc:
+            raise ParameterError("--params", args.params, exc.allowed) from None
+    rx = Reassembler(rows=args.rows, moduli=moduli)
     skipped = 0
     if args.pcap:
         from hhe_gen.net.pcap import read_udp_payloads
@@ -75,11 +85,17 @@ def _receive(args) -> int:
     if args.pcap:
         rows.append(("capture records skipped (not UDP over IPv4, or another port)", skipped))
     print_table("packets", ["what", "count"], rows)
+    for message, error in rx.errors.items():
+        console.print(f"message {message} failed: {error}")
+    if rx.errors and not msgs:
+        print(f"hhe-gen: error: message {next(iter(rx.errors))} failed ({next(iter(rx.errors.values()))}); "
+              f"nothing written to {args.output}", file=sys.stderr)
+        return 1
     if not msgs:
         console.print("no complete ciphertext in the capture" if args.pcap else
                       f"no complete ciphertext within {args.timeout} s of silence")
         return 1
-    ct = msgs[0].ciphertext()
+    ct = msgs[0].ciphertext(moduli)
     write_json_output(ct.to_json(), args.output)
     console.print(f"message {msgs[0].id}: {len(ct.c0)} rows of {len(ct.c0[0])} coefficients -> {args.output}")
     return 0
@@ -127,6 +143,8 @@ def register(sub) -> None:
     q.add_argument("--timeout", type=float, default=10.0, help="seconds of silence before giving up, more than 0 "
                    f"and at most {MAX_TIMEOUT} (default 10)")
     q.add_argument("--rows", type=int, help="rows the ciphertext must have (default: what the packets say)")
+    q.add_argument("--params", help="preset name or parameters JSON file: refuse a message with a residue >= its "
+                   "row's prime (default: residues are checked against the 64-bit word only)")
     q.add_argument("-o", "--output", required=True, help="ciphertext JSON to write")
     q.set_defaults(func=_receive)
     q = ops.add_parser("send", help="send a ciphertext JSON as UDP packets")
