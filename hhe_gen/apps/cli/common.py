@@ -12,7 +12,7 @@ __all__ = ["NTT_MEMORY", "SEED_RULE", "check_on", "check_output", "int_list", "p
            "same_file", "seed_or_fresh", "write_json_output"]
 
 NTT_MEMORY = {"auto": None, "in-place": True, "stream": False}
-"""``--ntt`` of the accelerator commands: ``client_engine``'s ``ntt_in_place``."""
+"""``--ntt`` of the accelerator commands: :class:`hhe_gen.engine.config.AcceleratorConfig`'s ``ntt_in_place``."""
 SEED_RULE = "an integer 0 .. 2^256 - 1 (decimal or 0x hex)"
 
 
