@@ -137,6 +137,6 @@ def generate_accel(config: AcceleratorConfig, out_dir, *, name: str | None = Non
     folder.mkdir(exist_ok=True)
     for prog_name, prog in made.items():
         (folder / f"{prog_name}.s").write_text(prog.text)
-        asm.write_image(folder / f"{prog_name}.hex", prog.words, {**config.image_about(), "program": prog_name})
+        asm.write_image(folder / f"{prog_name}.hex", prog.words, config.image_about())
         paths[prog_name] = folder / f"{prog_name}.hex"
     return {"paths": {k: str(v) if v else None for k, v in paths.items()}, "manifest": manifest}

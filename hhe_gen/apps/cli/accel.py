@@ -333,7 +333,7 @@ def cmd_program(args):
         _write_file(args.output, program.text + ";\n" + "\n".join(notes) + "\n", "-o")
         kind = "assembly text"
     else:
-        kind = _write_image(args.output, program.words, about={**config.image_about(), "program": args.name})
+        kind = _write_image(args.output, program.words, about=config.image_about())
     print(program.text.splitlines()[0])
     print("\n".join(notes))
     print(f"{len(program.words)} instructions -> {args.output} ({kind})")
