@@ -172,7 +172,7 @@ def test_program_prints_text_memory_map_and_buffers(tmp_path, capsys):
     out = _ok(capsys, ["accel", "program", "decrypt", "--params", "toy", "-o", tmp_path / "b.hex"])
     assert "c1[1]" in out and "at least 4" in out and "b.hex" in out
     assert (tmp_path / "a.hex").read_text() == (tmp_path / "b.hex").read_text()
-    assert len((tmp_path / "b.hex").read_text().splitlines()) == 11
+    assert len((tmp_path / "b.hex").read_text().splitlines()) == 1 + 11               # the header, 11 words
     _ok(capsys, ["accel", "program", "decrypt", "--params", "toy", "-o", tmp_path / "c.s"])
     assert (tmp_path / "c.s").read_text() == text
 
