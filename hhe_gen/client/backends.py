@@ -52,11 +52,9 @@ class BackendRun:
     tasks: list = field(default_factory=list)
 
     def busy_cycles(self) -> dict:
-        """Cycles each unit was busy with a task (the sum of its tasks' latencies; RTL runs)."""
-        out: dict = {}
-        for t in self.tasks:
-            out[t.unit] = out.get(t.unit, 0) + t.finished - t.dispatched
-        return out
+        """Cycles each unit was busy with a task (:func:`hhe_gen.sim.engine.busy_cycles`; RTL runs)."""
+        from hhe_gen.sim.engine import busy_cycles
+        return busy_cycles(self.tasks)
 
 
 def _reassembler(config, kinds=None):

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from hhe_gen.params.checks import check_int
 
-__all__ = ["TaskRecord", "UdpPacket", "EngineRun", "run_engine", "udp_packet"]
+__all__ = ["TaskRecord", "UdpPacket", "EngineRun", "busy_cycles", "run_engine", "udp_packet"]
 
 
 @dataclass(frozen=True)
@@ -83,10 +83,16 @@ class EngineRun:
 
     def busy_cycles(self) -> dict:
         """Cycles each unit was busy with a task (sum of its tasks' latencies)."""
-        out: dict = {}
-        for t in self.tasks:
-            out[t.unit] = out.get(t.unit, 0) + t.finished - t.dispatched
-        return out
+        return busy_cycles(self.tasks)
+
+
+def busy_cycles(tasks) -> dict:
+    """Unit -> the cycles it was busy with ``tasks`` (:class:`TaskRecord` s): the sum of their
+    latencies, finished - dispatched."""
+    out: dict = {}
+    for t in tasks:
+        out[t.unit] = out.get(t.unit, 0) + t.finished - t.dispatched
+    return out
 
 
 def run_engine(engine, words, memory, *, max_cycles: int = 10_000_000, abort_after=None,

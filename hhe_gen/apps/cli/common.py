@@ -1,15 +1,17 @@
 """What every ``hhe-gen`` command shares: output files written whole or not at all and never over
-one of the command's inputs, the one ``--seed`` rule, the ``--on`` check and integer lists."""
+one of the command's inputs, the one ``--seed`` rule, the ``--on`` check, integer lists and a part's parameter names turned into
+options."""
 
 import json
 import os
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 from hhe_gen.params import ParameterError
 
-__all__ = ["NTT_MEMORY", "SEED_RULE", "check_on", "check_output", "int_list", "params_input", "parse_seed",
-           "same_file", "seed_or_fresh", "write_json_output"]
+__all__ = ["NTT_MEMORY", "SEED_RULE", "check_on", "check_output", "int_list", "options_named", "params_input",
+           "parse_seed", "same_file", "seed_or_fresh", "write_json_output"]
 
 NTT_MEMORY = {"auto": None, "in-place": True, "stream": False}
 """``--ntt`` of the accelerator commands: :class:`hhe_gen.engine.config.AcceleratorConfig`'s ``ntt_in_place``."""
@@ -108,3 +110,15 @@ def int_list(text: str, what: str) -> list[int]:
         return [int(x, 0) for x in text.split(",") if x.strip()]
     except ValueError:
         raise ParameterError(what, text, "comma-separated integers (decimal or 0x hex)") from None
+
+
+@contextmanager
+def options_named(options: dict):
+    """Re-raise a ParameterError about one of ``options``' keys (a part's own name for a
+    parameter) naming the command-line option ``options[name]`` instead."""
+    try:
+        yield
+    except ParameterError as exc:
+        if exc.name not in options:
+            raise
+        raise ParameterError(options[exc.name], exc.value, exc.allowed) from None

@@ -8,11 +8,9 @@ For the same options every such command builds the accelerator ``generate accel`
 
 from __future__ import annotations
 
-from contextlib import contextmanager
-
 from hhe_gen.params import ParameterError
 
-from .common import NTT_MEMORY
+from .common import NTT_MEMORY, options_named
 
 __all__ = ["OPTIONS", "add_accelerator_options", "config_from_args", "option_names"]
 
@@ -26,16 +24,10 @@ OPTIONS = {
 """A field of the configuration (or a part's own name for it) -> the option that sets it."""
 
 
-@contextmanager
 def option_names():
     """Re-raise a refusal of the configuration naming the option (:data:`OPTIONS`) instead of the
-    field."""
-    try:
-        yield
-    except ParameterError as exc:
-        if exc.name not in OPTIONS:
-            raise
-        raise ParameterError(OPTIONS[exc.name], exc.value, exc.allowed) from None
+    field (a context manager: :func:`.common.options_named`)."""
+    return options_named(OPTIONS)
 
 
 def add_accelerator_options(q, *, params_help: str | None = None) -> None:

@@ -17,29 +17,16 @@ decrypt).
 from __future__ import annotations
 
 import sys
-from contextlib import contextmanager
 
 from hhe_gen.params import ParameterError
 
-from .common import check_output, write_json_output
+from .common import check_output, options_named as _options_named, write_json_output
 
 __all__ = ["register"]
 
 
 MAX_TIMEOUT = 86400
 """The longest ``--timeout`` of ``net receive``, in seconds."""
-
-
-@contextmanager
-def _options_named(options: dict):
-    """A ParameterError about one of ``options``' keys (the socket's and packer's own names) names
-    the command-line option instead."""
-    try:
-        yield
-    except ParameterError as exc:
-        if exc.name not in options:
-            raise
-        raise ParameterError(options[exc.name], exc.value, exc.allowed) from None
 
 
 def _check_words(d: dict, path: str) -> None:
