@@ -1,0 +1,144 @@
+"""The measured figures of docs/*.md, rendered from one committed bench snapshot.
+
+Docstrings hold contracts, formulas and latencies; the figures measured on them (cycles, areas,
+post-route Fmax) live in ``docs/figures/bench-snapshot.json`` and are rendered by
+:func:`markdown_tables` into the blocks between ``<!-- figures:NAME -->`` and
+``<!-- /figures:NAME -->`` of the documents (``tests/test_docs_figures.py`` checks that every block
+equals its rendering, and ``python tests/test_docs_figures.py`` rewrites them).
+
+The snapshot is ``{"tables": {NAME: [row, ...]}}``; a row is
+
+``case``      the bench case that measures it (``group/name`` of ``hhe-gen bench``), or, for a
+              figure no case measures as such, what was run;
+``values``    the figures, by the column keys of :data:`TABLES`;
+``commit``    ``git rev-parse --short HEAD`` when it was measured, ``date`` that day;
+``remeasured`` False for a figure taken over from earlier docs text without running it again
+              (its commit is the one that wrote the figure); such rows say "not re-measured";
+``note``      optional: why a row is stale or what it is.
+
+:func:`rows_from_bench` turns a ``hhe-gen bench --json`` results file into rows (the commit and
+date given), so a table is brought up to date by running its cases and replacing its rows.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["SNAPSHOT", "TABLES", "Layout", "load_snapshot", "markdown_tables", "render_table", "rows_from_bench"]
+
+SNAPSHOT = Path(__file__).resolve().parents[2] / "docs" / "figures" / "bench-snapshot.json"
+"""The committed snapshot (in the source checkout)."""
+
+
+@dataclass(frozen=True)
+class Layout:
+    """How one table is drawn: ``columns`` as (header, key of ``values``; "case" for the row's case),
+    ``command`` the bench invocation that measures its rows (said under the table)."""
+    columns: tuple
+    command: str
+
+
+TABLES: dict[str, Layout] = {
+    "rubato-cycles": Layout(
+        (("case", "case"), ("set", "set"), ("lanes", "lanes"), ("cycles per block", "cycles_per_block"),
+         ("without rejection", "cycles_no_rejection"), ("simulated", "simulated_cycles"),
+         ("DNA-HHE (Table III)", "dna_hhe_cycles"), ("ratio", "ratio_to_dna_hhe")),
+        "hhe-gen bench rubato --quick"),
+    "rubato-ecp5": Layout(
+        (("case", "case"), ("design", "design"), ("LUT4", "LUT4"), ("FF", "FF"), ("MULT18X18D", "MULT18X18D"),
+         ("Fmax MHz", "fmax_mhz"), ("cycles per block", "cycles_per_block"), ("blocks/s", "blocks_per_s"),
+         ("critical path", "critical_path")),
+        "hhe-gen bench fmax --only rubato-128s-l2 rubato-128s-l8; hhe-gen bench rubato (not quick)"),
+    "rubato-area": Layout(
+        (("case", "case"), ("design", "design"), ("LUT4", "LUT4"), ("FF", "FF"), ("CCU2C", "CCU2C"),
+         ("MULT18X18D", "MULT18X18D"), ("fits the 85F", "fits_85f")),
+        "hhe-gen bench rubato --only 128s-l16-area (Yosys synth_ecp5 only)"),
+    "rubato-multipliers": Layout(
+        (("case", "case"), ("multiplier", "multiplier"), ("ECP5 LUT4", "LUT4"), ("FF", "FF"),
+         ("MULT18X18D", "MULT18X18D"), ("CCU2C", "CCU2C"), ("xc7 LUT", "xc7_LUT"), ("xc7 FF", "xc7_FF"),
+         ("SRL", "xc7_SRL"), ("DSP48E1", "xc7_DSP48E1"), ("CARRY4", "xc7_CARRY4")),
+        "hhe-gen bench rubato --only 128s-l2-multipliers"),
+    "ntt-cycles": Layout(
+        (("case", "case"), ("N", "n"), ("P", "lanes"), ("D", "depth"), ("bound", "bound"), ("T", "cycles"),
+         ("T - bound", "over_bound"), ("command", "command"), ("single-port T", "single_cycles"),
+         ("twiddles on the fly T", "otf_cycles")),
+        "hhe-gen bench ntt --quick --only cycles-..."),
+    "butterfly-ecp5": Layout(
+        (("case", "case"), ("fields", "fields"), ("MULT18X18D", "MULT18X18D"), ("LUT4", "LUT4"), ("FF", "FF"),
+         ("Fmax MHz", "fmax_mhz"), ("note", "what")),
+        "hhe-gen bench butterfly --only synth-..."),
+    "barrett-ecp5": Layout(
+        (("case", "case"), ("form", "form"), ("latency", "latency"), ("MULT18X18D", "MULT18X18D"),
+         ("LUT4", "LUT4"), ("FF", "FF"), ("Fmax MHz", "fmax_mhz")),
+        "hhe-gen bench arith --only ecp5-special-barrett-54-..."),
+    "fmax": Layout(
+        (("case", "case"), ("row", "row"), ("Fmax MHz", "fmax_mhz"), ("to 100", "to_target_mhz"), ("LUT4", "LUT4"),
+         ("MULT18X18D", "MULT18X18D"), ("DP16KD", "DP16KD"), ("critical path (ns, of it routing)", "crit")),
+        "hhe-gen bench fmax --only CASE"),
+    "task-manager": Layout(
+        (("case", "case"), ("design", "design"), ("LUT4", "LUT4"), ("CCU2C", "CCU2C"), ("FF", "FF"),
+         ("DPR16X4", "DPR16X4"), ("Fmax MHz", "fmax_mhz")),
+        "Yosys synth_ecp5 -nowidelut (classic ABC) of the unit alone; nextpnr-ecp5 on the 85F"),
+    "earlier-designs": Layout(
+        (("case", "case"), ("design (not the current one)", "design"), ("figures", "figures"),
+         ("replaced by", "replaced_by")),
+        "each row's case on the commit it names (run today, a case measures the current design)"),
+}
+"""Every generated table: its name (the docs marker) -> :class:`Layout`."""
+
+
+def load_snapshot(path=None) -> dict:
+    return json.loads(Path(path or SNAPSHOT).read_text())
+
+
+def _cell(v) -> str:
+    if v is None:
+        return "-"
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    return str(v).replace("|", "\\|")
+
+
+def _measured(row: dict) -> str:
+    text = f"`{row['commit']}` ({row['date']})"
+    return text if row.get("remeasured", True) else text + ", not re-measured"
+
+
+def render_table(name: str, rows: list[dict]) -> list[str]:
+    """The markdown lines of table ``name``: the header, a line per row, then the commit the rows were
+    measured on (one line when they share it, else a "measured on" column) and their notes."""
+    layout = TABLES[name]
+    shared = len({_measured(r) for r in rows}) == 1
+    notes = [r for r in rows if r.get("note")]
+    headers = [h for h, _ in layout.columns] + ([] if shared else ["measured on"]) + (["note"] if notes else [])
+    lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
+    for r in rows:
+        cells = [f"`{r['case']}`" if key == "case" else _cell(r["values"].get(key)) for _, key in layout.columns]
+        if not shared:
+            cells.append(_measured(r))
+        if notes:
+            cells.append(_cell(r.get("note", "")))
+        lines.append("| " + " | ".join(cells) + " |")
+    lines.append("")
+    where = f"Measured on commit {_measured(rows[0])}" if shared else "Measured on the commit of each row"
+    lines.append(f"{where}: `{layout.command}`; generated from docs/figures/bench-snapshot.json.")
+    return lines
+
+
+def markdown_tables(snapshot: dict | None = None) -> dict[str, list[str]]:
+    """Every table of the snapshot, rendered: name -> markdown lines."""
+    snapshot = load_snapshot() if snapshot is None else snapshot
+    unknown = set(snapshot["tables"]) - set(TABLES)
+    if unknown:
+        raise KeyError(f"snapshot tables without a layout: {sorted(unknown)}")
+    return {name: render_table(name, rows) for name, rows in snapshot["tables"].items()}
+
+
+def rows_from_bench(results: list[dict], *, commit: str, date: str, values=None) -> list[dict]:
+    """Snapshot rows from ``hhe-gen bench --json`` results (``{"results": [...]}``'s list): one per
+    case without error, its metrics (``values(result)`` when given) measured on ``commit``."""
+    return [{"case": f"{r['group']}/{r['name']}", "values": values(r) if values else dict(r["metrics"]),
+             "commit": commit, "date": date, "remeasured": True}
+            for r in results if not r.get("error")]
