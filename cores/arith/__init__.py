@@ -73,10 +73,9 @@ Speed on ECP5 (what makes it)
   registers into them; register -> inferred tile -> register alone is 7.1 ns).  The simulator
   cannot run the instance: ``dsp="model"`` builds the same wiring with an Amaranth model of the
   primitive, and the tests check that one bit- and cycle-exactly.
-* Measured (yowasp nextpnr-ecp5, 85F, CABGA381, seed 1): the 54-bit special-prime Barrett with
-  ``karatsuba=False, bnd_luts=True, dsp="primitive"`` reaches 140.9 MHz at latency 8 with 12
-  MULT18X18D (1579 LUT4, 1669 FF); with the defaults (Karatsuba a*b, q_est*bnd on tiles, inferred
-  DSPs) 105.6 MHz.
+* ``karatsuba=False, bnd_luts=True, dsp="primitive"`` is the 54-bit special-prime Barrett's
+  fastest form on ECP5 (post-route figures against the defaults, ``hhe-gen bench arith``: the
+  barrett-ecp5 table of docs/figures.md).
 """
 
 from .barrett import BarrettMul

@@ -85,16 +85,11 @@ on them - a unit may only take a slower schedule that stays within the slowest u
 or within ``max_stage_ns``; with the bound lifted, ``max_stage_ns=1000``, all three fields fit
 the 12 tiles of the Z_q reducer on both targets).
 
-Measured (Yosys 0.70 ``synth_ecp5`` + nextpnr-ecp5, LFE5U-85F, seed 1, the DNA-HHE
-configuration above, unit in :class:`hhe_gen.flow.synth.TimingHarness`): shared 12 MULT18X18D,
-3052 LUT4, 4225 FF, 59.7 MHz; the same without sharing 29 MULT18X18D, 2587 LUT4, 4940 FF,
-64.4 MHz; the Z_q field alone 12 MULT18X18D, 61.9 MHz (the 54-bit reducer at latency 6 limits
-Fmax); Z_t alone 9 / 74.5 MHz; complex alone 9 / 81.8 MHz.  The Z_q field alone with the reducer's fastest
-form (``karatsuba=False, bnd_luts=True, dsp="primitive"``), after the plan learned to charge the
-pre-subtractor's tail and the post-adder's head (operands and result registered around the
-DSP tiles): 114.3 MHz at latency 10 (2443 LUT4), 121.6 MHz at latency 11 (2299 LUT4, 3682 FF),
-12 MULT18X18D (83.8 MHz at latency 10 before).  Sharing costs about 470 LUT4 of
-operand multiplexers and saves 17 DSPs.  What stays separate: the Z_q / Z_t add/sub units are
+Sharing trades the fields' own multipliers for operand multiplexers in front of the Z_q
+reducer's tiles (the measured areas and post-route Fmax of the shared, separate and single-field
+units, ``hhe-gen bench butterfly``'s ``synth-*`` cases: docs/figures.md).  The plan charges the
+pre-subtractor's tail and the post-adder's head to the stages around the DSP tiles (operands and
+result registered around them).  What stays separate: the Z_q / Z_t add/sub units are
 shared with each other but not with the complex ones (the complex adders need a carry break
 between Re and Im and no modular correction), and each field's adder trees, corrections and
 constant tables are its own (only the DSP products are worth multiplexing).

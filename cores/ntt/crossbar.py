@@ -8,10 +8,9 @@ banks and the 2P operands is split into an XOR network on bb (:func:`xor_network
 2:1 multiplexers, word j <-> word j XOR 2^i at level i: 2^B' B' multiplexers per bit instead of
 2^B' full 2^B':1 multiplexers) and a static permutation per butterfly bit k
 (:func:`static_select`: per operand a multiplexer over the few distinct sources it has across the
-stages, select = k), with a pipeline register between the two.  Measured at N = 2^13, P = 8,
-54 bits (ECP5, Yosys): the Array-indexed 16:1 multiplexers of the previous version took ~51k of
-the core's 69k LUT4 (write side 33.5k: a kpos multiplexer per slot re-expanded inside every
-bank's multiplexer; read side 12k; unload 5.3k), see ``hhe_gen.apps.bench.ntt``.
+stages, select = k), with a pipeline register between the two.  Array-indexed 16:1 multiplexers
+(a kpos multiplexer per slot re-expanded inside every bank's multiplexer) took most of the core's
+LUTs at N = 2^13, P = 8 (the earlier-designs table of docs/figures.md).
 
 Each function adds its logic to the module ``m`` it is given (no submodule: the names and the
 netlist are those of the core's own module).

@@ -74,13 +74,11 @@ next odd number, one register after the butterflies when needed), T = ``transfor
 
 Gaps in the streams add exactly their own length; nothing depends on the data.
 
-Measured (``hhe-gen bench ntt``, 30-bit Barrett, one prime, L = 8): T = bound + 11 (D = 12) or,
-where the lane's twiddle ROM is pieced (2N/P > 1024 words, X = 2, D = 14), bound + 13, for every
-N = 2^10 .. 2^16 and P = 1 .. 32 (N = 2^10, P = 32: + 15), e.g. N = 2^13, P = 8: 6669 cycles
-(bound 6656), a whole command 8730 cycles.  Single-port (D = 15 there): N = 2^13, P = 8: 6806
-(+2.3 %).
-(Before the crossbar registers, D = 10: bound + 9, 6665 and 8723 cycles; single-port 6766;
-before the ROM pieces 6667, 8726, single-port 6786.)
+For the default 30-bit Barrett butterfly (L = 8) T is bound + D - 1: bound + 11 (D = 12), or,
+where the lane's twiddle ROM is pieced (2N/P > 1024 words, X = 2, D = 14), bound + 13, for
+N = 2^10 .. 2^16 and P = 1 .. 32 but N = 2^10, P = 32 (+ 15); single-port banking has D = 13
+(15 with ROM pieces).  The cycles ``hhe-gen bench ntt`` measures (its ``cycles-*`` cases) are the
+ntt-cycles table of docs/figures.md.
 
 Banking
 -------

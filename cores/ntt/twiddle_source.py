@@ -5,9 +5,9 @@ butterfly, from a banked ROM (:func:`rom_twiddles`) or formed on the fly (:func:
 t of a cycle's lanes are one aligned block, so each ROM bank serves at most one distinct index per
 cycle).  A ROM bank larger than ``ROM_PIECE_WORDS`` (1024 words: one 1024 x 18 block RAM per 18
 bits on ECP5 and 7-series, no multiplexer inside) is built from pieces of that depth, each read
-into a register next to its block RAM, then one registered piece multiplexer: X = 2 (measured:
-the unpieced 24576-word ROM of N = 2^13, P = 2, three 54-bit primes left the multiplexer Yosys
-builds behind the block RAMs as the critical path, 17.9 ns of which 16.2 ns routing, 55.8 MHz).
+into a register next to its block RAM, then one registered piece multiplexer: X = 2 (an unpieced
+ROM leaves the multiplexer Yosys builds behind the block RAMs on the critical path: the
+earlier-designs table of docs/figures.md).
 
 ``twiddles="otf"``: on the fly, each lane forms psi^e (e = brv(t), or 2N - brv(t) for the
 inverse) as hi[e >> h] * lo[e mod 2^h] with one more modular multiplier of the butterfly's kind

@@ -35,15 +35,9 @@ Design notes
   :class:`~hhe_gen.cores.arith.Butterfly` with only its Z_t field (``zt=dict(kind="barrett",
   moduli=[q])``, add_latency 0, same latency), op "mac" in the Feistel (``x[i] + x[i-1]^2`` in
   the unit; word 0 squares 0) and "mul" for the round keys (:mod:`.multiplier`).  Both are
-  bit-exact (KAT vectors with traces).  Measured, Par-128S, 2 lanes, noise on, whole core
-  (``hhe-gen bench rubato`` case ``128s-l2-multipliers``, Yosys 0.70)::
-
-                 ECP5 LUT4   FF    MULT18X18D  CCU2C   |  xc7 LUT    FF   SRL  DSP48E1  CARRY4
-      barrett      17531    6416      34        1014   |    12943   5807    0     43      383
-      butterfly    17834    6702      34        1042   |    13095   5729  130     43      397
-
-  Barrett is cheaper (ECP5 -303 LUT4 / -286 FF, xc7 -152 LUT / -52 FF+SRL, the same DSPs) and
-  stays the default: with one field the Butterfly's DSP tiles are exactly the Barrett reducer's
+  bit-exact (KAT vectors with traces).  Barrett is the smaller of the two on ECP5 and Xilinx 7 for
+  the same DSPs (``hhe-gen bench rubato`` case ``128s-l2-multipliers``: the rubato-multipliers
+  table of docs/figures.md) and stays the default: with one field the Butterfly's DSP tiles are exactly the Barrett reducer's
   (nothing to share), and its generic parts - the c operand's own delay line, the post-stage
   ModAdd/ModSub with their prime-select logic, the op multiplexers - cost more than the
   datapath's one conditional-subtract adder and x[i] delay they replace.  The Butterfly pays

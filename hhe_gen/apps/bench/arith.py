@@ -17,9 +17,11 @@ at the inputs and the output). Two more show the DSP ceiling on ECP5: one MULT18
 maps a ``*`` (no internal registers) and one with its input and output registers on
 (``Mult18x18D``).
 
-Goals from issue 3 are attached to each case where they apply (54-bit on ECP5: Fmax >= 125 MHz,
-latency <= 8, special Barrett <= 12 MULT18X18D; special Barrett DSPs >= 40 % below the generic
-Barrett's at the same width and latency, on both targets). The last case ("plot") draws
+Goals are attached to each case where they apply: 54-bit on ECP5 Fmax >= 125 MHz, latency <= 8
+and special Barrett <= 12 MULT18X18D (hhe-gen's own goals for the ECP5 port; no paper gives ECP5
+figures); special Barrett DSPs >= 40 % below the generic Barrett's at the same width and latency,
+on both targets (DNA-HHE (seeds/000) section III-B: its DSP-efficient Barrett "contributing to a
+40% reduction in DSP overhead"). The last case ("plot") draws
 Fmax against area of every ECP5 case of the run into ``bench-results/arith.png``.
 
 Runs are cached (``hhe_gen.flow.synth``), so a second ``hhe-gen bench arith`` takes seconds; the
@@ -280,8 +282,8 @@ def measure_ecp5(kind: str, width: int, latency: int | None = None, variant: str
            carry / LUT segments), cp_signals (the design signals it starts at, goes through and
            ends at), cp_src (the first Python lines of its nets), dsp_saving
            (special Barrett: 1 - its MULT18X18D / generic Barrett's at the same latency, or the
-           generic Barrett's minimum latency if that is larger) and goals (the issue's
-           targets that apply: "ok" or by how much they are missed)
+           generic Barrett's minimum latency if that is larger) and goals (the module's
+           goals that apply: "ok" or by how much they are missed)
     """
     from hhe_gen.flow import synth
     unit = build(kind, width, latency, "ecp5", variant)

@@ -9,7 +9,7 @@ row of the table:
   N = 2^13 and 3 x 54-bit primes, 2 lanes, dual mode with Rubato 128S): the task manager, the
   buffers, the memory, sampling (SHAKE256 XOF + samplers), NTT, pointwise, codec (FFT encoder /
   decoder), network and Rubato units;
-* the cores the issue names beyond them: the NTT core at P = 2 and P = 8 (54 bits, N = 2^13) and
+* the cores beyond them: the NTT core at P = 2 and P = 8 (54 bits, N = 2^13) and
   Rubato at every 128-bit set, 2 and 8 lanes (Par-128M: 6, since lanes divide its 36 words);
 * the whole engine (``accel-*``; hours of placement at DNA-HHE size).
 
@@ -20,7 +20,8 @@ time-out has ``routed`` False and no Fmax.  The summary draws every row against 
 anchors (:data:`ANCHORS_MHZ`) into ``bench-results/fmax.png``.
 
 Synthesis results are cached per netlist and options (``hhe_gen.synth``): the NTT and Rubato rows
-share their runs with ``hhe-gen bench ntt`` / ``rubato``.  Measured figures: docs/timing.md.
+share their runs with ``hhe-gen bench ntt`` / ``rubato``.  Measured figures: the fmax table of
+docs/timing.md, generated from docs/figures/bench-snapshot.json.
 """
 
 from __future__ import annotations
@@ -33,12 +34,13 @@ from hhe_gen.apps.bench import bench_case, bench_summary
 __all__ = ["TARGET_MHZ", "ANCHORS_MHZ", "ACCEL", "UNITS", "UNIT_FLOW", "fmax_row", "unit_fmax", "plot_fmax"]
 
 TARGET_MHZ = 100.0
-"""The issue's target for every unit: post-route on the LFE5U-85F."""
+"""hhe-gen's own target for every unit, post-route on the LFE5U-85F (no paper gives an ECP5 clock;
+DNA-HHE's 200 MHz on a Kintex-7, seeds/000 Table II, is an anchor)."""
 
 ANCHORS_MHZ = {"DNA-HHE (Kintex-7)": 200.0, "LiteX ECPIX-5 system clock": 75.0,
                "parametric NTT (same ECP5)": 64.4}
 """Published or default clocks the table is read against (DNA-HHE's client accelerator on a
-Kintex-7; LiteX-Boards' ECPIX-5 default system clock; the public parametric NTT generator's
+Kintex-7, seeds/000 Table II; LiteX-Boards' ECPIX-5 default system clock; the public parametric NTT generator's
 54-bit N = 2^13 core on the LFE5U-85F)."""
 
 ACCEL = ("dna-hhe", 2, "Par-128S")

@@ -8,7 +8,7 @@ Quick cases:
   command (load + transform + unload, ``command_cycles``), for the default 30-bit Barrett
   butterfly (L = 8, D = 12: T = bound + 11; D = 14 where a lane's twiddle ROM is built of
   registered pieces, 2N/P > 1024 words: bound + 13; N = 2^10 P = 32: + 15; all within the goal
-  1.03 x bound + 64); up to N = 2^14 also the single-port banking's transform cycles
+  1.03 x bound + 64, hhe-gen's own); up to N = 2^14 also the single-port banking's transform cycles
   (D = 13, 15 with ROM pieces) and ratio, and the transform cycles with twiddles on the fly
   (D = 12 + the twiddle multiplier's latency).
 * ``sim-n<N>-p<P>``: a forward and an inverse transform simulated in Amaranth's simulator, their
@@ -23,7 +23,7 @@ these take long (N = 2^12, P = 2, 32 bits: about 8 minutes of wall time here; N 
 54 bits: Yosys 5 min, placement 13 min on the quiet machine, routing does not finish - below).
 
 Not quick (``area-n<log N>-p<P>-<bits>b``, N = 2^12, 2^13, 2^16 x P = 2, 8, 32 x 32, 54 bits: the
-issue's grid): Yosys-only ECP5 area and whether it fits an LFE5U-85F (LUT4 / MULT18X18D / DP16KD);
+grid of sizes the project targets): Yosys-only ECP5 area and whether it fits an LFE5U-85F (LUT4 / MULT18X18D / DP16KD);
 twiddles on the fly at N = 2^16.  Without synthesis it is already clear that P = 32 at 54 bits
 cannot fit (32 butterflies x 12 MULT18X18D = 384 > 156) and that N = 2^16 at 54 bits is marginal
 at best (the data banks alone hold 2^16 x 54 = 3.54 Mbit, the 85F's 208 DP16KD 3.83 Mbit:
@@ -242,7 +242,7 @@ ECP5_85F = {"LUT4": 83640, "MULT18X18D": 156, "DP16KD": 208}
 
 
 def ntt_area(log_n, lanes, bits):
-    """Yosys-only ECP5 area (``synth_ecp5(place_and_route=False)``) of one point of the issue's grid;
+    """Yosys-only ECP5 area (``synth_ecp5(place_and_route=False)``) of one point of that grid;
     54 bits in the :data:`FAST_54` configuration, 32 bits Barrett (two primes), twiddles from the ROM
     up to N = 2^13 and on the fly at N = 2^16 (the ROM alone, 2N words per prime and direction,
     would exceed the 85F's block RAM).  ``fits_85f``: LUT4 (without the PFUMX / L6MUX wide-function
