@@ -100,17 +100,32 @@ def strip_machine_paths(text: str) -> str:
     return _YOSYS_HEADER.sub(header, text, count=1)
 
 
+#: The Yosys script of :func:`export_verilog` after ``read_rtlil``: Amaranth 0.5's own
+#: (``amaranth.back.verilog``) with ``proc -noopt`` (:mod:`hhe_gen.flow.lint_clean`).
+YOSYS_SCRIPT = ("proc -nomux -norom -noopt", "memory_collect", "write_verilog -norename")
+
+
 def export_verilog(component, name: str, *, keep_src: bool = False) -> str:
-    """The Verilog text of ``component`` as module ``name``.
+    """The Verilog text of ``component`` as module ``name``, clean under ``verilator --lint-only
+    -Wall`` (:mod:`hhe_gen.flow.lint_clean`: Amaranth's RTLIL rewritten to exact widths, Yosys run
+    with :data:`YOSYS_SCRIPT`, the ``casez`` completed and the pragmas of the Yosys artefacts).
 
     ``keep_src=False`` (default): reproducible - no ``(* src = ... *)`` attributes (Amaranth's
     ``emit_src=False``) and no build path in Yosys's header line; ``keep_src=True``: Yosys's output
     as it is, with the absolute ``file.py:line`` of every cell and wire."""
-    from amaranth.back import verilog
+    import tempfile
+
+    from amaranth.back import rtlil
 
     from hhe_gen.flow.environment import configure_amaranth
+    from hhe_gen.flow.lint_clean import fix_rtlil, fix_verilog
+    from hhe_gen.flow.runner import run
     configure_amaranth()
-    text = verilog.convert(component, name=check_name(name), emit_src=bool(keep_src))
+    il = fix_rtlil(rtlil.convert(component, name=check_name(name), emit_src=bool(keep_src)))
+    script = "\n".join([f"read_rtlil <<rtlil\n{il}\nrtlil", *YOSYS_SCRIPT])
+    with tempfile.TemporaryDirectory(prefix="hhe-gen-verilog-") as work:
+        text = run("yosys", ["-q", "-"], cwd=work, input=script).stdout
+    text = fix_verilog(text)
     return text if keep_src else strip_machine_paths(text)
 
 

