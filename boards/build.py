@@ -93,6 +93,8 @@ def build_board(board: str, params, lanes: int = 2, rubato: str | None = None, *
         raise ParameterError("board", board, "one of " + ", ".join(BOARDS))
     spec = BOARDS[board]
     sys_clk_freq = float(sys_clk_freq or spec.sys_clk_freq)
+    from hhe_gen.flow.extras import require
+    require("soc", f"the {board} SoC build (hhe_gen.boards)")
     module = importlib.import_module(f"hhe_gen.boards.{spec.module}")
     soc_class = getattr(module, spec.soc_class)
     t_start = time.monotonic()

@@ -58,6 +58,8 @@ def etherbone_client(server: str, port: int, csr_csv, *, timeout: float = 20.0):
     per try (10 tries); a simulated SoC runs slowly, so the default is generous."""
     import socket
 
+    from hhe_gen.flow.extras import require
+    require("soc", "the SoC's Etherbone client (hhe_gen.soc.host)")
     from litex.tools.remote.comm_udp import CommUDP
 
     class EtherboneClient(CommUDP):

@@ -140,6 +140,8 @@ def elaborate_with_firmware(folder: Path, make_soc, write_gateware, *, progress:
     makes the SoC (``firmware``: the ROM's 32-bit words, or None for LiteX's BIOS);
     ``write_gateware(soc, options)`` runs LiteX's ``Builder`` on it with ``options`` (output
     folders)."""
+    from hhe_gen.flow.extras import require
+    require("soc", "the LiteX SoC (hhe_gen.soc)")
     from litex.soc.integration.builder import Builder
     from litex.soc.integration.common import get_mem_data
 

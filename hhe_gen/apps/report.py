@@ -250,6 +250,8 @@ def plot_area_vs_fmax(results, path, *, areas=("LUT4", "MULT18X18D"), group="red
     -------
     Path   the written file
     """
+    from hhe_gen.flow.extras import require
+    require("plots", "drawing a plot")
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -318,6 +320,8 @@ def plot_series(panels, path, *, title: str = "") -> Path:
     -------
     Path   the written file
     """
+    from hhe_gen.flow.extras import require
+    require("plots", "drawing a plot")
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt

@@ -319,6 +319,8 @@ def plot_cycles(results, out_dir) -> list:
             and r["params"].get("params") == "dna-hhe" and r["params"].get("cycles_per_beat", 1) == 1]
     if not rows:
         return []
+    from hhe_gen.flow.extras import require
+    require("plots", "drawing a plot")
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt

@@ -154,6 +154,8 @@ def plot_precision(rows, path) -> str:
     dashed), with the 24-bit and 20-bit targets (PNG, Agg backend)."""
     from pathlib import Path
 
+    from hhe_gen.flow.extras import require
+    require("plots", "drawing a plot")
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt

@@ -165,6 +165,8 @@ def summary(results, out_dir) -> list:
 def plot_fmax(rows, path) -> Path:
     """Horizontal bars: each row's post-route Fmax (a row without one: a hatched stub marked "not
     routed"), the target and the anchors as vertical lines named in the legend (PNG, Agg backend)."""
+    from hhe_gen.flow.extras import require
+    require("plots", "drawing a plot")
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt

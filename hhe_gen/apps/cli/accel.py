@@ -476,6 +476,9 @@ def cmd_run(args):
     from hhe_gen.models import ckks
     if args.on not in ON:                              # refused before any work
         raise ParameterError("--on", args.on, ", ".join(repr(b) for b in ON[:-1]) + f" or {ON[-1]!r}")
+    if args.on == "soc-sim":
+        from hhe_gen.flow.extras import require
+        require("soc", "hhe-gen accel run --on soc-sim")
     kind, name = _which_program(args)
     inputs = [("--keys", args.keys), ("--in", args.input)] + ([("--program", name)] if kind == "file" else [])
     if args.output is not None:

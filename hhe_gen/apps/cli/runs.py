@@ -33,6 +33,8 @@ def cmd_bench(args):
                     [(c.group, c.name, "yes" if c.quick else "no") for c in selected])
         return 0
     _check_selection(selected, args, "cases")
+    from hhe_gen.flow.extras import require
+    require("plots", "hhe-gen bench")           # its plots, drawn after the runs
     read_results(args.json)              # a results file that does not parse: refused before any work
     results = []
     from rich.progress import Progress
@@ -55,6 +57,8 @@ def cmd_bench(args):
 def cmd_prove(args):
     import math
 
+    from hhe_gen.flow.extras import require
+    require("formal", "hhe-gen prove")
     from hhe_gen.apps import prove
     from hhe_gen.apps.report import read_results, show, write_results
     if args.timeout is not None and not (args.timeout > 0 and math.isfinite(args.timeout)):

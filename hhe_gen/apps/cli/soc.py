@@ -59,6 +59,8 @@ def register(sub) -> None:
 
 
 def _sim(args) -> int:
+    from hhe_gen.flow.extras import require
+    require("soc", "hhe-gen soc sim")
     from hhe_gen.apps.report import console, print_table
     from hhe_gen.apps.soc_sim import run_soc_sim
     from hhe_gen.params.presets import preset
@@ -111,6 +113,10 @@ def _sim(args) -> int:
 
 
 def _build(args) -> int:
+    from hhe_gen.flow.extras import require
+    require("soc", "hhe-gen soc build")
+    if args.board == "ecpix5" and not args.no_pnr:
+        require("pnr", "hhe-gen soc build --board ecpix5 (without --no-pnr)")
     from hhe_gen.apps.report import console, print_table
     from hhe_gen.boards.build import build_board, nextpnr_options
     from hhe_gen.params.presets import preset

@@ -44,12 +44,16 @@ def _sweep(args) -> int:
     from hhe_gen.apps.sweep.spec import check_scheduler_address, load_spec
     from hhe_gen.apps.sweep.summary import print_best, print_summary
     from hhe_gen.params.errors import ParameterError
+    from hhe_gen.flow.extras import require
+    require("sweep", "hhe-gen sweep")
     if args.scheduler is not None:
         check_scheduler_address(args.scheduler)
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         raise ParameterError("-o", args.out, "a folder (this is a file)")
     spec = load_spec(args.spec)
+    if spec.place_and_route:
+        require("pnr", "hhe-gen sweep with place_and_route")
     store = run_sweep(spec, out, scheduler=args.scheduler, workers=args.workers,
                       connect_timeout=args.connect_timeout, spec_file=str(args.spec), progress=not args.no_progress)
     counts = print_summary(store)

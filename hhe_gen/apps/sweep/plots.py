@@ -78,6 +78,8 @@ def write_plots(records, out_dir) -> tuple[list[Path], list[str]]:
 
 
 def _figure(nrows=1, ncols=1, size=(8, 5.5), squeeze=True):
+    from hhe_gen.flow.extras import require
+    require("plots", "drawing a plot")
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt

@@ -102,6 +102,8 @@ def connect(scheduler: str | None, workers: int, retries: int, connect_timeout: 
     ------
     ParameterError   ``scheduler`` did not answer within ``connect_timeout`` seconds
     """
+    from hhe_gen.flow.extras import require
+    require("sweep", "a design-space sweep (hhe_gen.apps.sweep)")
     import dask
     from distributed import Client, LocalCluster
     if scheduler is not None:
