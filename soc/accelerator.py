@@ -17,8 +17,10 @@ mem_base : int                   reset value of the ``mem_base`` CSR: bus byte a
 secret_windows : list of (first, words)   engine word ranges kept in the key vault
 instr_depth : int                instruction FIFO depth (words)
 udp_port : LiteEth UDP user port or None   (``ethcore.udp.crossbar.get_port(port, dw=32)``)
-rx_depth : int                   receive FIFO depth (32-bit beats); a beat arriving with it full is
-                                 dropped and counted, so a packet nobody asked for never stalls LiteEth
+rx_depth : int                   receive FIFO depth (32-bit beats, a power of two): whole packets
+                                 (:class:`.packet_fifo.PacketFifo`); a packet arriving with no room for
+                                 it is dropped whole and counted, so a packet nobody asked for never
+                                 stalls LiteEth; ``abort`` empties it
 dram : :class:`DramMemory` or None   serve the memory port from LiteDRAM (:mod:`.dram_bridge`) with
                                  the vault in DRAM; None: a Wishbone master and a block-RAM vault
 cd : str                         the accelerator's clock domain (default "sys"); another one puts
@@ -32,7 +34,9 @@ instr_status : level (16), full, overflow (sticky: a word was written while the 
 control : abort (pulse: the engine's soft reset, clears the FIFO and ``overflow``), clear (pulse: counters),
           hold (the FIFO keeps its words: a program is loaded whole, then released)
 status : busy, error, notify, cause (4)
-error_position, notify_code, cycle : the engine's
+error_position : the engine's error position within the program: words since the last ``clear``
+                 (a program's start: the firmware's RUN, :meth:`.host.SocHost.start`) or abort
+notify_code, cycle : the engine's
 busy_cycles : cycles (of the accelerator's clock) with the engine busy or words waiting at its input,
               since ``clear``
 <unit>_tasks, <unit>_cycles : per unit, tasks completed and the sum of their (finished - dispatched)
@@ -41,7 +45,8 @@ one cycle of that clock.
 mem_base : storage
 reads, writes : engine words over the memory port
 vault_writes : 32-bit words the bus wrote into the key vault (the firmware's KEYCHECK)
-packets_sent, packets_received : UDP packets; rx_dropped : arriving beats dropped (receive FIFO full)
+packets_sent, packets_received : UDP packets; rx_dropped : arriving packets dropped whole (no room in
+          the receive FIFO); rx_level : beats waiting in the receive FIFO
 ev : EventManager (done: busy fell, error: error rose, notify: a notify instruction ran)
 
 Members (buses)
@@ -74,6 +79,7 @@ from .accel_instance import STATUS_PORTS, AcceleratorInstance
 from .clock_crossing import AcceleratorCrossing
 from .dram_bridge import DramKeyVault, DramMemoryBridge
 from .memory_bridge import KeyVault, MemoryBridge
+from .packet_fifo import PacketFifo
 
 __all__ = ["Accelerator", "DramMemory"]
 
@@ -134,6 +140,14 @@ class Accelerator(LiteXModule):
             self._instr_status.fields.overflow.eq(overflow),
         ]
         self.sync += If(abort, overflow.eq(0)).Elif(self._instr.re & ~fifo.sink.ready, overflow.eq(1))
+        # the engine counts an error's position from its last abort; a program starts at a clear
+        # (RUN, the host's start): the words handed to the engine since the abort, counted at the
+        # clear, are where the program starts (the engine is idle then: every one of them decoded)
+        handed, program_start = Signal(32), Signal(32)
+        self.sync += [
+            If(abort, handed.eq(0)).Elif(engine.instr.valid & engine.instr.ready, handed.eq(handed + 1)),
+            If(abort, program_start.eq(0)).Elif(clear, program_start.eq(handed)),
+        ]
 
         # status and the counters of the accelerator's clock, read in sys from one of its cycles
         st = self.core.status
@@ -160,7 +174,7 @@ class Accelerator(LiteXModule):
         self._notify_code = CSRStatus(16)
         self._cycle = CSRStatus(32)
         self._busy_cycles = CSRStatus(32, description="cycles with the engine busy or words waiting, since clear")
-        self.comb += [self._error_position.status.eq(seen["error_position"]),
+        self.comb += [self._error_position.status.eq(seen["error_position"] - program_start),
                       self._notify_code.status.eq(seen["notify_code"]), self._cycle.status.eq(seen["cycle"]),
                       self._busy_cycles.status.eq(seen["busy_cycles"])]
         for unit in units:
@@ -194,9 +208,10 @@ class Accelerator(LiteXModule):
         # network
         self._packets_sent = CSRStatus(32, name="packets_sent")
         self._packets_received = CSRStatus(32, name="packets_received")
-        self._rx_dropped = CSRStatus(32, name="rx_dropped")
+        self._rx_dropped = CSRStatus(32, name="rx_dropped", description="packets dropped whole: no room")
+        self._rx_level = CSRStatus(32, name="rx_level", description="beats waiting in the receive FIFO")
         if engine.has_network and udp_port is not None:
-            self._attach_udp(engine, udp_port, rx_depth, clear)
+            self._attach_udp(engine, udp_port, rx_depth, abort, clear)
 
         # interrupt
         self.ev = EventManager()
@@ -209,17 +224,17 @@ class Accelerator(LiteXModule):
         self.comb += [self.ev.done.trigger.eq(seen["busy"]), self.ev.error.trigger.eq(seen["error"]),
                       self.ev.notify.trigger.eq(seen["notify"] & ~notify_seen)]
 
-    def _attach_udp(self, engine, port, rx_depth, clear):
-        """o_udp onto the port's sink; the port's source through a FIFO that drops (and counts) beats
-        arriving when it is full."""
+    def _attach_udp(self, engine, port, rx_depth, abort, clear):
+        """o_udp onto the port's sink; the port's source through a FIFO of whole packets that drops
+        (and counts) a packet arriving with no room for it, and empties on ``abort``."""
         from liteeth.common import eth_udp_user_description
         self.comb += engine.udp_tx.connect(port.sink)
-        self.rx_fifo = rx = stream.SyncFIFO(eth_udp_user_description(32), rx_depth, buffered=True)
-        self.comb += [port.source.connect(rx.sink, omit={"ready"}), port.source.ready.eq(1),
-                      rx.source.connect(engine.udp_rx)]
-        sent, received, dropped = self._packets_sent.status, self._packets_received.status, self._rx_dropped.status
+        self.rx_fifo = rx = PacketFifo(eth_udp_user_description(32), rx_depth)
+        self.comb += [port.source.connect(rx.sink), rx.source.connect(engine.udp_rx),
+                      rx.flush.eq(abort), rx.clear.eq(clear),
+                      self._rx_dropped.status.eq(rx.dropped), self._rx_level.status.eq(rx.level)]
+        sent, received = self._packets_sent.status, self._packets_received.status
         self.sync += [
             If(clear, sent.eq(0)).Elif(port.sink.valid & port.sink.ready & port.sink.last, sent.eq(sent + 1)),
             If(clear, received.eq(0)).Elif(port.source.valid & port.source.last, received.eq(received + 1)),
-            If(clear, dropped.eq(0)).Elif(port.source.valid & ~rx.sink.ready, dropped.eq(dropped + 1)),
         ]

@@ -11,7 +11,8 @@ there:
 - packets leaving are held in ``sys`` until their last beat is in (:class:`WholePackets`):
   LiteEth's UDP port wants a packet without a gap, and a slower clock would leave gaps;
 - ``clear`` crosses as a pulse, ``abort`` as a count (aborts in quick succession are never lost):
-  the engine's soft reset, then the instructions already in the crossing are drained in ``cd``,
+  the engine's soft reset, then the instructions and arriving UDP beats already in the crossing are
+  drained in ``cd``,
   and ``sys`` holds its words until the snapshot shows the drain of its latest abort done;
 - the status and the counters kept in ``cd`` cross together as one word (Migen's
   ``BusSynchronizer``): a coherent snapshot, so ``busy`` and the counters read with it agree.
@@ -144,7 +145,10 @@ class AcceleratorCrossing(LiteXModule):
             self.packets = WholePackets(core.udp_tx.description, packet_depth)
             self.comb += crossing(core.udp_tx, False).connect(self.packets.sink)
             self.udp_tx = self.packets.source
-            self.udp_rx = crossing(core.udp_rx, True)
+            udp_rx_cdc = stream.ClockDomainCrossing(core.udp_rx.description, cd_from="sys", cd_to=cd,
+                                                    depth=stream_depth)
+            self.submodules += udp_rx_cdc
+            self.udp_rx = udp_rx_cdc.sink
 
         # abort: the engine's soft reset, then the instruction crossing drained.  Aborts are counted
         # in sys and the count crosses as a value, so aborts in quick succession are never lost; sys
@@ -164,6 +168,18 @@ class AcceleratorCrossing(LiteXModule):
             If(new_abort, seen.eq(aborts_core.o), draining.eq(_FLUSH_CYCLES)).Elif(
                 draining != 0, draining.eq(draining - 1), If(draining == 1, drained_for.eq(seen))),
         ]
+        if core.has_network:
+            # arriving beats already in the crossing at an abort are drained with the instructions:
+            # the receive FIFO in sys empties at the abort, so what reaches the engine after the drain
+            # is a packet that arrived later (or the tail of one, which the depacketizer drops whole)
+            # (the crossing's depth and the words in flight: every beat written before the abort)
+            rx_drain = Signal(max=stream_depth + _FLUSH_CYCLES + 1)
+            sync_core += If(new_abort, rx_drain.eq(stream_depth + _FLUSH_CYCLES)).Elif(
+                rx_drain != 0, rx_drain.eq(rx_drain - 1))
+            rx_draining = (rx_drain != 0) | new_abort
+            self.comb += [udp_rx_cdc.source.connect(core.udp_rx, omit={"valid", "ready"}),
+                          core.udp_rx.valid.eq(udp_rx_cdc.source.valid & ~rx_draining),
+                          udp_rx_cdc.source.ready.eq(core.udp_rx.ready | rx_draining)]
         flushing = Signal()
         self.comb += [
             self.instr.connect(instr_cdc.sink, omit={"valid", "ready"}),

@@ -58,8 +58,6 @@ def etherbone_client(server: str, port: int, csr_csv, *, timeout: float = 20.0):
     per try (10 tries); a simulated SoC runs slowly, so the default is generous."""
     import socket
 
-    from hhe_gen.flow.extras import require
-    require("soc", "the SoC's Etherbone client (hhe_gen.soc.host)")
     from litex.tools.remote.comm_udp import CommUDP
 
     class EtherboneClient(CommUDP):
@@ -186,7 +184,7 @@ class SocHost:
 
     # programs -----------------------------------------------------------------------------------
     def abort(self) -> None:
-        """The engine's soft reset (clears its FIFO and any error)."""
+        """The engine's soft reset (clears its error, its instruction FIFO and the receive FIFO)."""
         self.regs.accel_control.write(ABORT)
 
     def run(self, words, *, timeout: float = 600.0, poll: float = 0.02) -> SocRun:
@@ -199,9 +197,15 @@ class SocHost:
     def start(self, words, *, timeout: float = 600.0) -> None:
         """Load the program into the instruction FIFO with ``hold`` set, then release it, so
         ``busy_cycles`` counts the accelerator alone (a program longer than the FIFO is fed as it
-        drains); the counters are cleared first."""
+        drains); the counters are cleared first.  An error the last program stopped on is cleared
+        first, as the firmware's RUN does (an abort: the engine stays stopped until one), so
+        the error position counts from this program's first word."""
         regs, t0 = self.regs, time.monotonic()
         depth = self.info.get("instr_depth", 64)
+        if regs.accel_status.read() & 2:
+            self.abort()
+            while regs.accel_status.read() & 3:
+                self._check_timeout(t0, timeout)
         regs.accel_control.write(CLEAR | HOLD)
         pending = list(words)
         for word in pending[:depth]:

@@ -19,7 +19,8 @@ Members
 sink : stream.Endpoint(layout)    always ready
 source : stream.Endpoint(layout)  whole packets, in order (``first`` is not kept)
 flush : Signal, in                pulse: forget everything held and the packet arriving
-level : Signal, out               beats held (the packet being stored included)
+level : Signal, out               beats held (the packet being stored and the beat at the output
+                                  included: at most ``depth + 1``)
 dropped : Signal(32), out         packets dropped because they did not fit (since ``clear``)
 clear : Signal, in                pulse: ``dropped`` to 0
 
@@ -51,7 +52,7 @@ class PacketFifo(LiteXModule):
         self.flush, self.clear = Signal(), Signal()
         self.dropped = dropped = Signal(32)
         log2 = depth.bit_length() - 1
-        self.level = level = Signal(log2 + 1)
+        self.level = level = Signal(log2 + 2)
 
         def packed(ep):
             return Cat(ep.payload.raw_bits(), ep.param.raw_bits(), ep.last)
@@ -65,12 +66,13 @@ class PacketFifo(LiteXModule):
         dropping = Signal()          # the packet arriving is being dropped (up to its last beat)
         arriving = Signal()          # a packet has started arriving and its last beat is not in yet
         out_valid = Signal()
-        full, fetch, beat = Signal(), Signal(), Signal()
+        full, fetch, beat, stored = Signal(), Signal(), Signal(), Signal(log2 + 1)
         self.comb += [
             sink.ready.eq(1),
             beat.eq(sink.valid),
-            level.eq(wr - rd),
-            full.eq(level == depth),
+            stored.eq(wr - rd),
+            level.eq(stored + out_valid),
+            full.eq(stored == depth),
             wp.adr.eq(wr[:log2]), wp.dat_w.eq(packed(sink)),
             wp.we.eq(beat & ~self.flush & ~dropping & ~full),
             fetch.eq(~self.flush & (rd != committed) & (~out_valid | source.ready)),

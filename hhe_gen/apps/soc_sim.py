@@ -296,18 +296,53 @@ def _cpu_driven(soc, p, shape, layout, model, near, step, say_, *, accel_hz: int
 
 def _bad_input(soc, p, shape, layout, step) -> dict:
     """An unknown command, an empty program, a malformed instruction: error codes, never a hang;
-    after two aborts the next program runs."""
+    the next RUN clears the error (a new program) and runs without an abort; a malformed word at
+    position k of a program after a good one reports k; after two aborts the next program runs.
+    Then a flood of garbage UDP frames fills the receive FIFO (packets that do not fit are dropped
+    whole) and an abort empties it: the way back's real ciphertext comes after it (``_way_back``)."""
+    from hhe_gen.cores.engine import isa
     from hhe_gen.engine import programs
     from hhe_gen.soc.host import FIRMWARE_COMMANDS
     host = soc.host
+    malformed, nop = (1 << 64) - 1, isa.encode(isa.Instruction(isa.Opcode.NOP))
+    setup = programs.key_setup(p, shape, layout=layout).words
     unknown = host.command(0x77)
     empty = host.command(FIRMWARE_COMMANDS["run"], host.info["program_area"], 0)
-    bad = host.firmware_run([(1 << 64) - 1])
+    bad = host.firmware_run([malformed])
+    recovered = host.firmware_run(setup)      # no abort: RUN clears the error of the last program
+    k = 5
+    bad_at = host.firmware_run([nop] * k + [malformed] + [nop] * 3)   # the words before it ran
     host.abort()
     host.abort()                # twice in a row: the second must not leave words drained or lost
-    after = host.firmware_run(programs.key_setup(p, shape, layout=layout).words)
+    after = host.firmware_run(setup)
     out = {"unknown_command": unknown.meaning, "empty_program": empty.meaning, "malformed_word": bad.meaning,
-           "malformed_word_interrupts": bad.values[3], "next_program": after.meaning}
+           "malformed_word_position": bad.values[1], "malformed_word_interrupts": bad.values[3],
+           "run_after_error": recovered.meaning, "malformed_at": k, "malformed_at_k": bad_at.meaning,
+           "malformed_at_k_position": bad_at.values[1], "next_program": after.meaning}
+    out["flood"] = _garbage_flood(soc)
     out["ok"] = (unknown.status == 0x201 and empty.status == 0x202 and 0x100 < bad.status < 0x200
-                 and after.status == 0)
+                 and bad.values[1] == 0 and recovered.status == 0 and 0x100 < bad_at.status < 0x200
+                 and bad_at.values[1] == k and after.status == 0 and out["flood"]["ok"])
+    return out
+
+
+def _garbage_flood(soc, frames: int = 8, size: int = 1468, seed: int = 36) -> dict:
+    """``frames`` UDP payloads of random bytes (not the wire format) to the accelerator's port while
+    no ``recv`` runs: the receive FIFO (1024 beats) holds the whole ones that fit and drops the
+    others whole; then the host aborts, which empties it."""
+    rng = random.Random(seed)
+    regs = soc.host.regs
+    received0 = regs.accel_packets_received.read()
+    soc.send([bytes(rng.getrandbits(8) for _ in range(size)) for _ in range(frames)], gap=0.02)
+    t0 = time.monotonic()
+    while regs.accel_packets_received.read() - received0 < frames and time.monotonic() - t0 < 60:
+        time.sleep(0.2)
+    level = getattr(regs, "accel_rx_level", None)
+    out = {"frames": frames, "beats_each": -(-size // 4),
+           "arrived": regs.accel_packets_received.read() - received0, "rx_dropped": regs.accel_rx_dropped.read(),
+           "level_before_abort": level.read() if level is not None else None}
+    soc.host.abort()
+    out["level_after_abort"] = level.read() if level is not None else None
+    out["ok"] = (out["arrived"] == frames and out["rx_dropped"] > 0 and bool(out["level_before_abort"])
+                 and out["level_before_abort"] % out["beats_each"] == 0 and out["level_after_abort"] == 0)
     return out

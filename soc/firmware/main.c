@@ -10,8 +10,10 @@
  *   RUN      arg0 = engine word address of a program in RAM, arg1 = its words, arg2 = time-out in
  *            system clock cycles (0: default, 2^31).  The words are checked, loaded into the FIFO with
  *            hold set, released, and the run awaited on the accelerator's interrupt (its `done` and
- *            `error` events): value0 = busy cycles, value1 = error position, value2 = notify code,
- *            value3 = interrupts taken during the run; status = 0x100 | cause on an engine error.
+ *            `error` events): value0 = busy cycles, value1 = error position (the failing word's
+ *            index in this program, from 0), value2 = notify code, value3 = interrupts taken during
+ *            the run; status = 0x100 | cause on an engine error.  An error left by the previous
+ *            program is cleared first (an abort): a RUN is a new program.
  *   SEND     the CPU-driven path: arg0 / arg1 = engine word addresses of c0 / c1 (NTT form),
  *            arg2 = rows | log_scale << 8 | segment << 16, arg3 = message id.  The CPU reads the
  *            rows over the bus and sends them as wire-format packets (docs/wire.md) through the
@@ -107,6 +109,18 @@ static uint32_t run(uint32_t address, uint32_t words, uint32_t timeout, uint32_t
 		return ST_BAD_ARGUMENT;
 	if (timeout == 0)
 		timeout = DEFAULT_TIMEOUT;
+	/* A RUN is a new program: an error the last one stopped on (the engine stays stopped until an
+	   abort) is cleared by an abort first, which also empties the instruction and receive FIFOs;
+	   then wait for it to take effect (with the accelerator on a clock of its own the status
+	   crosses a few cycles later). */
+	if (accel_status_read() & 2) {
+		accel_control_write(CTRL_ABORT);
+		start = uptime();
+		while (accel_status_read() & 3) {
+			if (uptime() - start > timeout)
+				return ST_TIMEOUT;
+		}
+	}
 	flush_cpu_dcache();
 	accel_control_write(CTRL_CLEAR | CTRL_HOLD);
 	accel_interrupts = 0;

@@ -31,10 +31,12 @@ def _packets(rng, count, longest):
 def _simulate(depth, packets, *, seed, gaps=0.2, stalls=0.5, flush_in=None, after=(), stall_until=0):
     """``packets`` into the FIFO (no back-pressure on its sink: LiteEth's port), the source read with
     random stalls.  ``flush_in = (k, i)``: flush with beat i of packet k (then ``after`` is sent).
-    Returns the beats read, each packet's free room at its first beat, the packets dropped."""
+    Returns the beats read, each packet's free room at its first beat, the packets dropped
+    (``state`` also keeps the level once everything was sent)."""
     rng = random.Random(seed)
     dut = PacketFifo(eth_udp_user_description(32), depth)
     stream_out, room, done = [], [], [False]
+    state = {}
 
     def producer():
         unseen = 0               # the beat set before the last clock edge is taken at the next one
@@ -45,7 +47,7 @@ def _simulate(depth, packets, *, seed, gaps=0.2, stalls=0.5, flush_in=None, afte
                     yield
                     unseen = 0
                 if i == 0:
-                    room.append(depth - (yield dut.level) - unseen)
+                    room.append(depth - (yield dut.level) + (yield dut.source.valid) - unseen)   # the output beat takes no slot
                 for name in FIELDS:
                     yield getattr(dut.sink, name).eq(beat[name])
                 yield dut.sink.valid.eq(1)
@@ -56,6 +58,7 @@ def _simulate(depth, packets, *, seed, gaps=0.2, stalls=0.5, flush_in=None, afte
         yield dut.flush.eq(0)
         for _ in range(4):
             yield
+        state["level"] = yield dut.level
         done[0] = True
 
     def consumer():
@@ -74,8 +77,8 @@ def _simulate(depth, packets, *, seed, gaps=0.2, stalls=0.5, flush_in=None, afte
                 state["dropped"] = yield dut.dropped
                 return
 
-    state = {}
     run_simulation(dut, [producer(), consumer()])
+    _simulate.level = state["level"]
     return stream_out, room, state["dropped"]
 
 
@@ -123,6 +126,7 @@ def test_flush_forgets_what_is_held_and_the_packet_arriving(seed):
     # the reader stalled until after the flush: only the packets sent after it come out
     beats, _, _ = _simulate(depth, before, seed=seed, stalls=0.3, flush_in=(k, i), after=after, stall_until=400)
     assert _split(beats) == later
+    assert _simulate.level == sum(len(p) for p in later)     # every beat held counts, the one at the output too
     # the reader busy while it flushes (maybe inside a packet: the engine's abort forgets that part):
     # what comes out is a prefix of the stream before, then the packets after, whole
     beats, _, _ = _simulate(depth, before, seed=seed, stalls=0.3, flush_in=(k, i), after=after)

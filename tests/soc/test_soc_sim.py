@@ -68,6 +68,34 @@ def test_bad_input_gets_error_codes_and_the_soc_goes_on(report):
     assert b["next_program"] == "ok"
 
 
+def test_the_next_run_after_an_error_runs_without_an_abort(report):
+    """A RUN is a new program: the firmware clears the error the last one stopped on (docs/soc.md);
+    before, the error stayed set and the next RUN failed at once with the old cause."""
+    b = report["bad_input"]
+    assert b["malformed_word"] == "accelerator error cause 1" and b["malformed_word_position"] == 0
+    assert b["run_after_error"] == "ok"
+
+
+def test_an_error_position_counts_within_the_program(report):
+    """A malformed word at position k, in a program that follows a good one with no abort between,
+    reports k (not the words decoded since the last abort)."""
+    b = report["bad_input"]
+    assert b["malformed_at_k"] == "accelerator error cause 1"
+    assert b["malformed_at_k_position"] == b["malformed_at"] == 5
+
+
+def test_a_garbage_flood_and_an_abort_leave_the_way_back_clear(report):
+    """Garbage UDP frames fill the receive FIFO while no recv runs: the packets that do not fit are
+    dropped whole (the FIFO holds whole frames only, no cut packet), the host's abort empties it,
+    and the next recv (the way back, after the flood) takes a real ciphertext and decrypts it."""
+    f = report["bad_input"]["flood"]
+    assert f["arrived"] == f["frames"] == 8 and f["beats_each"] == 367
+    assert f["level_before_abort"] == 2 * 367 and f["rx_dropped"] == 6      # 1024 beats: two whole frames
+    assert f["level_after_abort"] == 0
+    e = report["decrypt_network"]
+    assert e["status"] == "ok" and e["equal_to_model"] and e["packets_received"] == 2 and e["rx_dropped"] == 0
+
+
 def test_the_firmware_waits_on_the_accelerators_interrupt(report):
     """RUN sleeps on the EventManager's interrupt (done: busy fell; error: error rose), not on the
     status CSR: a run ends with at least one interrupt taken, a program stopped on an error too.
@@ -123,6 +151,8 @@ def test_the_accelerator_on_a_clock_of_its_own_gives_the_same_words(report_own_c
     assert r["secrecy"]["secret_words_found"] == 0 and r["secrecy"]["vault_nonzero"] == 0
     b = r["bad_input"]
     assert b["malformed_word"] == "accelerator error cause 1" and b["next_program"] == "ok"
+    assert b["run_after_error"] == "ok" and b["malformed_at_k_position"] == b["malformed_at"]
+    assert b["flood"]["ok"] and b["flood"]["level_after_abort"] == 0    # the crossing drained too
     assert b["malformed_word_interrupts"] >= 1 and r["key_setup"]["interrupts"] >= 1   # the events in sys
     assert r["key_setup_direct"]["units"]["ntt"]["tasks"] == 6      # the counters crossed with the status
     assert r["ok"]
