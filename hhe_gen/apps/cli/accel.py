@@ -92,7 +92,8 @@ def _write_image(out, words, option: str = "-o", about: dict | None = None) -> s
 def _read(path, option: str, binary: bool = False):
     p = Path(path)
     if not p.is_file():
-        raise ParameterError(option, path, "an existing file" + (" (this is a directory)" if p.is_dir() else ""))
+        raise ParameterError(option, path, "an existing file" + (f" ({p.name} is a directory)" if p.is_dir() else
+                                                                 f" ({p.name} does not exist)"))
     try:
         return p.read_bytes() if binary else p.read_text()
     except UnicodeDecodeError:
