@@ -49,8 +49,8 @@ from hhe_gen.params.errors import ParameterError
 __all__ = ["SLOT_FORMAT", "REDUCERS", "TARGETS", "AcceleratorConfig"]
 
 SLOT_FORMAT = (38, 36)
-"""The slot format (W, F) of a client accelerator: >= 30 mean bits of precision at N = 2^13
-(29 / 26 gives about 20; ``hhe-gen bench fft``)."""
+"""The slot format (W, F) of a client accelerator: the narrowest whose precision at N = 2^13 meets
+the demo's 30-bit bar (precision by format: ``hhe-gen bench fft``, docs/engine.md)."""
 REDUCERS = ("barrett", "special-barrett")
 """The reducers a client accelerator's NTT and pointwise units are built with."""
 TARGETS = ("ecp5", "xilinx", "generic")
@@ -167,7 +167,7 @@ class AcceleratorConfig:
         if fmt is None:
             width = SLOT_FORMAT[0]
             fmt = (width, max(SLOT_FORMAT[1], width - 1 - integer_bits))
-            reasons.append(("slot_format", f"{fmt[0]} / {fmt[1]}: >= 30 mean bits of precision at N = 2^13" +
+            reasons.append(("slot_format", f"{fmt[0]} / {fmt[1]}: the client format (precision by format: hhe-gen bench fft)" +
                             ("" if fmt == SLOT_FORMAT else f"; {fmt[0] - 1 - fmt[1]} integer bits, as the smallest "
                              f"prime leaves at Delta = 2^{params.log_scale}")))
         else:
