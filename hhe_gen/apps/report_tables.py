@@ -65,6 +65,22 @@ TABLES: dict[str, Layout] = {
          ("T - bound", "over_bound"), ("command", "command"), ("single-port T", "single_cycles"),
          ("twiddles on the fly T", "otf_cycles")),
         "hhe-gen bench ntt --quick --only cycles-..."),
+    "ntt-ecp5": Layout(
+        (("case", "case"), ("design", "design"), ("LUT4", "LUT4"), ("FF", "FF"), ("MULT18X18D", "MULT18X18D"),
+         ("DP16KD", "DP16KD"), ("Fmax MHz", "fmax_mhz"), ("T", "cycles"), ("us per NTT", "us_per_ntt"),
+         ("critical path", "crit"), ("xc7", "xc7"), ("run time", "run_time")),
+        "hhe-gen bench ntt --only synth-n12-p2-32b synth-n13-p2-54b (Yosys 0.70 + nextpnr-ecp5, LFE5U-85F, seed 1)"),
+    "ntt-ecp5-area": Layout(
+        (("case", "case"), ("design", "design"), ("LUT4", "LUT4"), ("PFUMX", "PFUMX"), ("L6MUX21", "L6MUX21"),
+         ("FF", "FF"), ("MULT18X18D", "MULT18X18D"), ("DP16KD", "DP16KD"), ("CCU2C", "CCU2C"),
+         ("fits the 85F", "fits_85f"), ("write side (LUT4)", "write"), ("read side (LUT4)", "read"),
+         ("twiddle multiplexer", "twiddle_mux"), ("butterflies", "butterflies"), ("run time", "run_time")),
+        "hhe-gen bench ntt --only area-n13-p8-54b (Yosys 0.70 synth_ecp5 only)"),
+    "ntt-ecp5-route": Layout(
+        (("case", "case"), ("design", "design"), ("flow", "flow"), ("LUT4", "LUT4"), ("FF", "FF"),
+         ("MULT18X18D", "MULT18X18D"), ("DP16KD", "DP16KD"), ("TRELLIS_COMB", "comb"),
+         ("router2's overused wires", "overused"), ("run time", "run_time")),
+        "hhe-gen bench ntt --only synth-n13-p8-54b (Yosys 0.70 + nextpnr-ecp5, LFE5U-85F, seed 1)"),
     "butterfly-ecp5": Layout(
         (("case", "case"), ("fields", "fields"), ("MULT18X18D", "MULT18X18D"), ("LUT4", "LUT4"), ("FF", "FF"),
          ("Fmax MHz", "fmax_mhz"), ("note", "what")),

@@ -19,8 +19,7 @@ nextpnr-ecp5) and Xilinx 7-series LUT / FF / DSP / BRAM (``synth_xilinx``) at N 
 32-bit (Barrett, two primes) and 54-bit (DNA-HHE's three special primes, special-prime Barrett,
 k = 54, in the :data:`FAST_54` configuration: no Karatsuba, LUT-row q_est*bnd, MULT18X18D
 primitives, butterfly latency 11; :data:`ROUTABLE_SYNTH`, :data:`ROUTABLE_PNR`, router2) primes;
-these take long (N = 2^12, P = 2, 32 bits: about 8 minutes of wall time here; N = 2^13, P = 8,
-54 bits: Yosys 5 min, placement 13 min on the quiet machine, routing does not finish - below).
+these take long (their run times are with their figures in docs/figures.md).
 
 Not quick (``area-n<log N>-p<P>-<bits>b``, N = 2^12, 2^13, 2^16 x P = 2, 8, 32 x 32, 54 bits: the
 grid of sizes the project targets): Yosys-only ECP5 area and whether it fits an LFE5U-85F (LUT4 / MULT18X18D / DP16KD);
@@ -29,69 +28,15 @@ cannot fit (32 butterflies x 12 MULT18X18D = 384 > 156) and that N = 2^16 at 54 
 at best (the data banks alone hold 2^16 x 54 = 3.54 Mbit, the 85F's 208 DP16KD 3.83 Mbit:
 2048 x 9 packing needs 192 DP16KD before any twiddle table).
 
-Where the LUTs of N = 2^13, P = 8, 54 bits go (Yosys 0.70 ``synth_ecp5``; every LUT4 charged to
-the registers / memory inputs / ports its logic cone feeds, shared cells split; PFUMX / L6MUX21
-wide-function muxes not counted):
-
-* before (Array-indexed multiplexers, 69,094 LUT4 + 16,373 PFUMX + 4,625 L6MUX21): write
-  crossbar and load into the banks 33,549; read crossbar into the operand registers 11,988;
-  unload (o_stream payload) 5,344; twiddle ROM output multiplexer 3,089; the 8 butterflies
-  14,752; controller, decoders, ROM address < 300;
-* XOR network + static permutation (39,639 LUT4 + 9,859 PFUMX + 2,003 L6MUX21): write side
-  12,909 (permutation 5,966 including the butterflies' last adders, XOR network 6,943 at 8 LUT4
-  per bit: its select came through the write decoder and ABC collapsed the network); read side
-  with the unload 8,630 (XOR network 5,620, permutation 3,010); twiddle multiplexer 3,089;
-  butterflies 14,634;
-* registered XOR selects (commit e75fc97, ``area-n13-p8-54b``: Yosys 875 s): 39,752 LUT4 +
-  8,775 PFUMX + 1,583 L6MUX21, 30,840 FF, 96 MULT18X18D, 176 DP16KD, 3,194 CCU2C - fits the 85F;
-  write XOR network 3,731 (4.3 LUT4 per bit, was 6,943), but the write permutation's cone grew
-  to 8,318 (its select k_w was still combinational: the stage decode folded into it; read
-  permutation 2,911 with a registered k); on a stub-butterfly N = 2^10, P = 8 core (crossbars,
-  banks, ROM only) the selects took 26,382 -> 19,029 LUT4.  k_w is registered since (1310aa6,
-  not yet synthesized at N = 2^13).
-
-Post-route Fmax of N = 2^13, P = 8, 54 bits: none - it places (-nowidelut -nodffe netlist:
-35,757 LUT4, 30,844 FF, 96 MULT18X18D, 176 DP16KD; TRELLIS_COMB 42,756 / 83,640 = 51 %) but does
-not route: router2's overused wires 76k / 50k / 37k / 28k / 23k / 19k / 17.7k / 17.0k / 16.8k at
-iterations 1 - 9 (a plateau; with one prime instead of three, 80 DP16KD, the same curve: 66k /
-47k / 33k / 26k at 1 - 4), Yosys' default mapping 24k at iteration 7.  Its congestion map
-(``--router2-heatmap``) is the next measurement.  N = 2^13, P = 2 routes (next paragraph).
-
-Before: every bank's write data was an Array-indexed 16:1 multiplexer over 16 slot values that
-were themselves Array-indexed 4:1 (kpos) multiplexers, which Amaranth re-expands inside every
-bank's multiplexer (16 copies), and ABC maps 16:1 multiplexers at 12-14 LUT4 per bit; the read
-side had 16 such operand multiplexers and the unload 8 more.  Now (``IterativeNtt``, "Crossbars"):
-an XOR network on bb (4 levels of 2:1 per word) and a static per-k permutation, a register
-between them; the unload shares the read network, the load the write crossbar.  The remaining
-per-bank cost beyond the network is the transparency of the read port for the write port (the
-core's bypass plus Yosys's emulation of the read-first DP16KD port: two comparators and two
-2:1 levels per bank bit, and 2 x 54 flip-flops per bank).
+What these cases measured is in docs/figures.md, section "Iterative NTT": post-route area, Fmax
+and critical path of N = 2^12 and 2^13 at P = 2 (``ntt-ecp5``), where the LUT4 of N = 2^13,
+P = 8, 54 bits go for each crossbar design (``ntt-ecp5-area``: every LUT4 charged to the
+registers / memory inputs / ports its cone feeds), and router2's overused wires of that core,
+which places but does not route (``ntt-ecp5-route``).
 
 ``plot`` (quick): ``bench-results/ntt.png``, cycles against P (iterative, bound, pipelined per
 polynomial), the iterative transform's ratio to the bound against the goal, and the ECP5 area of
 the synthesis cases run in the same invocation.
-
-Measured (Yosys 0.70 + nextpnr-ecp5, LFE5U-85F, seed 1): N = 2^12, P = 2, 32-bit: 4315 LUT4,
-3617 FF, 22 MULT18X18D, 38 DP16KD, 77.2 MHz (critical path inside the Butterfly's multiplier at
-its default latency 8), 12297 cycles = 159 us per NTT; xc7: 3085 LUT, 1607 FF, 22 DSP48E1,
-30 RAMB18 + 4 RAMB36.  N = 2^13, P = 2, the three DNA-HHE 54-bit primes: 9154 LUT4, 6712 FF,
-24 MULT18X18D, 168 DP16KD (the twiddle ROM, 3 x 2 x 8192 x 54 bits, is most of them: see
-``twiddles="otf"``), 60.8 MHz (again the butterfly's 54-bit multiplier at latency 8, 16.5 ns),
-26633 cycles = 438 us per NTT (Yosys 28 min + nextpnr 12 min on the loaded 2-core machine;
-the xc7 run was not finished).  The same in the FAST_54 configuration (butterfly latency 11) and
-the routable flow: 7984 LUT4, 8167 FF, 55.8 MHz, critical path the twiddle ROM's block RAMs
-through the multiplexer Yosys builds behind the 24576-word ROM of a lane (17.9 ns, 16.2 ns of it
-routing); with the ROM in registered 1024-word pieces (``ROM_PIECE_WORDS``, X = 2): 8866 LUT4,
-11373 FF, 67.2 MHz, 26640 cycles = 396 us per NTT (Yosys 278 s + nextpnr 247 s), the critical
-path now the read decoder's combinational control (stage / cycle registers to the twiddle bank
-select, 11 LUT levels, 3.1 ns logic + 11.8 ns routing).  Registering the decoders' outputs with
-the decoders fed the controller's next stage / cycle / direction (tried, not kept) only moves
-that path in front of the decoder: seeds 1 / 2 / 3 gave 51.8 / 61.4 / 64.5 MHz, the critical
-paths the ROM address's fanout to the 144 block RAMs (19.3 ns, all routing), the piece
-multiplexer (16.3 ns) and cyc -> stage_active -> the registered bank select (15.5 ns, 11 LUTs,
-the next-state logic now in front of the decoder).  The controller itself has to run a cycle
-ahead (its RUN state has no stall, so its counters can), and the ROM's address wants a copy per
-group of pieces (Yosys merges identical registers, so the copies need distinct enables).
 
 Pipelined (:class:`~hhe_gen.cores.ntt.PipelinedNtt`), quick:
 
@@ -140,14 +85,14 @@ def _core(n, lanes, bits=30, count=1, target="ecp5", fast=False, twiddles="rom")
 
 
 #: ECP5 flow of the 54-bit cores, the one that made Rubato route (:mod:`.rubato`): Yosys without
-#: wide-LUT muxes and clock-enable flip-flops, nextpnr's static placer, router2.  With Yosys'
-#: defaults the N = 2^13, P = 8 core still had 24k overused wires after 7 router2 iterations.
+#: wide-LUT muxes and clock-enable flip-flops, nextpnr's static placer, router2 (against Yosys'
+#: defaults on the N = 2^13, P = 8 core: docs/figures.md, ntt-ecp5-route).
 ROUTABLE_SYNTH = ("-nowidelut", "-nodffe")
 ROUTABLE_PNR = ("--placer", "static")
 
 #: 54-bit synthesis configuration: special-prime Barrett without Karatsuba, q_est*bnd as LUT
-#: rows, MULT18X18D primitives taking the pipeline registers, butterfly latency 11 (the
-#: Z_q-only butterfly alone: 121.6 MHz post-route, 12 MULT18X18D).
+#: rows, MULT18X18D primitives taking the pipeline registers, butterfly latency 11 (the fastest
+#: Z_q-only butterfly alone: docs/figures.md, butterfly-ecp5).
 FAST_54 = {"karatsuba": False, "bnd_luts": True, "dsp": "primitive", "latency": 11}
 
 
