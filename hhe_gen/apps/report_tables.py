@@ -81,6 +81,21 @@ TABLES: dict[str, Layout] = {
          ("MULT18X18D", "MULT18X18D"), ("DP16KD", "DP16KD"), ("TRELLIS_COMB", "comb"),
          ("router2's overused wires", "overused"), ("run time", "run_time")),
         "hhe-gen bench ntt --only synth-n13-p8-54b (Yosys 0.70 + nextpnr-ecp5, LFE5U-85F, seed 1)"),
+    "keccak-area": Layout(
+        (("case", "case"), ("rounds/cycle", "k"), ("LUT mapping", "mapping"), ("bytes/cycle", "B_per_cycle"),
+         ("xc7 LUT", "xc7_LUT"), ("ECP5 LUT4", "LUT4"), ("FF", "FF"), ("PFUMX", "PFUMX"), ("L6MUX21", "L6MUX21"),
+         ("ECP5 Fmax MHz", "fmax_mhz"), ("MB/s", "MB_per_s"), ("critical path", "crit"), ("run time", "run_time")),
+        "hhe-gen bench keccak --only xof256-w8-k<k>-ecp5 (SHAKE256, 8-byte beats; Yosys 0.70, nextpnr-ecp5 seed 1)"),
+    "fft-ecp5": Layout(
+        (("case", "case"), ("design", "design"), ("LUT4", "LUT4"), ("FF", "FF"), ("CCU2C", "CCU2C"),
+         ("MULT18X18D", "MULT18X18D"), ("DP16KD", "DP16KD"), ("Fmax MHz", "fmax_mhz"), ("critical path", "crit")),
+        "hhe-gen bench fft --only synth-... (29/26; Yosys 0.70 + nextpnr-ecp5, LFE5U-85F, seed 1)"),
+    "fft-precision": Layout(
+        (("case", "case"), ("N", "n"), ("F", "f"), ("W = 24", "w24"), ("W = 26", "w26"), ("W = 28", "w28"),
+         ("W = 29", "w29"), ("W = 30", "w30"), ("W = 32", "w32"), ("W = 33", "w33"), ("W = 34", "w34"),
+         ("W = 36", "w36"), ("W = 38", "w38"), ("W = 40", "w40"),
+         ("narrowest W/F with >= 24 bits", "narrowest")),
+        "hhe-gen bench fft --only precision-plot (E mean bits; disc slots, seed 1, Delta = 2^50)"),
     "butterfly-ecp5": Layout(
         (("case", "case"), ("fields", "fields"), ("MULT18X18D", "MULT18X18D"), ("LUT4", "LUT4"), ("FF", "FF"),
          ("Fmax MHz", "fmax_mhz"), ("note", "what")),

@@ -15,63 +15,31 @@
   simulation).  Delta = 2^50 and a 61-bit prime throughout, so the fixed point is the limit.
 * ``synth-*`` (not quick): ECP5-85F area / Fmax (:func:`hhe_gen.flow.synth.synth_ecp5`, Yosys 0.70 +
   nextpnr-ecp5, LFE5U-85F, seed 1, 29/26, DNA-HHE's 3 x 54-bit primes and Delta = 2^50 for the
-  encoder / decoder).  Measured:
+  encoder / decoder).  What they measured (and the N = 2^16 IFFT's synthesis, not finished) is in
+  docs/figures.md, table ``fft-ecp5``.
 
-  - SpecialIfft n = 4096 (N = 2^13), P = 2, without the output register: 6507 LUT4, 4702 FF,
-    640 CCU2C, 18 MULT18X18D (3 x 3 tiles per butterfly), 30 DP16KD, 79.0 MHz; critical path a
-    bank's read data through the output lane multiplexer to the port (12.7 ns, 4 LUT levels);
-  - the same with the output register after the lane multiplexer: 6512 LUT4, 4819 FF, 640 CCU2C,
-    18 MULT18X18D, 30 DP16KD, 79.9 MHz: the multiplexer path is gone, and the critical path is
-    now inside the butterfly's multiplier (cores/arith/multiplier.py adder tree into
-    butterfly_complex.py's product register: 12.5 ns, 23 carry + 8 LUT segments), so Fmax
-    hardly moves; the next step is a deeper butterfly multiplier (cores/arith, ``bf_latency``);
-  - Encoder N = 2^13, P = 2 (IFFT with passes = 6 and its output register, ResidueStage):
-    6862 LUT4, 4904 FF, 678 CCU2C, 18 MULT18X18D, 30 DP16KD, 83.75 MHz; the critical path is
-    now inside the butterfly's multiplier (cores/arith adder tree, 11.9 ns, 21 carry + 8 LUT
-    segments), no longer the lane multiplexer.
+  N = 2^16 (SpecialIfft n = 32768, P = 4, 33/31) by block RAM alone: the 512 x 36 / 1024 x 18 ...
+  DP16KD packing that gives n = 4096, P = 2 its 30 DP16KD (16 for the banks + 14 for the two
+  twiddle ROMs) gives 8 banks of 4096 x 66 bits = 128 DP16KD plus 4 twiddle ROMs of 8193 words =
+  136, i.e. 264 > the 208 DP16KD of the LFE5U-85F (P = 8: 128 + 144).  N = 2^16 on this device
+  needs smaller twiddle storage (shared / on-the-fly twiddles as in the NTT's ``twiddles="otf"``),
+  or a bigger device.
 
-  - N = 2^16 (SpecialIfft n = 32768, P = 4, 33/31): not measured.  Yosys alone had not left its
-    coarse optimisation after 14.5 min of wall clock (~5 min CPU on the loaded machine) and was
-    stopped.  Block RAM by the same 512 x 36 / 1024 x 18 ... DP16KD packing that predicts the 30
-    DP16KD measured at n = 4096, P = 2 (16 for the banks + 14 for the two twiddle ROMs): 8 banks
-    of 4096 x 66 bits = 128 DP16KD plus 4 twiddle ROMs of 8193 words = 136, i.e. 264 > the 208
-    DP16KD of the LFE5U-85F (P = 8: 128 + 144).  N = 2^16 on this device needs smaller twiddle
-    storage (shared / on-the-fly twiddles as in the NTT's ``twiddles="otf"``), or a bigger device.
-
-  Yosys 0.70 (YoWASP) asserted in synth_ecp5's ABC9 reintegration (``Assert
-  `count_id(wire->name) == 0' failed``) on the encoder as first written, also at N = 32, P = 2,
-  L = 2 (130 s to reproduce).  With ``debug`` the failing step is ABC_OPS_REINTEGRATE renaming
-  the AIG output of the encoder's port ``i_stream__ready``; the encoder module then had its own
-  logic (the residue stage) next to pass-through port assignments (``i_stream.ready =
-  ifft.i_stream.ready``; Amaranth named its output-valid port after the internal ``o_valid``).
-  Removing the ``i_stream__ready$5`` alias from the Verilog did not help; restructuring did: the
-  encoder is now a pure composition (``wiring.connect``) of the IFFT and a
-  :class:`~hhe_gen.cores.ckks.encoder.ResidueStage` component, and goes through (N = 32:
-  5878 LUT4, 4363 FF, 18 MULT18X18D, 85.9 MHz).  The decoder has the same structure
-  (CrtCentre -> ScaleDownStage -> SpecialFft).
+  The encoder is a pure composition (``wiring.connect``) of the IFFT and a
+  :class:`~hhe_gen.cores.ckks.encoder.ResidueStage` component, and the decoder the same
+  (CrtCentre -> ScaleDownStage -> SpecialFft): as first written, with logic of its own (the
+  residue stage) next to pass-through port assignments (``i_stream.ready =
+  ifft.i_stream.ready``), the encoder made Yosys 0.70 (YoWASP) assert in synth_ecp5's ABC9
+  reintegration (``Assert `count_id(wire->name) == 0' failed``, ABC_OPS_REINTEGRATE renaming the
+  AIG output of the port ``i_stream__ready``; removing the ``i_stream__ready$5`` alias from the
+  Verilog did not help).
 
 The precision table with A / B / E is in :mod:`hhe_gen.cores.ckks`.
 
-``precision-plot`` (not quick; 919 s wall on the loaded 2-core machine, ~5 min CPU) sweeps N =
-2^10 .. 2^16 and W = 24 .. 40 with F = W - 2 and W - 3 (disc slots, seed 1) and draws
-``bench-results/fft-precision.png`` (E and A mean bits against W, one line per N).  E mean bits
-(A is within 0.1 bit of E everywhere; precision depends on F only: 32/30 = 33/30)::
-
-    F = W - 2      W = 24    26    28    29    30    32    33    34    36    38    40
-    N = 2^10           18.0  20.0  22.1  23.0  24.0  26.1  27.1  28.1  30.0  32.0  34.1
-    N = 2^11           17.6  19.6  21.6  22.6  23.6  25.6  26.6  27.6  29.6  31.6  33.6
-    N = 2^12           17.1  19.1  21.1  22.1  23.1  25.1  26.1  27.1  29.1  31.1  33.1
-    N = 2^13           16.6  18.6  20.6  21.6  22.6  24.6  25.6  26.6  28.7  30.6  32.6
-    N = 2^14           16.2  18.1  20.2  21.2  22.1  24.2  25.2  26.2  28.2  30.2  32.1
-    N = 2^15           15.7  17.7  19.7  20.7  21.7  23.7  24.7  25.7  27.7  29.7  31.7
-    N = 2^16           15.2  17.2  19.2  20.2  21.2  23.2  24.2  25.2  27.2  29.2  31.2
-    F = W - 3
-    N = 2^10           17.1  19.0  21.0  22.1  23.0  25.1  26.1  27.1  29.1  31.1  33.1
-    N = 2^13           15.6  17.6  19.6  20.6  21.6  23.6  24.6  25.6  27.6  29.7  31.6
-    N = 2^16           14.2  16.2  18.2  19.2  20.2  22.2  23.2  24.2  26.2  28.2  30.2
-
-Narrowest format with >= 24 mean bits (E): 32/30 for N = 2^10 .. 2^14, 33/31 for 2^15 and 2^16
-(2^16: 33/31 gives E 24.19 / A 24.28 / B 24.47 mean, 16.5 max; 32/30 gives 23.2).
+``precision-plot`` (not quick) sweeps N = 2^10 .. 2^16 and W = 24 .. 40 with F = W - 2 and W - 3
+(disc slots, seed 1) and draws ``bench-results/fft-precision.png`` (E and A mean bits against W,
+one line per N), and reports the narrowest format with >= 24 mean bits (E) per N; its figures are
+in docs/figures.md, table ``fft-precision``.
 """
 
 from __future__ import annotations

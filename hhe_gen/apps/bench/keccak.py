@@ -10,25 +10,11 @@ the classic ABC: :data:`ECP5_ABC9`) with post-place-and-route Fmax up to :data:`
 rounds per cycle, and Yosys' Xilinx 7-series LUT/FF counts (classic ABC LUT mapping,
 ``synth_xilinx(abc9=False)``).
 
-Measured (SHAKE256, 8-byte beats; Yosys 0.70 with the classic ABC LUT mapper on both families,
-nextpnr-ecp5 seed 1; FF 1611..1616 throughout)::
-
-    rounds/cycle       1      2      3      4      6      8     12     24
-    bytes/cycle    3.317  4.690  5.440  5.913  6.476  6.800  7.158  7.556
-    xc7 LUT         5360   9740  15039  20084  34820  49235  74963 151390
-    ECP5 LUT4       7230  11764  15340  19499  27339  35262  50958  98270
-    ECP5 Fmax       90.45 MHz = 300 MB/s (k = 1); k >= 2 does not route (below)
-
-(ECP5 k = 24 needs more LUT4 than the LFE5U-85F has, 83640.)
-
-The ECP5 LUT4 of k = 1 with Yosys' default ABC9 mapping: 15199 LUT4 + 6315 PFUMX + 3104 L6MUX21
-(91.3 MHz); ABC9 with ``-nowidelut``: 7802 LUT4 (93.48 MHz).  k = 1's critical path: the squeeze
-position counter into the output word multiplexer (``pos`` -> ``o_stream.payload``).  k = 2 on
-ECP5 (11764 LUT4, 14 % of the 85F) left 16-25k overused wires after several router2 iterations
-with HeAP at the default density, with ``--placer-heap-beta 0.5`` and with ``--placer static``:
-the unrolled full-state rounds have no locality (rho/pi move every lane), so the placed cluster
-cannot be routed; k = 1 routes (router1, ~18 min on the loaded 2-core machine).  The fastest
-routed setting is therefore k = 1: 90.45 MHz x 3.317 B/cycle = 300 MB/s of SHAKE256 output.
+What the ``-ecp5`` cases measured (LUTs of both families per rounds-per-cycle setting, the ECP5
+Fmax of k = 1, the routing of k = 2, the ABC9 and classic mappings compared) is in docs/figures.md,
+table ``keccak-area``.  k = 2 did not route on the 85F, so place and route stops at k = 1
+(:data:`PNR_MAX_ROUNDS`): the unrolled full-state rounds have no locality (rho / pi move every
+lane), so the placed cluster cannot be routed.
 """
 
 from __future__ import annotations
@@ -103,13 +89,13 @@ def _xof(variant, w, k):
 
 
 #: ``synth_ecp5``'s default ABC9 mapping builds LUT5..LUT7 from LUT4 + PFUMX / L6MUX21; on the
-#: Keccak round's XOR networks that doubles the LUT4 count (SHAKE256, 8-byte beats, k = 1: 15199 LUT4
-#: + 6315 PFUMX + 3104 L6MUX21 by default, 7802 LUT4 with ``-nowidelut``, 7230 LUT4 with the classic
-#: ``abc -lut 4``), and ABC9 takes hours on the unrolled rounds, so the XOF is mapped by classic ABC.
+#: Keccak round's XOR networks that doubles the LUT4 count (the classic ``abc -lut 4`` against ABC9
+#: with and without ``-nowidelut``: docs/figures.md, keccak-area), and ABC9 takes hours on the
+#: unrolled rounds, so the XOF is mapped by classic ABC.
 ECP5_ABC9 = False
 
 #: place and route (Fmax) up to this many rounds per cycle; above it the ECP5 figures are Yosys'
-#: area only (k = 2 did not route: see the module docstring)
+#: area only (k = 2 did not route: docs/figures.md, keccak-area)
 PNR_MAX_ROUNDS = 1
 
 
@@ -131,8 +117,8 @@ def keccak_synth(variant, w, k):
     from hhe_gen.flow.synth import synth_ecp5, synth_xilinx
     ecp5 = synth_ecp5(_xof(variant, w, k), name="shake", abc9=ECP5_ABC9,
                       place_and_route=k <= PNR_MAX_ROUNDS, timeout=5400)
-    # the classic ABC LUT mapper: ABC9 spends hours on the larger k's full-state XOR networks
-    # (k = 4: 77k AND gates), classic ABC minutes (k = 1: 5360 LUT vs ABC9's 5330)
+    # the classic ABC LUT mapper: ABC9 spends hours on the larger k's full-state XOR networks,
+    # classic ABC minutes, for about as many LUTs (docs/figures.md, keccak-area)
     xc7 = synth_xilinx(_xof(variant, w, k), name="shake", abc9=False, timeout=5400)
     rate = squeeze_bytes_per_cycle(256 if variant == "both" else variant, w, k)
     res = {key: ecp5.get(key) for key in ("LUT4", "FF", "CCU2C", "fmax_mhz")}
