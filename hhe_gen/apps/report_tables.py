@@ -116,6 +116,54 @@ TABLES: dict[str, Layout] = {
         (("case", "case"), ("design (not the current one)", "design"), ("figures", "figures"),
          ("replaced by", "replaced_by")),
         "each row's case on the commit it names (run today, a case measures the current design)"),
+    "accel-cycles": Layout(
+        (("case", "case"), ("program", "program"), ("lanes", "lanes"), ("out-of-order", "out_of_order"),
+         ("in-order", "in_order"), ("ratio", "ratio"), ("goal", "goal"), ("goal's source", "goal_source"),
+         ("DNA-HHE (Table II, 2 butterflies)", "dna_hhe")),
+        "hhe-gen bench accel --only cycles-dna-hhe-... (Verilator)"),
+    "accel-area": Layout(
+        (("case", "case"), ("tool", "tool"), ("LUT", "lut"), ("FF", "ff"), ("multipliers", "multipliers"),
+         ("block RAM", "block_ram")),
+        "hhe-gen bench accel --only area-dna-hhe-2lanes (Yosys synth_ecp5 / synth_xilinx)"),
+    "accel-area-by-unit": Layout(
+        (("case", "case"), ("unit", "unit"), ("LUT4", "lut4"), ("CCU2C", "ccu2c"), ("FF", "ff"),
+         ("MULT18X18D", "mult18x18d"), ("DP16KD", "dp16kd"), ("DPR16X4", "dpr16x4")),
+        "hhe-gen bench accel --only area-by-unit-dna-hhe-2lanes (Yosys synth_ecp5, the hierarchy kept, classic ABC)"),
+    "nearnet-send": Layout(
+        (("case", "case"), ("program", "program"), ("lanes", "lanes"), ("near-network", "near_network"),
+         ("stored", "stored"), ("store-then-send, Wishbone", "store_then_send_wishbone"), ("gain", "gain_wishbone"),
+         ("store-then-send, LiteDRAM", "store_then_send_litedram"), ("gain", "gain_litedram")),
+        "hhe-gen bench accel --only nearnet-dna-hhe-... (Verilator)"),
+    "nearnet-recv": Layout(
+        (("case", "case"), ("program", "program"), ("lanes", "lanes"), ("near-network", "near_network"),
+         ("loaded", "loaded"), ("receive-then-load, Wishbone", "receive_then_load_wishbone"), ("gain", "gain_wishbone"),
+         ("receive-then-load, LiteDRAM", "receive_then_load_litedram"), ("gain", "gain_litedram")),
+        "hhe-gen bench accel --only nearnet-dna-hhe-ct-to-m-l0-... (Verilator)"),
+    "accel-rubato": Layout(
+        (("case", "case"), ("set", "set"), ("engine", "engine"), ("core alone", "core_alone"),
+         ("DNA-HHE (Table III, 200 MHz)", "dna_hhe"), ("engine / DNA-HHE", "ratio")),
+        "hhe-gen bench accel --only rubato-128s-2lanes rubato-128m-2lanes rubato-128l-2lanes (Amaranth simulation)"),
+    "accel-dual-area": Layout(
+        (("case", "case"), ("design", "design"), ("LUT4", "lut4"), ("FF", "ff"), ("MULT18X18D", "mult18x18d"),
+         ("DP16KD", "dp16kd")),
+        "hhe-gen bench accel --only area-dna-hhe-2lanes area-dna-hhe-2lanes-dual-128s; "
+        "hhe-gen bench rubato --only 128s-l2-multipliers (Yosys synth_ecp5)"),
+    "soc-ecpix5-area": Layout(
+        (("case", "case"), ("configuration", "configuration"), ("logic", "logic"), ("flip-flops", "flip_flops"),
+         ("multipliers", "multipliers"), ("block RAM", "block_ram"), ("Yosys", "yosys"),
+         ("placed and routed", "placed_and_routed")),
+        "hhe-gen bench soc --only ecpix5-dna-hhe ecpix5-dna-hhe-1-lane (packed by nextpnr-ecp5); "
+        "hhe-gen soc build --board arty-a7 --params dna-hhe (Yosys synth_xilinx)"),
+    "soc-toy-clocks": Layout(
+        (("case", "case"), ("clock", "clock"), ("constraint", "constraint"), ("post-route", "post_route"),
+         ("critical path", "critical_path")),
+        "hhe-gen bench soc --only ecpix5-toy-1-lane (static placer, router2, seed 1)"),
+    "soc-sim-toy": Layout(
+        (("case", "case"), ("step", "step"), ("accelerator cycles", "accelerator_cycles"), ("check", "check")),
+        "hhe-gen soc sim (hhe-gen bench soc --only sim-toy)"),
+    "soc-sim-dna-hhe": Layout(
+        (("case", "case"), ("step", "step"), ("accelerator cycles", "accelerator_cycles"), ("check", "check")),
+        "hhe-gen soc sim --params dna-hhe (hhe-gen bench soc --only sim-dna-hhe)"),
 }
 """Every generated table: its name (the docs marker) -> :class:`Layout`."""
 
