@@ -62,15 +62,19 @@ def _secrecy(soc, sk_ntt_words) -> dict:
 
 def run_soc_sim(params_name: str = "toy", lanes: int = 2, rubato: str | None = DEFAULT_RUBATO, *,
                 use_lattigo: bool = True, seed: int = 7, progress=None, accel_clk_freq: int | None = None) -> dict:
-    """Build and run the simulated SoC end to end (module docstring); returns the report."""
+    """Build and run the simulated SoC end to end (module docstring); returns the report.  Every
+    program runs through the client's SoC backend with the ISA model beside it
+    (:class:`hhe_gen.client.compare.CheckedBackend`): a step equals the model when its error, its
+    messages and the memory words it is checked on are the model's."""
+    from hhe_gen.client.backends import SocSimBackend
+    from hhe_gen.client.compare import CheckedBackend
     from hhe_gen.engine.config import AcceleratorConfig
     from hhe_gen.engine import memory_map, programs
     from hhe_gen.engine.client_memory import client_memory
     from hhe_gen.flow.tools import say
     from hhe_gen.models import ckks
-    from hhe_gen.models.wire import Kind, Reassembler
     from hhe_gen.params.presets import preset
-    from hhe_gen.soc.host import FIRMWARE_COMMANDS, firmware_run_with_packets
+    from hhe_gen.soc.host import FIRMWARE_COMMANDS
     from hhe_gen.soc.sim_build import build_sim_soc
     from hhe_gen.soc.sim_run import SimulatedSoC
 
@@ -82,29 +86,23 @@ def run_soc_sim(params_name: str = "toy", lanes: int = 2, rubato: str | None = D
               "build": {"cached": build.cached, "seconds": round(time.monotonic() - t0, 1),
                         "folder": str(build.folder)}}
     config = AcceleratorConfig(p, lanes, rubato=rubato).resolve()      # the SoC's accelerator (soc_build's)
-    shape, layout, fmt = config.shape, memory_map.MemoryMap.for_params(p), config.fmt
+    shape, layout = config.shape, memory_map.MemoryMap.for_params(p)
     keys = ckks.keygen(p, seed)
     slots = _slots(p.slots, seed + 1)
-    mem = client_memory(p, shape, keys, seed=seed, slots=slots, fmt=fmt, layout=layout)
+    mem = client_memory(p, shape, keys, seed=seed, slots=slots, fmt=config.fmt, layout=layout)
     info = build.info
-    model = config.model()
-    model.memory = dict(mem)
-
-    def step(name, words, *, messages=0, udp_in=None):
-        """``words`` run by the firmware (RUN), the ISA model beside it; the packets the host took."""
-        before = len(model.packets)
-        if udp_in is not None:
-            model.incoming.extend(udp_in)
-        model.run(words)
-        expected = [pk.payload for pk in model.packets[before:]]
-        reply, got = firmware_run_with_packets(soc.host, words, receiving=soc.receiving, send=soc.send,
-                                               messages=messages, udp_in=udp_in or (), reassembler=Reassembler(),
-                                               timeout=120)
-        say_(f"{name}: {reply.values[0]} cycles busy, {reply.meaning}")
-        return reply, got, expected
 
     with SimulatedSoC(build) as soc:
         report["start_seconds"] = round(time.monotonic() - t0, 1)
+        soc_backend = CheckedBackend(SocSimBackend(config, soc=soc, timeout=120), memory=False)
+
+        def step(name, words, **kw):
+            """``words`` run by the firmware (RUN) and by the ISA model: the :class:`Checked` run."""
+            checked = soc_backend.run(words, **kw)
+            say_(f"{name}: {checked.run.cycles} cycles busy, {checked.run.meaning}"
+                 + "".join(f"; {d}" for d in checked.differences))
+            return checked
+
         say_("uploading keys and the message over Etherbone (the secret key into the key vault) ...")
         t = time.monotonic()
         shown = [0.0]
@@ -113,19 +111,20 @@ def run_soc_sim(params_name: str = "toy", lanes: int = 2, rubato: str | None = D
             if total > 50_000 and done / total >= shown[0] + 0.1:
                 shown[0] = done / total
                 say_(f"  {done:,} of {total:,} words ({100 * done // total} %)")
-        sent = soc.host.write_memory(mem, progress=uploaded)
+        sent = soc_backend.write(mem, progress=uploaded)
         report["upload"] = {"words32": sent, "seconds": round(time.monotonic() - t, 2)}
         ping = soc.host.command(FIRMWARE_COMMANDS["ping"])
         check = soc.host.command(FIRMWARE_COMMANDS["keycheck"], soc.host.vault_words_sent)
         report["firmware"] = {"version": ping.values[0], "n": ping.values[1], "host_resolved": bool(ping.values[3]),
                               "keycheck": check.meaning, "vault_words": check.values[0]}
         setup = programs.key_setup(p, shape, layout=layout).words
-        reply, _, _ = step("key_setup", setup)
-        report["key_setup"] = {"busy_cycles": reply.values[0], "status": reply.meaning, "interrupts": reply.values[3]}
+        run = step("key_setup", setup).run
+        report["key_setup"] = {"busy_cycles": run.cycles, "status": run.meaning, "interrupts": run.record.values[3]}
         direct = soc.host.run(setup)                 # the same program from the host, CSR by CSR
         report["key_setup_direct"] = {"busy_cycles": direct.busy_cycles, "error_cause": direct.error_cause,
                                       "units": direct.units}
-        sk_ntt = [model.memory.get(layout.address("sk_ntt", i) + k, 0) for i in range(len(p.moduli))
+        model_memory = soc_backend.model.model.memory
+        sk_ntt = [model_memory.get(layout.address("sk_ntt", i) + k, 0) for i in range(len(p.moduli))
                   for k in range(p.n)]
         report["secrecy"] = _secrecy(soc, sk_ntt)
 
@@ -134,30 +133,26 @@ def run_soc_sim(params_name: str = "toy", lanes: int = 2, rubato: str | None = D
         for k, name in enumerate(("encrypt_pk", "encrypt_sk")):
             words = getattr(programs, name)(p, shape, layout=layout,
                                             network=programs.NetworkTarget(**{**vars(target), "message": k + 1})).words
-            reply, got, expected = step(name, words, messages=1)
-            entry = {"busy_cycles": reply.values[0], "status": reply.meaning, "packets": len(expected),
-                     "messages": len(got)}
+            checked = step(name, words, messages=1)
+            got = checked.run.messages
+            entry = {"busy_cycles": checked.run.cycles, "status": checked.run.meaning,
+                     "packets": len(checked.expected.packets), "messages": len(got),
+                     "equal_to_model": bool(got) and checked.equal}
             if got:
                 ct = got[0].ciphertext()
-                want = _reassembled(expected)
-                entry["equal_to_model"] = want is not None and (ct.c0, ct.c1) == (want.polys[Kind.CKKS_C0],
-                                                                                   want.polys[Kind.CKKS_C1])
                 entry["precision"] = _decrypt_precision(p, keys, ct, slots, use_lattigo)
                 if name == "encrypt_pk":
                     received_pk = ct
-            else:
-                entry["equal_to_model"] = False
             report[name] = entry
 
-        report["cpu_driven"] = _cpu_driven(soc, p, shape, layout, model, report["encrypt_pk"], step, say_,
+        report["cpu_driven"] = _cpu_driven(soc, p, shape, layout, soc_backend, report["encrypt_pk"], step, say_,
                                            accel_hz=accel_clk_freq or SYS_CLK_HZ)
-        report["bad_input"] = _bad_input(soc, p, shape, layout, step)
+        report["bad_input"] = _bad_input(soc, p, shape, layout)
         if rubato:
-            report["rubato"] = _rubato(soc, config, target, say_)
+            report["rubato"] = _rubato(soc, soc_backend, target, say_)
 
         if received_pk is not None:
-            report["decrypt_network"] = _way_back(soc, p, shape, layout, received_pk, model, fmt, config, slots,
-                                                  step)
+            report["decrypt_network"] = _way_back(soc, p, layout, received_pk, soc_backend, slots, step)
     report["seconds"] = round(time.monotonic() - t0, 1)
     report["ok"] = bool(report["secrecy"]["ok"] and report["firmware"]["keycheck"] == "ok"
                         and report["key_setup_direct"]["error_cause"] == 0
@@ -182,14 +177,16 @@ def _decrypt_precision(p, keys, ct, slots, use_lattigo: bool) -> dict:
     return {"by": by, "mean_bits": round(prec["mean_bits"], 2), "min_bits": round(prec["min_bits"], 2)}
 
 
-def _rubato(soc, config, target, say_) -> dict:
-    """A message encrypted by the Rubato unit, sent as packets, decrypted by the Rubato model."""
+def _rubato(soc, soc_backend, target, say_) -> dict:
+    """A message encrypted by the Rubato unit (the key block into the vault), sent as packets,
+    decrypted by the Rubato model; the packets' message against the ISA model's."""
     from hhe_gen.engine.programs import NetworkTarget
     from hhe_gen.engine.rubato_program import rubato_encrypt, write_key_block, write_scaled_message
     from hhe_gen.models import rubato
-    from hhe_gen.models.wire import Kind, Reassembler
+    from hhe_gen.models.wire import Kind
     from hhe_gen.params.rubato import rubato_params
 
+    config = soc_backend.config
     rp = rubato_params(config.rubato)
     rng = random.Random(11)
     key = [rng.randrange(rp.q) for _ in range(rp.n)]
@@ -203,14 +200,11 @@ def _rubato(soc, config, target, say_) -> dict:
     write_scaled_message(mem, msg_at, rp, message, config.word_bits)
     prog = rubato_encrypt(config.shape, config.params.n, key_address=key_at, message_address=msg_at, blocks=blocks,
                           network=NetworkTarget(**{**vars(target), "message": 3}))
-    model = config.model()
-    model.memory = dict(mem)
-    model.run(prog.words)
-    soc.host.write_memory(mem)
-    rx_kinds = Reassembler(kinds=(Kind.RUBATO,))
-    with soc.receiving(messages=1, timeout=120, reassembler=rx_kinds) as rx:
-        run = soc.host.run(prog.words)
-    say_(f"rubato {rp.name}: {run.busy_cycles} cycles busy, {run.packets_sent} packets sent")
+    soc_backend.write(mem)
+    checked = soc_backend.run(prog.words, messages=1, kinds=(Kind.RUBATO,))
+    run = checked.run
+    packets = len(checked.expected.packets)
+    say_(f"rubato {rp.name}: {run.cycles} cycles busy, {packets} packets sent, {run.meaning}")
     # the key block went to the vault: neither its window nor the RAM behind that address shows it
     n_words = rp.n + 6
     vault_at = next((w["vault_address"] for w in soc.info["windows"] if w["first"] == key_at), None)
@@ -218,49 +212,38 @@ def _rubato(soc, config, target, say_) -> dict:
     raw = soc.host.comm.read(soc.info["main_ram"] + 8 * key_at, length=2 * n_words)
     key_seen = sum(1 for v in list(window) + list(raw) if v in set(key) and v > 0xFF)
     back = []
-    if rx.messages:
-        words = rx.messages[0].polys[Kind.RUBATO][0]
+    if run.messages:
+        words = run.messages[0].polys[Kind.RUBATO][0]
         for k in range(blocks):
             back += rubato.decrypt(rp, key, nonce, k, words[k * rp.l:(k + 1) * rp.l])
     err = max(abs(a - b) for a, b in zip(message, back)) if len(back) == len(message) else float("inf")
-    want = _reassembled([pk.payload for pk in model.packets], (Kind.RUBATO,))
-    equal = bool(rx.messages) and want is not None and rx.messages[0].polys == want.polys
-    return {"set": rp.name, "blocks": blocks, "busy_cycles": run.busy_cycles, "packets": run.packets_sent,
-            "error_cause": run.error_cause, "max_abs_error": err, "equal_to_model": equal,
+    return {"set": rp.name, "blocks": blocks, "busy_cycles": run.cycles, "packets": packets,
+            "error_cause": run.error, "max_abs_error": err, "equal_to_model": bool(run.messages) and checked.equal,
             "key_in_vault": vault_at is not None, "key_words_readable": key_seen,
-            "ok": run.error_cause == 0 and err < 2 ** -10 and key_seen == 0}
+            "ok": run.error == 0 and err < 2 ** -10 and key_seen == 0}
 
 
-def _reassembled(payloads, kinds=None):
-    """The first message complete in ``payloads`` (the model's), or None."""
-    from hhe_gen.models.wire import Reassembler
-    rx = Reassembler() if kinds is None else Reassembler(kinds=kinds)
-    for payload in payloads:
-        message = rx.feed(payload)
-        if message is not None:
-            return message
-    return None
-
-
-def _way_back(soc, p, shape, layout, ct, model, fmt, config, slots, step) -> dict:
-    """The ciphertext, at level 0, sent to the SoC as packets; decrypt with recv; the slots read back."""
+def _way_back(soc, p, layout, ct, soc_backend, slots, step) -> dict:
+    """The ciphertext, at level 0, sent to the SoC as packets; decrypt with recv; the slots read
+    back and checked against the model's."""
     from hhe_gen.engine import memory_map, programs
     from hhe_gen.models import ckks_fixed
     from hhe_gen.models.wire import MAX_COUNT, ciphertext_packets
+    config = soc_backend.config
     scratch: dict = {}
     memory_map.write_ciphertext(scratch, layout, p, ct)
     ct0 = memory_map.read_ciphertext(scratch, layout, p, 0)
     packets = ciphertext_packets(ct0, 9, p.log_scale, segment=MAX_COUNT)
-    words = programs.decrypt(p, shape, level=0, layout=layout, network=True).words
-    reply, _, _ = step("decrypt (recv)", words, udp_in=packets)
+    words = programs.decrypt(p, config.shape, level=0, layout=layout, network=True).words
+    checked = step("decrypt (recv)", words, udp_in=packets)
     out = layout.address("slots_out")
-    got = soc.host.read_memory(out, p.n)
-    expected = [model.memory.get(out + k, 0) for k in range(p.n)]
-    values = memory_map.read_slots(dict(zip(range(out, out + p.n), got)), layout, fmt, config.word_bits)
+    differences = checked.differences + soc_backend.check_memory(range(out, out + p.n))
+    got = soc_backend.read(out, p.n)
+    values = memory_map.read_slots(dict(zip(range(out, out + p.n), got)), layout, config.fmt, config.word_bits)
     regs = soc.host.regs
-    return {"busy_cycles": reply.values[0], "status": reply.meaning, "packets_sent": len(packets),
+    return {"busy_cycles": checked.run.cycles, "status": checked.run.meaning, "packets_sent": len(packets),
             "packets_received": regs.accel_packets_received.read(), "rx_dropped": regs.accel_rx_dropped.read(),
-            "equal_to_model": reply.status == 0 and got == expected,
+            "equal_to_model": checked.run.error == 0 and not differences, "differences": differences,
             "precision_bits": round(ckks_fixed.precision_bits(slots, values)[0], 2)}
 
 
@@ -269,32 +252,32 @@ SYS_CLK_HZ = 1_000_000
 timer, and SEND's cycles, count it."""
 
 
-def _cpu_driven(soc, p, shape, layout, model, near, step, say_, *, accel_hz: int = SYS_CLK_HZ) -> dict:
+def _cpu_driven(soc, p, shape, layout, soc_backend, near, step, say_, *, accel_hz: int = SYS_CLK_HZ) -> dict:
     """The CPU-driven path: the same encryption stored over the bus, then the firmware sends the
     ciphertext through the CPU's MAC (SEND); against the near-network run, in time: RUN's busy
     cycles count the accelerator's clock (``accel_hz``), SEND's the system clock."""
     from hhe_gen.engine import memory_map, programs
     from hhe_gen.models.wire import MAX_COUNT, Reassembler
     from hhe_gen.soc.host import FIRMWARE_COMMANDS
-    stored, _, _ = step("encrypt_pk (stored)", programs.encrypt_pk(p, shape, layout=layout).words)
+    stored = step("encrypt_pk (stored)", programs.encrypt_pk(p, shape, layout=layout).words).run
     rows = len(p.moduli)
     with soc.receiving(messages=1, timeout=300, reassembler=Reassembler()) as rx:
         # the CPU's sending is slow (LiteX's UDP stack, a byte at a time): hours of simulation at N = 2^13
         sent = soc.host.command(FIRMWARE_COMMANDS["send"], layout.address("c0"), layout.address("c1"),
                                 rows | p.log_scale << 8 | MAX_COUNT << 16, 21, timeout=4 * 3600)
     say_(f"CPU sends the stored ciphertext: {sent.values[0]} cycles, {sent.values[1]} packets, {sent.meaning}")
-    want = memory_map.read_ciphertext(model.memory, layout, p)
+    want = memory_map.read_ciphertext(soc_backend.model.model.memory, layout, p)
     got = rx.messages[0].ciphertext() if rx.messages else None
-    total_s = stored.values[0] / accel_hz + sent.values[0] / SYS_CLK_HZ
+    total_s = stored.cycles / accel_hz + sent.values[0] / SYS_CLK_HZ
     near_s = near["busy_cycles"] / accel_hz
-    return {"store_cycles": stored.values[0], "send_cycles": sent.values[0], "packets": sent.values[1],
+    return {"store_cycles": stored.cycles, "send_cycles": sent.values[0], "packets": sent.values[1],
             "status": sent.meaning, "total_seconds": round(total_s, 6), "near_network_cycles": near["busy_cycles"],
             "near_network_seconds": round(near_s, 6), "accel_hz": accel_hz, "sys_hz": SYS_CLK_HZ,
             "speedup": round(total_s / near_s, 2) if near_s else None,
             "equal_to_model": got is not None and (got.c0, got.c1) == (want.c0, want.c1)}
 
 
-def _bad_input(soc, p, shape, layout, step) -> dict:
+def _bad_input(soc, p, shape, layout) -> dict:
     """An unknown command, an empty program, a malformed instruction: error codes, never a hang;
     the next RUN clears the error (a new program) and runs without an abort; a malformed word at
     position k of a program after a good one reports k; after two aborts the next program runs.

@@ -5,7 +5,8 @@ Each backend is built from an :class:`hhe_gen.engine.config.AcceleratorConfig` (
 runs), holds that accelerator's memory and runs programs on it with the same four calls:
 
 * ``write(image)``: {engine word address: 64-bit value} into the memory (secret words where the
-  backend keeps secrets: the SoC's key vault);
+  backend keeps secrets: the SoC's key vault); the SoC backends return the 32-bit words sent and
+  take ``progress(done, total)``;
 * ``run(words, messages=0, udp_in=())`` -> :class:`BackendRun`: the program run to its end; the
   ``messages`` it sends are reassembled (wire format); ``udp_in`` are payloads it may receive;
 * ``read(first, count)``: words of the memory;
@@ -18,7 +19,7 @@ runs), holds that accelerator's memory and runs programs on it with the same fou
 ``rtl``        the accelerator's RTL in Verilator (:class:`hhe_gen.sim.engine_verilator.VerilatedEngine`,
                built once and cached: any ring); ``verilator`` is the same backend
 ``soc-sim``    the whole SoC in Verilator with Ethernet (:mod:`hhe_gen.soc.sim_run`): programs run by
-               the firmware, ciphertexts over UDP
+               the firmware, ciphertexts over UDP; ``soc=`` a started :class:`SimulatedSoC` to run on
 ``board``      a board over Etherbone / UDP (``ip=``, ``csr_csv=``, ``info=`` of its build): the same
                calls as ``soc-sim`` on real hardware
 =============  ===================================================================================
@@ -41,7 +42,10 @@ class BackendRun:
     ``cycles`` (None on the model), the reassembled ``messages``; ``position`` the failing
     instruction's index in the program (None: no error, or not known: the SoC backends),
     ``notify`` the notify codes raised, ``packets`` every payload the program sent, in order,
-    ``tasks`` the RTL's per-task records (:class:`hhe_gen.sim.engine.EngineRun`'s; empty elsewhere)."""
+    ``tasks`` the RTL's per-task records (:class:`hhe_gen.sim.engine.EngineRun`'s; empty elsewhere),
+    ``record`` the backend's own account of the run (the RTL's :class:`~hhe_gen.sim.engine.EngineRun`:
+    packet timing, memory writes; the SoC's :class:`~hhe_gen.soc.host.FirmwareReply`: interrupts;
+    None on the model)."""
     error: int
     cycles: int | None
     messages: list = field(default_factory=list)
@@ -50,6 +54,7 @@ class BackendRun:
     notify: tuple = ()
     packets: list = field(default_factory=list)
     tasks: list = field(default_factory=list)
+    record: object = None
 
     def busy_cycles(self) -> dict:
         """Cycles each unit was busy with a task (:func:`hhe_gen.sim.engine.busy_cycles`; RTL runs)."""
@@ -148,7 +153,7 @@ class _RtlRuns(Backend):
         cause = int(run.error_cause)
         return BackendRun(cause, run.cycles, got, "ok" if not cause else f"engine error cause {cause}",
                           run.error_position if cause else None, tuple(c for _, c in run.notifies), payloads,
-                          list(run.tasks))
+                          list(run.tasks), run)
 
     def read(self, first, count):
         return [self.memory.get(first + k, 0) for k in range(count)]
@@ -177,41 +182,53 @@ class RtlBackend(_RtlRuns):
 
 
 class _SocBackend(Backend):
-    """A SoC over Etherbone, programs run by its firmware (shared by soc-sim and board)."""
+    """A SoC over Etherbone, programs run by its firmware (shared by soc-sim and board): a run's
+    ``error`` is the engine's cause when the accelerator stopped on one (the firmware's status
+    0x100 | cause, ``position`` its word), else the firmware's status (0x2xx: no engine cause);
+    ``cycles`` the accelerator's busy cycles; ``timeout`` seconds to wait for a program's messages."""
+    timeout = 300.0
 
     def _run_on(self, host, words, messages, udp_in, kinds, receiving, send):
         from hhe_gen.soc.host import firmware_run_with_packets
         reply, got = firmware_run_with_packets(
             host, words, receiving=receiving, send=send, messages=messages, udp_in=udp_in,
-            reassembler=_reassembler(self.config, kinds))
-        return BackendRun(reply.status, reply.values[0], got, reply.meaning)
+            reassembler=_reassembler(self.config, kinds), timeout=self.timeout)
+        engine = 0x100 <= reply.status < 0x200
+        return BackendRun(reply.status & 0xFF if engine else reply.status, reply.values[0], got, reply.meaning,
+                          reply.values[1] if engine else None, record=reply)
 
-
-class SocSimBackend(_SocBackend):
-    """The simulated SoC (built once, cached), started for the client's lifetime."""
-    name = "soc-sim"
-
-    def __init__(self, config):
-        from hhe_gen.soc.sim_build import build_sim_soc
-        from hhe_gen.soc.sim_run import SimulatedSoC
-        super().__init__(config)
-        c = self.config
-        build = build_sim_soc(c.params, c.lanes, rubato=c.rubato)
-        self.soc = SimulatedSoC(build).__enter__()
-        self.host = self.soc.host
-        self.host.command(1)                               # PING: the firmware learns the host's address
-
-    def write(self, image):
-        self.host.write_memory(image)
-
-    def run(self, words, *, messages=0, udp_in=(), kinds=None):
-        return self._run_on(self.host, words, messages, udp_in, kinds, self.soc.receiving, self.soc.send)
+    def write(self, image, *, progress=None):
+        return self.host.write_memory(image, progress=progress)
 
     def read(self, first, count):
         return self.host.read_memory(first, count)
 
+
+class SocSimBackend(_SocBackend):
+    """The simulated SoC (built once, cached), started for the backend's lifetime; or ``soc``, a
+    :class:`~hhe_gen.soc.sim_run.SimulatedSoC` already started (``soc sim``'s), which ``close``
+    leaves running."""
+    name = "soc-sim"
+
+    def __init__(self, config, *, soc=None, timeout: float | None = None):
+        super().__init__(config)
+        if timeout is not None:
+            self.timeout = timeout
+        self.owned = soc is None
+        if soc is None:
+            from hhe_gen.soc.sim_build import build_sim_soc
+            from hhe_gen.soc.sim_run import SimulatedSoC
+            c = self.config
+            soc = SimulatedSoC(build_sim_soc(c.params, c.lanes, rubato=c.rubato)).__enter__()
+        self.soc, self.host = soc, soc.host
+        self.host.command(1)                               # PING: the firmware learns the host's address
+
+    def run(self, words, *, messages=0, udp_in=(), kinds=None):
+        return self._run_on(self.host, words, messages, udp_in, kinds, self.soc.receiving, self.soc.send)
+
     def close(self):
-        self.soc.__exit__(None, None, None)
+        if self.owned:
+            self.soc.__exit__(None, None, None)
 
 
 class BoardBackend(_SocBackend):
@@ -264,16 +281,10 @@ class BoardBackend(_SocBackend):
             thread.join(kw["timeout"] + 5)
         return block()
 
-    def write(self, image):
-        self.host.write_memory(image)
-
     def run(self, words, *, messages=0, udp_in=(), kinds=None):
         from hhe_gen.net.udp import send
         return self._run_on(self.host, words, messages, udp_in, kinds, self._receiving,
                             lambda payloads: send(payloads, self.info["ip"], self.info["udp_port"]))
-
-    def read(self, first, count):
-        return self.host.read_memory(first, count)
 
     def close(self):
         self.host.comm.close()

@@ -3,13 +3,16 @@
 :class:`CheckedBackend` wraps any backend (:mod:`.backends`): every ``write`` goes to the backend
 and to an ISA model of the same accelerator, every ``run`` runs on both, and the result is a
 :class:`Checked` run: the backend's run, the model's, and what differs (error status and position,
-notify codes, packets, memory, and on the model the cycles are None).  The demo, ``accel run``, the
-client's tests and the benchmarks compare through it, so "bit-exact with the ISA model" means the
-same thing everywhere.  Packets are compared payload for payload where the backend sees them
-(the model and the RTL backends; the SoC backends give the messages the host reassembled).
+notify codes, packets, messages, memory, and on the model the cycles are None).  The demo, ``accel
+run``, ``soc sim``, the client's tests and the benchmarks compare through it, so "bit-exact with the
+ISA model" means the same thing everywhere.  Packets are compared payload for payload where the
+backend sees them (the model and the RTL backends); the messages a run was asked to receive are
+compared coefficient for coefficient on every backend (the SoC backends give only the messages the
+host reassembled).
 
 Memory is compared over every word the model's memory holds after the run (the words a program
-reads or writes); ``memory=False`` skips it (the SoC backends, whose memory is read over Etherbone).
+reads or writes); ``memory=False`` skips it (the SoC backends, whose memory is read over Etherbone:
+:meth:`CheckedBackend.check_memory` compares the words a caller names).
 """
 
 from __future__ import annotations
@@ -44,10 +47,13 @@ class CheckedBackend:
         self.model = backend if isinstance(backend, ModelBackend) else ModelBackend(backend.config)
         self.compare_memory = memory and self.model is not backend
 
-    def write(self, image: dict) -> None:
-        self.backend.write(image)
+    def write(self, image: dict, **options):
+        """``image`` into the backend (``options``: its own, e.g. the SoC's ``progress``; what it
+        returns) and into the model."""
+        out = self.backend.write(image, **options)
         if self.model is not self.backend:
             self.model.write(image)
+        return out
 
     def read(self, first: int, count: int) -> list[int]:
         return self.backend.read(first, count)
@@ -70,14 +76,26 @@ class CheckedBackend:
                          min(len(got.packets), len(want.packets)))
             diff.append(f"packets: {len(got.packets)} sent, the model {len(want.packets)}; first difference at "
                         f"packet {first}")
+        if len(got.messages) != len(want.messages) or any(
+                a.polys != b.polys for a, b in zip(got.messages, want.messages)):
+            first = next((i for i, (a, b) in enumerate(zip(got.messages, want.messages)) if a.polys != b.polys),
+                         min(len(got.messages), len(want.messages)))
+            diff.append(f"messages: {len(got.messages)} received, the model's {len(want.messages)}; first "
+                        f"difference at message {first}")
         if self.compare_memory:
-            memory = self.model.model.memory
-            addresses = sorted(memory)
-            words = self.memory()
-            wrong = [a for a in addresses if words[a] != memory[a]]
-            if wrong:
-                diff.append(f"memory: {len(wrong)} of {len(addresses)} words differ, the first at {wrong[0]:#x}")
+            diff += self.check_memory(sorted(self.model.model.memory))
         return Checked(got, want, diff)
+
+    def check_memory(self, addresses) -> list[str]:
+        """The backend's words at ``addresses`` against the model's (absent there: 0); one line
+        if any differ, else none."""
+        addresses = sorted(addresses)
+        memory = self.model.model.memory
+        got = dict(zip(addresses, self._read_all(addresses)))
+        wrong = [a for a in addresses if got[a] != memory.get(a, 0)]
+        if not wrong:
+            return []
+        return [f"memory: {len(wrong)} of {len(addresses)} words differ, the first at {wrong[0]:#x}"]
 
     def memory(self) -> dict:
         """The backend's memory at every address the ISA model's memory holds ({address: word})."""

@@ -65,12 +65,6 @@ TARGETS = {("encrypt_pk", 2): 286_000, ("encrypt_sk", 2): 120_000, ("decrypt", 2
 SLOT_FORMAT = DEFAULT_SLOT_FORMAT
 
 
-def client_engine(p, lanes: int, *, fmt=None, **choices):
-    """The engine of the client accelerator of ``p`` at ``lanes`` (:class:`AcceleratorConfig`),
-    with the case's ``choices`` (ooo, ntt_in_place, rubato, target) and slot format."""
-    return AcceleratorConfig(p, lanes, slot_format=fmt, **choices).engine()
-
-
 def _slots(n: int, seed: int) -> list[complex]:
     rng = random.Random(seed)
     return [cmath.rect(math.sqrt(rng.random()), rng.random() * 2 * math.pi) for _ in range(n)]
@@ -98,7 +92,6 @@ def program_cycles(params: str = "toy", lanes: int = 2, program: str = "encrypt_
     from hhe_gen.params import preset
     from hhe_gen.client.backends import RtlBackend
     from hhe_gen.client.compare import CheckedBackend
-    from hhe_gen.sim.memory import MemoryModel
 
     p = preset(params)
     config = AcceleratorConfig(p, lanes, ooo=ooo, slot_format=fmt, ntt_in_place=ntt_in_place).resolve()
@@ -113,13 +106,12 @@ def program_cycles(params: str = "toy", lanes: int = 2, program: str = "encrypt_
     mem = client_memory(p, shape, keys, seed=3, slots=z, fmt=fmt, layout=layout)
     if program == "decrypt":
         mem = model_run(programs.encrypt_sk(p, shape, level=level, layout=layout).words, mem)
-    if network:
-        return _near_network(p, config.engine(), program, level, layout, keys, z, mem, fmt,
-                             MemoryModel(mem, latency=latency, cycles_per_beat=cycles_per_beat),
-                             progress=f"verilator build of the engine ({params}, {lanes} lanes)")
-    prog = getattr(programs, program)(p, shape, level=level, layout=layout)
     rtl = CheckedBackend(RtlBackend(config, progress=f"verilator build of the engine ({params}, {lanes} lanes)",
                                     latency=latency, cycles_per_beat=cycles_per_beat))
+    if network:
+        return (_near_network_decrypt if program == "decrypt" else _near_network)(
+            rtl, program, level, layout, keys, z, mem)
+    prog = getattr(programs, program)(p, shape, level=level, layout=layout)
     rtl.write(mem)
     checked = rtl.run(prog.words)
     exact = checked.equal and checked.run.error == 0
@@ -143,40 +135,45 @@ def program_cycles(params: str = "toy", lanes: int = 2, program: str = "encrypt_
     return out
 
 
-def _near_network(p, engine, program, level, layout, keys, z, mem, fmt, memory, progress) -> dict:
-    """The ``nearnet-*`` case of :func:`program_cycles` (module docstring)."""
-    from hhe_gen.engine import programs
-    from hhe_gen.engine.model import EngineModel
-    from hhe_gen.models import ckks, ckks_fixed
-    from hhe_gen.models.wire import MAX_COUNT, Reassembler
-    from hhe_gen.sim.engine_verilator import VerilatedEngine
+def _stored_then_sent(rtl, words, mem, rows: int, run) -> dict:
+    """``words`` (the program storing its result, or loading its input) run from ``mem`` on
+    ``rtl``, and the store-then-send (receive-then-load) figures beside the near-network ``run``:
+    the wire and the bus of :func:`store_then_send_cycles`, over the Wishbone bus (4 cycles per
+    coefficient) and over a DRAM port (1)."""
+    from hhe_gen.models.wire import MAX_COUNT
+    rtl.write(mem)
+    stored = rtl.run(words).run
+    wb = stored.cycles + store_then_send_cycles(rtl.config.params.n, rows, MAX_COUNT, 4)
+    dram = stored.cycles + store_then_send_cycles(rtl.config.params.n, rows, MAX_COUNT, 1)
+    return {"stored_cycles": stored.cycles, "wb": wb, "dram": dram,
+            "gain_vs_wb": round(wb / run.cycles, 3), "gain_vs_dram": round(dram / run.cycles, 3)}
 
-    rtl = VerilatedEngine(engine, progress=progress)
-    if program == "decrypt":
-        return _near_network_decrypt(p, engine, rtl, level, layout, keys, z, mem, fmt, memory)
+
+def _near_network(rtl, program, level, layout, keys, z, mem) -> dict:
+    """The ``nearnet-*`` encryption case of :func:`program_cycles` (module docstring): bit-exact
+    when the run equals the ISA model's (packets, memory) and every packet left at one word per
+    cycle without a gap."""
+    from hhe_gen.engine import programs
+    from hhe_gen.models import ckks, ckks_fixed
+    from hhe_gen.models.wire import MAX_COUNT
+
+    p, shape = rtl.config.params, rtl.config.shape
     target = programs.NetworkTarget(segment=MAX_COUNT, message=1)
-    sent = getattr(programs, program)(p, engine.shape, level=level, layout=layout, network=target)
-    model = EngineModel(engine.shape, p.n, fmt=fmt)
-    model.memory = dict(mem)
-    model.run(sent.words)
-    run = rtl.run(sent.words, memory)
-    stored = rtl.run(getattr(programs, program)(p, engine.shape, level=level, layout=layout).words,
-                     type(memory)(mem, latency=memory.latency, cycles_per_beat=memory.cycles_per_beat))
-    rx = Reassembler()
-    messages = [m for m in (rx.feed(pk.payload) for pk in run.packets) if m is not None]
-    exact = run.error_cause == 0 and model.error == 0 and [pk.payload for pk in run.packets] == \
-        [pk.payload for pk in model.packets] and all(pk.steady and not pk.gaps for pk in run.packets)
+    sent = getattr(programs, program)(p, shape, level=level, layout=layout, network=target)
+    rtl.write(mem)
+    checked = rtl.run(sent.words, messages=1)
+    run, record = checked.run, checked.run.record
+    exact = checked.equal and run.error == 0 and all(pk.steady and not pk.gaps for pk in record.packets)
     precision = None
-    if len(messages) == 1:
-        precision = round(ckks_fixed.precision_bits(z, ckks.decode(p, ckks.decrypt(p, keys.sk, messages[0].ciphertext())))[0], 1)
-    rows = sent.rows
-    wb = stored.cycles + store_then_send_cycles(p.n, rows, MAX_COUNT, 4)
-    dram = stored.cycles + store_then_send_cycles(p.n, rows, MAX_COUNT, 1)
+    if len(run.messages) == 1:
+        got = ckks.decode(p, ckks.decrypt(p, keys.sk, run.messages[0].ciphertext()))
+        precision = round(ckks_fixed.precision_bits(z, got)[0], 1)
+    stored = _stored_then_sent(rtl, getattr(programs, program)(p, shape, level=level, layout=layout).words,
+                               mem, sent.rows, run)
     return {"cycles": run.cycles, "bit_exact": exact, "precision_bits": precision, "packets": len(run.packets),
-            "memory_writes": run.memory.writes, "stored_cycles": stored.cycles,
-            "store_then_send_wb": wb, "store_then_send_dram": dram,
-            "gain_vs_wb": round(wb / run.cycles, 3), "gain_vs_dram": round(dram / run.cycles, 3),
-            "dna_hhe_gain": "1.15 - 1.43"}
+            "memory_writes": record.memory.writes, "stored_cycles": stored["stored_cycles"],
+            "store_then_send_wb": stored["wb"], "store_then_send_dram": stored["dram"],
+            "gain_vs_wb": stored["gain_vs_wb"], "gain_vs_dram": stored["gain_vs_dram"], "dna_hhe_gain": "1.15 - 1.43"}
 
 
 def rubato_blocks(rubato: str = "Par-128S", rubato_lanes: int = 2, n: int = 256) -> dict:
@@ -222,42 +219,36 @@ def rubato_blocks(rubato: str = "Par-128S", rubato_lanes: int = 2, n: int = 256)
     return out
 
 
-def _near_network_decrypt(p, engine, rtl, level, layout, keys, z, mem, fmt, memory) -> dict:
+def _near_network_decrypt(rtl, program, level, layout, keys, z, mem) -> dict:
     """cloud -> ct-to-m: the ciphertext's packets arrive back to back on ``i_udp`` from the first
     cycle and ``decrypt(network=True)`` takes them (``recv``); against the ciphertext received
     into memory by a DMA first (the wire and the bus as in :func:`store_then_send_cycles`), then the
-    decrypt program loading it."""
+    decrypt program loading it.  Bit-exact when the run's memory equals the ISA model's."""
     from hhe_gen.engine import memory_map, programs
-    from hhe_gen.engine.model import EngineModel
     from hhe_gen.models import ckks_fixed
     from hhe_gen.models.wire import MAX_COUNT, ciphertext_packets
 
+    p, config = rtl.config.params, rtl.config
     ct = memory_map.read_ciphertext(mem, layout, p, level)
     packets = ciphertext_packets(ct, 1, p.log_scale, segment=MAX_COUNT)
-    received = programs.decrypt(p, engine.shape, level=level, layout=layout, network=True)
-    run = rtl.run(received.words, memory, udp_in=packets)
-    loaded = programs.decrypt(p, engine.shape, level=level, layout=layout)
-    model = EngineModel(engine.shape, p.n, fmt=fmt)
-    model.memory = dict(mem)
-    model.run(loaded.words)
-    stored = rtl.run(loaded.words, type(memory)(mem, latency=memory.latency, cycles_per_beat=memory.cycles_per_beat))
-    out = layout.address("slots_out")
-    exact = run.error_cause == 0 and all(run.memory.words.get(out + k, 0) == model.memory.get(out + k, 0)
-                                         for k in range(p.n))
-    got = memory_map.read_slots(run.memory.words, layout, fmt, engine.word_bits)
-    rows = received.rows
-    wb = stored.cycles + store_then_send_cycles(p.n, rows, MAX_COUNT, 4)
-    dram = stored.cycles + store_then_send_cycles(p.n, rows, MAX_COUNT, 1)
+    received = programs.decrypt(p, config.shape, level=level, layout=layout, network=True)
+    rtl.write(mem)
+    checked = rtl.run(received.words, udp_in=packets)
+    run = checked.run
+    exact = checked.equal and run.error == 0
+    got = memory_map.read_slots(rtl.memory(), layout, config.fmt, config.word_bits)
+    loaded = programs.decrypt(p, config.shape, level=level, layout=layout)
+    stored = _stored_then_sent(rtl, loaded.words, mem, received.rows, run)
     return {"cycles": run.cycles, "bit_exact": exact, "precision_bits": round(ckks_fixed.precision_bits(z, got)[0], 1),
-            "packets": len(packets), "loaded_cycles": stored.cycles, "receive_then_load_wb": wb,
-            "receive_then_load_dram": dram, "gain_vs_wb": round(wb / run.cycles, 3),
-            "gain_vs_dram": round(dram / run.cycles, 3), "dna_hhe_gain": "1.09 - 1.56"}
+            "packets": len(packets), "loaded_cycles": stored["stored_cycles"], "receive_then_load_wb": stored["wb"],
+            "receive_then_load_dram": stored["dram"], "gain_vs_wb": stored["gain_vs_wb"],
+            "gain_vs_dram": stored["gain_vs_dram"], "dna_hhe_gain": "1.09 - 1.56"}
 
 
 def memory_plan(params: str = "dna-hhe", lanes: int = 2, device: str = "LFE5UM5G-85F", fmt=SLOT_FORMAT) -> dict:
     """Block RAMs of the engine (buffers for every client program, the units' memories)."""
     from hhe_gen.params import preset
-    engine = client_engine(preset(params), lanes, fmt=fmt)
+    engine = AcceleratorConfig(preset(params), lanes, slot_format=fmt).engine()
     plan = engine.memory_plan(device=device)
     parts = plan.by_owner()
     return {"buffers": engine.shape.buffers, "dp16kd": plan.dp16kd, "bram36": plan.bram36, "left": plan.left,
@@ -278,12 +269,13 @@ def area(params: str = "dna-hhe", lanes: int = 2, rubato: str | None = None, xil
     from hhe_gen.params import preset
     p = preset(params)
     name = _area_name("hhe_accel", params, lanes, rubato)
-    engine = client_engine(p, lanes, rubato=rubato)
+    engine = AcceleratorConfig(p, lanes, rubato=rubato).engine()
     mark_unused(engine)
     ecp5 = synth_ecp5(engine, name=name, timeout=4 * 3600, place_and_route=False)
     out = {k: ecp5.get(k) for k in ("LUT4", "FF", "MULT18X18D", "DP16KD")}
     if xilinx:
-        xc7 = synth_xilinx(client_engine(p, lanes, rubato=rubato, target="xilinx"), name=name, timeout=4 * 3600)
+        xc7 = synth_xilinx(AcceleratorConfig(p, lanes, rubato=rubato, target="xilinx").engine(), name=name,
+                           timeout=4 * 3600)
         out.update({f"xc7_{k}": xc7.get(k) for k in ("LUT", "FF", "DSP48E1", "RAMB18", "RAMB36")})
     return out
 
@@ -296,7 +288,7 @@ def area_by_unit(params: str = "dna-hhe", lanes: int = 2, rubato: str | None = N
     from hhe_gen.flow.synth import synth_ecp5
     from hhe_gen.params import preset
     name = _area_name("hhe_accel_units", params, lanes, rubato)
-    engine = client_engine(preset(params), lanes, rubato=rubato)
+    engine = AcceleratorConfig(preset(params), lanes, rubato=rubato).engine()
     mark_unused(engine)
     r = synth_ecp5(engine, name=name, timeout=4 * 3600, by_unit=True)
     fields = ("LUT4", "CCU2C", "FF", "MULT18X18D", "DP16KD", "DPR16X4")
