@@ -121,6 +121,10 @@ TABLES: dict[str, Layout] = {
          ("in-order", "in_order"), ("ratio", "ratio"), ("goal", "goal"), ("goal's source", "goal_source"),
          ("DNA-HHE (Table II, 2 butterflies)", "dna_hhe")),
         "hhe-gen bench accel --only cycles-dna-hhe-... (Verilator)"),
+    "accel-cycles-by-task": Layout(
+        (("case", "case"), ("program", "program"), ("lanes", "lanes"), ("part of the run", "what"),
+         ("cycles", "cycles")),
+        "the per-task dispatch and completion records of hhe-gen bench accel --only cycles-dna-hhe-... (Verilator)"),
     "accel-area": Layout(
         (("case", "case"), ("tool", "tool"), ("LUT", "lut"), ("FF", "ff"), ("multipliers", "multipliers"),
          ("block RAM", "block_ram")),
@@ -129,6 +133,11 @@ TABLES: dict[str, Layout] = {
         (("case", "case"), ("unit", "unit"), ("LUT4", "lut4"), ("CCU2C", "ccu2c"), ("FF", "ff"),
          ("MULT18X18D", "mult18x18d"), ("DP16KD", "dp16kd"), ("DPR16X4", "dpr16x4")),
         "hhe-gen bench accel --only area-by-unit-dna-hhe-2lanes (Yosys synth_ecp5, the hierarchy kept, classic ABC)"),
+    "accel-earlier-designs": Layout(
+        (("case", "case"), ("design (not the current one)", "design"), ("ECP5 LUT4", "lut4"), ("FF", "ff"),
+         ("MULT18X18D", "mult18x18d"), ("DP16KD", "dp16kd"), ("xc7 LUT", "xc7_lut"), ("xc7 FF", "xc7_ff"),
+         ("xc7 block RAM", "xc7_block_ram"), ("replaced by", "replaced_by")),
+        "hhe-gen bench accel --only area-dna-hhe-2lanes on the commit of the row (Yosys synth_ecp5 / synth_xilinx)"),
     "nearnet-send": Layout(
         (("case", "case"), ("program", "program"), ("lanes", "lanes"), ("near-network", "near_network"),
          ("stored", "stored"), ("store-then-send, Wishbone", "store_then_send_wishbone"), ("gain", "gain_wishbone"),
