@@ -163,10 +163,28 @@ TABLES: dict[str, Layout] = {
          ("placed and routed", "placed_and_routed")),
         "hhe-gen bench soc --only ecpix5-dna-hhe ecpix5-dna-hhe-1-lane (packed by nextpnr-ecp5); "
         "hhe-gen soc build --board arty-a7 --params dna-hhe (Yosys synth_xilinx)"),
+    "soc-earlier-designs": Layout(
+        (("case", "case"), ("SoC (not the current one)", "design"), ("logic", "logic"), ("flip-flops", "flip_flops"),
+         ("multipliers", "multipliers"), ("block RAM", "block_ram"), ("Yosys", "yosys")),
+        "hhe-gen bench soc --only ecpix5-dna-hhe ecpix5-dna-hhe-1-lane on the commit of the row (packed by nextpnr-ecp5)"),
+    "soc-ecpix5-route": Layout(
+        (("case", "case"), ("SoC", "soc"), ("placer", "placer"), ("packed", "packed"), ("placed", "placed"),
+         ("router", "router"), ("router2's overused wires", "overused"), ("routed", "routed")),
+        "hhe-gen soc build --board ecpix5 --params P --lanes L [--placer heap|static] [--router router1|router2] "
+        "(nextpnr-ecp5, seed 1); hhe-gen bench soc --only ecpix5-..."),
+    "soc-congestion": Layout(
+        (("case", "case"), ("run", "run"), ("iteration", "iteration"), ("overused wire uses", "uses"),
+         ("module", "module"), ("share of the overuse", "share"), ("nets", "nets")),
+        "hhe-gen soc build --board ecpix5 --params dna-hhe --lanes 1 --placer heap (router2's heat map summed by "
+        "module: the report's congestion)"),
     "soc-toy-clocks": Layout(
         (("case", "case"), ("clock", "clock"), ("constraint", "constraint"), ("post-route", "post_route"),
          ("critical path", "critical_path")),
         "hhe-gen bench soc --only ecpix5-toy-1-lane (static placer, router2, seed 1)"),
+    "soc-toy-clocks-earlier": Layout(
+        (("case", "case"), ("SoC (not the current one)", "design"), ("sys", "sys"), ("accelerator", "accel"),
+         ("critical path", "critical_path"), ("replaced by", "replaced_by")),
+        "hhe-gen bench soc --only ecpix5-toy-1-lane on the commit of the row (static placer, router2, seed 1)"),
     "soc-sim-toy": Layout(
         (("case", "case"), ("step", "step"), ("accelerator cycles", "accelerator_cycles"), ("check", "check")),
         "hhe-gen soc sim (hhe-gen bench soc --only sim-toy)"),
