@@ -40,6 +40,7 @@ unit                                        model (hhe_gen.models.modarith)     
                                                                                   bnd_luts)
 ``NttMontgomeryMul(moduli, log_n, w, l)``   NttFriendlyMontgomery                 1
 ``modmul(kind, moduli, width, latency)``    by name (REDUCER_NAMES)               as above
+``reducer_plan(kind, ...)``                 its plan (no hardware: ReducerPlan)   as above
 ==========================================  ====================================  ============
 
 DSP tiles (``tiles``; ECP5 = MULT18X18D, Xilinx = DSP48E1; "+K" = karatsuba=True; the test
@@ -81,7 +82,7 @@ Speed on ECP5 (what makes it)
 from .barrett import BarrettMul
 from .butterfly import Butterfly, ButterflyStream
 from .constants import TARGETS
-from .factory import KINDS, modmul
+from .factory import KINDS, PLANS, modmul, reducer_plan
 from .modadd import ModAdd, ModSub
 from .multiplier import MulPlan, Multiplier, SumPlan
 from .ntt_montgomery import NttMontgomeryMul
@@ -89,6 +90,6 @@ from .pipeline import Pipe, Segment, StreamPipeline, Timed, schedule
 from .special_barrett import SpecialBarrettMul
 from .word_montgomery import WordMontgomeryMul
 
-__all__ = ["TARGETS", "KINDS", "modmul", "ModAdd", "ModSub", "Multiplier", "MulPlan", "SumPlan",
-           "BarrettMul", "WordMontgomeryMul", "SpecialBarrettMul", "NttMontgomeryMul",
+__all__ = ["TARGETS", "KINDS", "PLANS", "modmul", "reducer_plan", "ModAdd", "ModSub", "Multiplier", "MulPlan",
+           "SumPlan", "BarrettMul", "WordMontgomeryMul", "SpecialBarrettMul", "NttMontgomeryMul",
            "Pipe", "Segment", "StreamPipeline", "Timed", "schedule", "Butterfly", "ButterflyStream"]

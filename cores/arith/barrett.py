@@ -10,12 +10,12 @@ from hhe_gen.models.modarith import BarrettReducer
 from .constants import constant_table
 from .multiplier import MulPlan, SumPlan
 from .pipeline import DELAY, Segment, add_delay
-from .reducer import ModMulBase
+from .reducer import ModMulBase, ReducerPlan
 
-__all__ = ["BarrettMul"]
+__all__ = ["BarrettPlan", "BarrettMul"]
 
 
-class BarrettMul(ModMulBase):
+class BarrettPlan(ReducerPlan):
     """a*b mod q with generic Barrett reduction, q = moduli[sel] selected at run time.
 
     Parameters
@@ -62,7 +62,6 @@ class BarrettMul(ModMulBase):
 
     @quiet_on_error
     def __init__(self, moduli, width, latency=None, *, target="ecp5", karatsuba=False, dsp="infer"):
-        self._args = (moduli, width)
         self._setup(moduli, width, latency, target, karatsuba, dsp)
 
     def _plan(self):
@@ -125,3 +124,7 @@ class BarrettMul(ModMulBase):
             return pipe.boundary("r", r)
         r_s = pipe.comb(lambda u, v: Mux(v[k + 1], u, v), r1, d2, shape=k, name="r_s")
         return pipe.boundary("r", self._shifted(pipe, r_s, "r", left=False))
+
+
+class BarrettMul(BarrettPlan, ModMulBase):
+    """:class:`BarrettPlan` as a raw unit: its ports and elaboration (:class:`~.reducer.ModMulBase`)."""

@@ -1,4 +1,4 @@
-"""The multi-field butterfly unit (DNA-HHE's BFU, seeds/000 section III-B, Fig. 7/8): Cooley-Tukey,
+"""The multi-field butterfly unit (DNA-HHE's BFU, section III-B, Fig. 7/8): Cooley-Tukey,
 Gentleman-Sande, pointwise mul/add/sub and multiply-accumulate over Z_q (RNS, run-time prime),
 Z_t (Rubato's moduli) and fixed-point complex numbers, with the DSP tiles of the three fields'
 multipliers shared stage by stage (:mod:`.butterfly_share`).
@@ -103,7 +103,7 @@ from amaranth.hdl import Array, Cat, Const, Module, Mux, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from hhe_gen.cores.unused import mark_unused, quiet_on_error
+from hhe_gen.cores.unused import quiet_on_error
 from hhe_gen.models.butterfly import FIELDS, OPS, FieldSpec, butterfly as butterfly_model
 from hhe_gen.models.fft import FixedPointFormat
 from hhe_gen.params.errors import ParameterError
@@ -111,11 +111,11 @@ from hhe_gen.params.errors import ParameterError
 from .butterfly_complex import ComplexProducts, pack_complex, parts, round_shift_hw, unpack_complex, wrap_hw
 from .butterfly_share import FieldPipe, ShareUnit, Stager, TileBank, count_slots, plan_sharing
 from .constants import check_int, check_target
-from .factory import KINDS, modmul
-from .modadd import ModAdd, ModSub
+from .factory import KINDS, reducer_plan
+from .modadd import ModAdd, ModSub, add_sub_segments
 from .pipeline import DELAY, Pipe, Segment, Timed, add_delay, schedule, stage_delays
 
-__all__ = ["Butterfly", "ButterflyStream", "OP_CODES", "pack_complex", "unpack_complex"]
+__all__ = ["Butterfly", "ButterflyPlan", "ButterflyStream", "OP_CODES", "pack_complex", "unpack_complex"]
 
 #: ``op`` input encoding: the index in :data:`hhe_gen.models.butterfly.OPS` (codes 6, 7: undefined).
 OP_CODES = {name: i for i, name in enumerate(OPS)}
@@ -124,23 +124,26 @@ OP_CODES = {name: i for i, name in enumerate(OPS)}
 IO_IN = DELAY["io"] + 2 * DELAY["mux"]
 
 
+def _add_sub_stages(width: int, add_latency: int) -> list[float]:
+    """Estimated logic per stage of a ``width``-bit modular adder / subtractor with ``add_latency``
+    registers (:func:`~.modadd.add_sub_segments`)."""
+    segments = add_sub_segments(width)
+    return stage_delays(segments, schedule(segments, add_latency), io_delay=0.0)
+
+
 def _pre_tail_delay(width: int, add_latency: int = 1) -> float:
     """Estimated logic after the last register of the Z_q / Z_t pre-subtractor (its ``gs``
     operand ``d`` feeds the multiplier's operand select): the sharing plan charges it, with
     :data:`IO_IN`, in front of a modular field's multiplier, so an unregistered start of the
     multiplier is only chosen when that path fits (otherwise the operands get a register first)."""
-    sub = ModSub((3,), width, latency=add_latency)
-    mark_unused(sub)
-    return stage_delays(sub.segments, sub.counts, io_delay=0.0)[-1]
+    return _add_sub_stages(width, add_latency)[-1]
 
 
 def _post_head_delay(width: int, add_latency: int = 1) -> float:
     """Estimated logic in front of the first register of the Z_q / Z_t post-adders (fed by the
     multiplier's result, plus the result select and routing): charged after a modular field's
     multiplier that ends unregistered at the end of the multiplier section."""
-    add = ModAdd((3,), width, latency=add_latency)
-    mark_unused(add)
-    return stage_delays(add.segments, add.counts, io_delay=0.0)[0] + DELAY["io"] + DELAY["mux"]
+    return _add_sub_stages(width, add_latency)[0] + DELAY["io"] + DELAY["mux"]
 
 
 def _modular_config(name, cfg):
@@ -173,49 +176,12 @@ def _complex_config(cfg):
     raise ParameterError("complex", cfg, "a FixedPointFormat or dict(fmt=FixedPointFormat, karatsuba=bool)")
 
 
-class Butterfly(wiring.Component):
-    """Multi-field butterfly: a raw clock-enabled unit (see :mod:`hhe_gen.cores.arith`).
+class ButterflyPlan:
+    """What a :class:`Butterfly` of these parameters is, with no hardware made: the same
+    parameters and refusals, and every member of the unit but its ports and probes (fields,
+    latencies, the sharing plan, tiles, the reducers' plans, widths) and its golden ``model``.
+    The NTT and pointwise units read a butterfly's latency and width from it."""
 
-    Parameters
-    ----------
-    fields : dict or None    {"zq": cfg, "zt": cfg, "complex": cfg}; or give them as keywords:
-    zq, zt : dict or None    ``dict(moduli=..., kind="barrett", width=None, **reducer params)``:
-                             ``kind`` one of ``modmul``'s kinds (default "barrett"; e.g.
-                             ``dict(kind="special-barrett", moduli=qs, k=54, log_n=13)``), width
-                             default k for special-barrett, else max(16, bit length of the moduli)
-    complex : FixedPointFormat, dict(fmt=..., karatsuba=True) or None
-    target : str             "ecp5" | "xilinx" | "generic" (DSP tile size)
-    latency : int or None    total latency = 2*add_latency + mul_latency (default: mul_latency =
-                             the largest field minimum + 3)
-    add_latency : int        0 or 1: registers of the pre and of the post add/sub stage each
-    share : bool             share DSP tiles between fields (default True; False builds every
-                             field's multipliers on their own tiles, for comparison)
-    max_stage_ns : float or None   timing bound of the sharing plan (:func:`.butterfly_share.plan_sharing`):
-                             None = as much sharing as the slowest unit's estimated stage delay
-                             allows; a number = every unit stays within max(its own best
-                             estimate, this) - fewer shared tiles, shorter paths
-
-    Fields that are not given generate no hardware.  Field index (``field`` input) = position in
-    ``fields`` (the enabled ones of ("zq", "zt", "complex"), in that order).
-
-    Members
-    -------
-    op : In(3)            :data:`OP_CODES` (ct 0, gs 1, mul 2, add 3, sub 4, mac 5)
-    field : In(range(n))  only with more than one field
-    sel : In(range(n))    prime index of the Z_q / Z_t field (the same input for both); only when a
-                          modular field has more than one modulus; must be < that field's count
-    a, b, w, c : In(width)   operands (see the module docstring for the packing)
-    en : In(1)            clock enable of every register
-    x, y : Out(width)     results, ``latency`` enabled cycles after the operands
-    fields, field_index, width, mod_width, moduli (field -> tuple), fmt, reducers (field -> raw
-    unit whose datapath is built in here), latency, min_latency, mul_latency, add_latency, ii = 1,
-    tiles (physical DSP tiles), tiles_separate (without sharing), tiles_by_field, share_plan
-    (unit -> (start, latency) in the multiplier section), tile_usage (stage -> {field: tiles
-    used at that stage}; with sharing the tiles of a stage are the largest of its row), probes ({"x": (x, latency), "y": ...}
-    after elaboration, for :func:`hhe_gen.sim.stream.run_unit`)
-    """
-
-    @quiet_on_error
     def __init__(self, fields=None, *, zq=None, zt=None, complex=None, target="ecp5", latency=None,
                  add_latency=1, share=True, max_stage_ns=None):
         cfg = {}
@@ -250,8 +216,7 @@ class Butterfly(wiring.Component):
         for f in ("zq", "zt"):
             if f in self.fields:
                 kind, moduli, width, kw = self._mod_cfg[f] = _modular_config(f, cfg[f])
-                probe = modmul(kind, moduli, width, None, target=self.target, **kw)
-                mark_unused(probe)
+                probe = reducer_plan(kind, moduli, width, None, target=self.target, **kw)
                 mins[f] = probe.min_latency
                 defaults.append(probe.min_latency + 3)
         self.fmt, self.cx = None, None
@@ -278,8 +243,7 @@ class Butterfly(wiring.Component):
         for f in ("zq", "zt"):
             if f in self._mod_cfg:
                 kind, moduli, width, kw = self._mod_cfg[f]
-                probe = modmul(kind, moduli, width, None, target=self.target, **kw)
-                mark_unused(probe)
+                probe = reducer_plan(kind, moduli, width, None, target=self.target, **kw)
                 units.append(ShareUnit(f, f, list(probe.segments), tuple(probe.mul_plans), probe.min_latency, M,
                                        io_in=_pre_tail_delay(probe.width, self.add_latency) + IO_IN,
                                        io_out=_post_head_delay(probe.width, self.add_latency)))
@@ -305,8 +269,7 @@ class Butterfly(wiring.Component):
 
         self.reducers, self.moduli = {}, {}
         for f, (kind, moduli, width, kw) in self._mod_cfg.items():
-            unit = modmul(kind, moduli, width, self._choice[f].latency, target=self.target, **kw)
-            mark_unused(unit)
+            unit = reducer_plan(kind, moduli, width, self._choice[f].latency, target=self.target, **kw)
             if tuple(unit.counts) != self._choice[f].counts:
                 raise AssertionError("reducer schedule differs from the sharing plan")
             self.reducers[f] = unit
@@ -318,16 +281,6 @@ class Butterfly(wiring.Component):
         self.specs = {f: [FieldSpec(f, reducer=md) for md in u.models] for f, u in self.reducers.items()}
         if self.fmt:
             self.specs["complex"] = [FieldSpec("complex", fmt=self.fmt)]
-        self.probes = {}
-
-        ports = {"op": In(3)}
-        if len(self.fields) > 1:
-            ports["field"] = In(range(len(self.fields)))
-        if self.n_sel > 1:
-            ports["sel"] = In(range(self.n_sel))
-        ports.update({n: In(self.width) for n in ("a", "b", "w", "c")})
-        ports.update({"en": In(1), "x": Out(self.width), "y": Out(self.width)})
-        super().__init__(ports)
 
     # -- golden model -------------------------------------------------------------------------------
     def model(self, op, field, a, b, w=0, c=0, sel=0) -> tuple[int, int]:
@@ -345,6 +298,66 @@ class Butterfly(wiring.Component):
             return pack_complex(x, f), 0 if y is None else pack_complex(y, f)
         x, y = butterfly_model(op, self.specs[field][sel], a, b, w, c)
         return x, 0 if y is None else y
+
+
+class Butterfly(ButterflyPlan, wiring.Component):
+    """Multi-field butterfly: a raw clock-enabled unit (see :mod:`hhe_gen.cores.arith`).
+
+    Parameters
+    ----------
+    fields : dict or None    {"zq": cfg, "zt": cfg, "complex": cfg}; or give them as keywords:
+    zq, zt : dict or None    ``dict(moduli=..., kind="barrett", width=None, **reducer params)``:
+                             ``kind`` one of ``modmul``'s kinds (default "barrett"; e.g.
+                             ``dict(kind="special-barrett", moduli=qs, k=54, log_n=13)``), width
+                             default k for special-barrett, else max(16, bit length of the moduli)
+    complex : FixedPointFormat, dict(fmt=..., karatsuba=True) or None
+    target : str             "ecp5" | "xilinx" | "generic" (DSP tile size)
+    latency : int or None    total latency = 2*add_latency + mul_latency (default: mul_latency =
+                             the largest field minimum + 3)
+    add_latency : int        0 or 1: registers of the pre and of the post add/sub stage each
+    share : bool             share DSP tiles between fields (default True; False builds every
+                             field's multipliers on their own tiles, for comparison)
+    max_stage_ns : float or None   timing bound of the sharing plan (:func:`.butterfly_share.plan_sharing`):
+                             None = as much sharing as the slowest unit's estimated stage delay
+                             allows; a number = every unit stays within max(its own best
+                             estimate, this) - fewer shared tiles, shorter paths
+
+    Fields that are not given generate no hardware.  Field index (``field`` input) = position in
+    ``fields`` (the enabled ones of ("zq", "zt", "complex"), in that order).
+
+    Members
+    -------
+    op : In(3)            :data:`OP_CODES` (ct 0, gs 1, mul 2, add 3, sub 4, mac 5)
+    field : In(range(n))  only with more than one field
+    sel : In(range(n))    prime index of the Z_q / Z_t field (the same input for both); only when a
+                          modular field has more than one modulus; must be < that field's count
+    a, b, w, c : In(width)   operands (see the module docstring for the packing)
+    en : In(1)            clock enable of every register
+    x, y : Out(width)     results, ``latency`` enabled cycles after the operands
+    fields, field_index, width, mod_width, moduli (field -> tuple), fmt, reducers (field -> the
+    reducer's plan, :func:`~.factory.reducer_plan`, whose datapath is built in here), latency,
+    min_latency, mul_latency, add_latency, ii = 1, tiles (physical DSP tiles), tiles_separate
+    (without sharing), tiles_by_field, share_plan (unit -> (start, latency) in the multiplier
+    section), tile_usage (stage -> {field: tiles used at that stage}; with sharing the tiles of a
+    stage are the largest of its row), probes ({"x": (x, latency), "y": ...} after elaboration, for
+    :func:`hhe_gen.sim.stream.run_unit`)
+    """
+
+    @quiet_on_error
+    def __init__(self, fields=None, *, zq=None, zt=None, complex=None, target="ecp5", latency=None,
+                 add_latency=1, share=True, max_stage_ns=None):
+        ButterflyPlan.__init__(self, fields, zq=zq, zt=zt, complex=complex, target=target, latency=latency,
+                               add_latency=add_latency, share=share, max_stage_ns=max_stage_ns)
+        self.probes = {}
+
+        ports = {"op": In(3)}
+        if len(self.fields) > 1:
+            ports["field"] = In(range(len(self.fields)))
+        if self.n_sel > 1:
+            ports["sel"] = In(range(self.n_sel))
+        ports.update({n: In(self.width) for n in ("a", "b", "w", "c")})
+        ports.update({"en": In(1), "x": Out(self.width), "y": Out(self.width)})
+        wiring.Component.__init__(self, ports)
 
     # -- hardware -------------------------------------------------------------------------------------
     def elaborate(self, platform):

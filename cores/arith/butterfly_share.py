@@ -1,4 +1,4 @@
-"""DSP-tile sharing between the fields of the multi-field butterfly (DNA-HHE's idea, seeds/000
+"""DSP-tile sharing between the fields of the multi-field butterfly (DNA-HHE's idea,
 section III-B, Fig. 8, at the granularity of this package's multiplier tiles).
 
 Why sharing is free of conflicts

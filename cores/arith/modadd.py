@@ -18,7 +18,14 @@ from hhe_gen.models.modarith import mod_add, mod_sub
 from .constants import check_int, check_moduli, check_width, sel_shape
 from .pipeline import DELAY, Pipe, Segment, add_delay, schedule
 
-__all__ = ["ModAdd", "ModSub"]
+__all__ = ["ModAdd", "ModSub", "add_sub_segments"]
+
+
+def add_sub_segments(width: int) -> list[Segment]:
+    """The datapath chain of :class:`ModAdd` and :class:`ModSub` at ``width`` bits: the sum (or
+    difference) "s1", the candidate minus (plus) q "s2", the "select"; ``latency`` 1 puts one
+    register on it (:func:`~.pipeline.schedule`)."""
+    return [Segment("s1", add_delay(width + 1)), Segment("s2", add_delay(width + 1)), Segment("select", DELAY["mux"])]
 
 
 class _ModAddSub(wiring.Component):
@@ -33,8 +40,7 @@ class _ModAddSub(wiring.Component):
         self.ii = 1
         self.tiles = 0
         w = width
-        self.segments = [Segment("s1", add_delay(w + 1)), Segment("s2", add_delay(w + 1)),
-                         Segment("select", DELAY["mux"])]
+        self.segments = add_sub_segments(w)
         self.counts = schedule(self.segments, self.latency)
         ports = {"a": In(w), "b": In(w)}
         if len(self.moduli) > 1:

@@ -1,5 +1,5 @@
 """ABC-FHE NTT-friendly Montgomery multiplier with shift-add QInv (bit-exact with
-:class:`hhe_gen.models.modarith.NttFriendlyMontgomery`, seeds/002 eq. 4-11)."""
+:class:`hhe_gen.models.modarith.NttFriendlyMontgomery`, eq. 4-11)."""
 
 from __future__ import annotations
 
@@ -12,12 +12,12 @@ from hhe_gen.params.errors import ParameterError
 from .constants import check_int
 from .multiplier import MulPlan, SumPlan
 from .pipeline import DELAY, Segment
-from .reducer import ModMulBase
+from .reducer import ModMulBase, ReducerPlan
 
-__all__ = ["NttMontgomeryMul"]
+__all__ = ["NttMontgomeryPlan", "NttMontgomeryMul"]
 
 
-class NttMontgomeryMul(ModMulBase):
+class NttMontgomeryPlan(ReducerPlan):
     """a*b*R^-1 mod q (R = 2^r) for primes q = 2^e + kk*2N + 1 with a sparse kk, q = moduli[sel].
 
     Only a*b uses DSP tiles: m = t_lo * QInv mod R and m*q are shift-add networks (the signed
@@ -113,3 +113,7 @@ class NttMontgomeryMul(ModMulBase):
         else:                       # t2 = t + q: take it when t < 0
             res = pipe.comb(lambda u, v: Mux(u[-1], v, u), t, t2, shape=self.width, name="r", probe=True)
         return pipe.boundary("r", res)
+
+
+class NttMontgomeryMul(NttMontgomeryPlan, ModMulBase):
+    """:class:`NttMontgomeryPlan` as a raw unit: its ports and elaboration (:class:`~.reducer.ModMulBase`)."""

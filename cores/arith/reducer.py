@@ -1,4 +1,11 @@
-"""Common base of the pipelined modular multipliers (raw units, see :mod:`hhe_gen.cores.arith`)."""
+"""Common base of the pipelined modular multipliers (raw units, see :mod:`hhe_gen.cores.arith`).
+
+Each multiplier comes in two parts: its plan (:class:`ReducerPlan`: the checked parameters, the
+golden models, the datapath's segments, latency, register schedule and DSP tiles, and ``_build``,
+which builds the datapath into a :class:`~.pipeline.Pipe`), a plain object that reading a latency
+or a tile count never turns into hardware; and the raw unit (:class:`ModMulBase`), the plan with
+ports and an ``elaborate``.  A butterfly builds its reducers' datapaths from their plans; the
+factory gives either (:func:`~.factory.modmul`, :func:`~.factory.reducer_plan`)."""
 
 from __future__ import annotations
 
@@ -12,7 +19,7 @@ from .constants import check_moduli, check_target, check_width, sel_shape
 from .multiplier import check_dsp
 from .pipeline import DELAY, Pipe, Segment, add_delay, check_latency, schedule
 
-__all__ = ["ModMulBase", "correction_segments", "barrett_tail_segments"]
+__all__ = ["ReducerPlan", "ModMulBase", "correction_segments", "barrett_tail_segments"]
 
 
 def correction_segments(bits: int, names=("r1", "r")) -> list[Segment]:
@@ -26,13 +33,13 @@ def barrett_tail_segments(k: int) -> list[Segment]:
     return [Segment("r0", add_delay(k + 2)), Segment("d", add_delay(k + 3)), Segment("r", 2 * DELAY["mux"])]
 
 
-class ModMulBase(wiring.Component):
-    """Shared plumbing: validation, models per prime, ports, schedule, elaboration.
+class ReducerPlan:
+    """A modular multiplier's plan: validation, models per prime, schedule (module docstring).
 
     Subclasses set ``self.models`` (one golden model per prime, same order as ``moduli``) and
     ``self.segments`` in ``_plan()``, and build the datapath in ``_build(pipe, a, b) -> Timed``.
 
-    Members (besides the raw-unit ports ``a``, ``b``, ``sel``, ``en``, ``p``)
+    Members
     -------
     moduli : tuple of int     the RNS set (``sel`` indexes it)
     width : int               port width
@@ -43,7 +50,6 @@ class ModMulBase(wiring.Component):
                               :class:`~hhe_gen.cores.arith.multiplier.MulPlan`)
     tiles : int               DSP-sized partial products of all multipliers
     segments, counts          the datapath chain and the registers at each boundary
-    probes : dict             after elaboration: trace name -> (signal, stage)
     """
 
     kind = None
@@ -63,12 +69,6 @@ class ModMulBase(wiring.Component):
         self.counts = schedule(self.segments, self.latency)
         self.ii = 1
         self.tiles = sum(m.tiles for m in self.mul_plans)
-        self.probes = {}
-        ports = {"a": In(width), "b": In(width)}
-        if len(self.moduli) > 1:
-            ports["sel"] = In(sel_shape(self.moduli))
-        ports.update({"en": In(1), "p": Out(width)})
-        wiring.Component.__init__(self, ports)
 
     def model(self, a: int, b: int, sel: int = 0) -> int:
         """The golden model's result (a*b mod q, or a*b*R^-1 mod q) for prime ``moduli[sel]``."""
@@ -83,14 +83,6 @@ class ModMulBase(wiring.Component):
         names = ["in"] + [s.name for s in self.segments]
         return [(n, c) for n, c in zip(names, self.counts) if c]
 
-    def elaborate(self, platform):
-        m = Module()
-        pipe = Pipe(m, self.en, self.segments, self.counts, getattr(self, "sel", None))
-        self.probes = pipe.probes
-        r = self._build(pipe, pipe.input(self.a), pipe.input(self.b))
-        m.d.comb += self.p.eq(pipe.output(r))
-        return m
-
     # helpers for subclasses
     @staticmethod
     def _correct(pipe, value, q, name, out_bits):
@@ -100,3 +92,26 @@ class ModMulBase(wiring.Component):
             d = v - qq                  # unsigned, one bit wider than the wider operand: top bit = borrow
             return Mux(d[-1], v, d)
         return pipe.comb(f, value, q, shape=out_bits, name=name, probe=True)
+
+
+class ModMulBase(ReducerPlan, wiring.Component):
+    """A plan (:class:`ReducerPlan`) as a raw unit: the ports ``a``, ``b``, ``sel`` (more than one
+    modulus), ``en``, ``p`` and ``probes`` (after elaboration: trace name -> (signal, stage)).
+    A kind's unit is ``class XMul(XPlan, ModMulBase)``."""
+
+    def _setup(self, moduli, width, latency, target, karatsuba, dsp="infer"):
+        ReducerPlan._setup(self, moduli, width, latency, target, karatsuba, dsp)
+        self.probes = {}
+        ports = {"a": In(width), "b": In(width)}
+        if len(self.moduli) > 1:
+            ports["sel"] = In(sel_shape(self.moduli))
+        ports.update({"en": In(1), "p": Out(width)})
+        wiring.Component.__init__(self, ports)
+
+    def elaborate(self, platform):
+        m = Module()
+        pipe = Pipe(m, self.en, self.segments, self.counts, getattr(self, "sel", None))
+        self.probes = pipe.probes
+        r = self._build(pipe, pipe.input(self.a), pipe.input(self.b))
+        m.d.comb += self.p.eq(pipe.output(r))
+        return m

@@ -1,5 +1,5 @@
 """DNA-HHE special-prime Barrett multiplier (bit-exact with
-:class:`hhe_gen.models.modarith.SpecialPrimeBarrett`, seeds/000 section III-B)."""
+:class:`hhe_gen.models.modarith.SpecialPrimeBarrett`, section III-B)."""
 
 from __future__ import annotations
 
@@ -12,12 +12,12 @@ from hhe_gen.params.errors import ParameterError
 from .constants import check_int, constant_table
 from .multiplier import MulPlan, SumPlan
 from .pipeline import DELAY, Segment, add_delay
-from .reducer import ModMulBase
+from .reducer import ModMulBase, ReducerPlan
 
-__all__ = ["SpecialBarrettMul"]
+__all__ = ["SpecialBarrettPlan", "SpecialBarrettMul"]
 
 
-class SpecialBarrettMul(ModMulBase):
+class SpecialBarrettPlan(ReducerPlan):
     """a*b mod q for DNA-HHE primes q = 2^k - 2N*bnd + 1 (mu = 2^k + Delta - 1), q = moduli[sel].
 
     Both constant products of Barrett reduction become narrow: the mu product is x_hi * Delta_hi
@@ -141,3 +141,7 @@ class SpecialBarrettMul(ModMulBase):
         r1 = pipe.comb(lambda u, v: Mux(v[k + 1], u, v), r0, d1, shape=k + 1, name="r1", probe=True)
         r = pipe.comb(lambda u, v: Mux(v[k + 1], u, v), r1, d2, shape=k, name="r", probe=True)
         return pipe.boundary("r", r)
+
+
+class SpecialBarrettMul(SpecialBarrettPlan, ModMulBase):
+    """:class:`SpecialBarrettPlan` as a raw unit: its ports and elaboration (:class:`~.reducer.ModMulBase`)."""

@@ -10,12 +10,12 @@ from hhe_gen.models.modarith import WordMontgomeryReducer
 from .constants import check_int, constant_table
 from .multiplier import MulPlan
 from .pipeline import DELAY
-from .reducer import ModMulBase, correction_segments
+from .reducer import ModMulBase, ReducerPlan, correction_segments
 
-__all__ = ["WordMontgomeryMul"]
+__all__ = ["WordMontgomeryPlan", "WordMontgomeryMul"]
 
 
-class WordMontgomeryMul(ModMulBase):
+class WordMontgomeryPlan(ReducerPlan):
     """a*b*R^-1 mod q (R = 2^(w*L), L = ceil(width/w)) for q = 1 (mod 2^w), q = moduli[sel].
 
     Because -q^-1 = -1 (mod 2^w), each word's quotient digit is the two's complement of the low
@@ -98,3 +98,7 @@ class WordMontgomeryMul(ModMulBase):
         q = pipe.table(self.moduli, kq, "q")
         r = self._correct(pipe, t, q, "r", self.width)
         return pipe.boundary("r", r)
+
+
+class WordMontgomeryMul(WordMontgomeryPlan, ModMulBase):
+    """:class:`WordMontgomeryPlan` as a raw unit: its ports and elaboration (:class:`~.reducer.ModMulBase`)."""

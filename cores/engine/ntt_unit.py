@@ -30,14 +30,16 @@ Members
 port : In(UnitPort(tag_width));  rd : Out(read port);  wr : Out(write port)   (streaming)
 bank : Out(:func:`~.buffers.bank_access_signature`)                          (in place)
 slot_prime : In(ArrayLayout(5, S))
-ntt : the :class:`~hhe_gen.cores.ntt.IterativeNtt`
+ntt_plan : the NTT core's :class:`~hhe_gen.cores.ntt.iterative.IterativeNttPlan` (its latencies, no
+           hardware); ``ntt``, the :class:`~hhe_gen.cores.ntt.IterativeNtt` itself, is built by
+           ``elaborate``
 
 Latency
 -------
-:meth:`task_cycles` (inverse) = ``ntt.command_cycles(inverse) + 1`` cycles from the task transfer
+:meth:`task_cycles` (inverse) = ``ntt_plan.command_cycles(inverse) + 1`` cycles from the task transfer
 (cycle 0) to ``done``: the command is taken in cycle 1, the first input beat waits one cycle for
 the FIFO (the buffer's read latency), then the core runs at full rate; ``done`` comes with the
-last output beat's write.  In place: ``ntt.command_cycles(inverse)`` (the command is taken in
+last output beat's write.  In place: ``ntt_plan.command_cycles(inverse)`` (the command is taken in
 cycle 1, ``done`` with the last write): 2 N/P + ``load_wait`` + 1 fewer for a forward transform,
 N/P fewer for an inverse (its N^-1 pass).
 """
@@ -49,8 +51,8 @@ from amaranth.lib import data, wiring
 from amaranth.lib.fifo import SyncFIFO
 from amaranth.lib.wiring import In, Out
 
-from hhe_gen.cores.ntt import IterativeNtt
-from hhe_gen.cores.unused import mark_unused, quiet_on_error
+from hhe_gen.cores.ntt.iterative import IterativeNtt, IterativeNttPlan
+from hhe_gen.cores.unused import quiet_on_error
 
 from . import isa
 from .buffers import bank_access_signature, read_port_signature, write_port_signature
@@ -70,9 +72,9 @@ class NttUnit(wiring.Component):
         check_unit_sizes(self, n, lanes, word_bits, buffers, slots, primes, lanes_high=n // 2, fit_primes=True)
         self.in_place = bool(in_place)
         external = dict(memory="external", bank_width=word_bits) if self.in_place else {}
-        self.ntt = IterativeNtt(n, lanes, list(self.primes), kind=kind, latency=latency, target=target,
-                                twiddles=twiddles, banking=banking, **external, **reducer)
-        mark_unused(self.ntt)
+        self._core = dict(n=n, lanes=lanes, moduli=list(self.primes), kind=kind, latency=latency, target=target,
+                          twiddles=twiddles, banking=banking, **external, **reducer)
+        self.ntt_plan = IterativeNttPlan(**self._core)
         if self.in_place:
             ports = {"bank": Out(bank_access_signature(buffers, lanes, self.rows, word_bits))}
         else:
@@ -90,9 +92,10 @@ class NttUnit(wiring.Component):
 
     def task_cycles(self, inverse: bool = False) -> int:
         """Cycles from the task transfer to ``done``."""
-        return self.ntt.command_cycles(inverse) + (not self.in_place)
+        return self.ntt_plan.command_cycles(inverse) + (not self.in_place)
 
     def elaborate(self, platform):
+        self.ntt = IterativeNtt(**self._core)           # the core of ``ntt_plan``
         if self.in_place:
             return self._in_place()
         m = Module()

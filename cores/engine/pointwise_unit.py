@@ -33,7 +33,8 @@ port : In(UnitPort(tag_width))
 rd0, rd1, rd2 : Out(read_port_signature(...))   sources a, b, c
 wr : Out(write_port_signature(...))             destination
 slot_prime : In(ArrayLayout(5, S))              built-in prime index of each slot
-butterflies : the P :class:`~hhe_gen.cores.arith.Butterfly` lanes (after construction)
+bf_latency : the latency of its P :class:`~hhe_gen.cores.arith.Butterfly` lanes (from their
+             :class:`~hhe_gen.cores.arith.butterfly.ButterflyPlan`; ``elaborate`` builds them)
 
 Latency
 -------
@@ -49,8 +50,8 @@ from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
 from hhe_gen.cores.arith import Butterfly
-from hhe_gen.cores.arith.butterfly import OP_CODES
-from hhe_gen.cores.unused import mark_unused, quiet_on_error
+from hhe_gen.cores.arith.butterfly import OP_CODES, ButterflyPlan
+from hhe_gen.cores.unused import quiet_on_error
 from hhe_gen.params.errors import ParameterError
 
 from . import isa
@@ -76,9 +77,8 @@ class PointwiseUnit(wiring.Component):
         zq = dict(kind=kind, moduli=list(self.primes), **reducer)
         if kind == "special-barrett":
             zq.setdefault("log_n", n.bit_length() - 1)
-        self.butterflies = [Butterfly(zq=zq, target=target, latency=latency) for _ in range(lanes)]
-        mark_unused(*self.butterflies)
-        self.bf_latency = self.butterflies[0].latency
+        self._butterfly = dict(zq=zq, target=target, latency=latency)
+        self.bf_latency = ButterflyPlan(**self._butterfly).latency
         rd = read_port_signature(buffers, self.rows, lanes, word_bits)
         super().__init__({
             "port": In(UnitPort(tag_width)),
@@ -145,7 +145,8 @@ class PointwiseUnit(wiring.Component):
             return Mux(on & signed_word[-1], (signed_word + q)[:wb], word)
 
         raw_a = []
-        for j, bf in enumerate(self.butterflies):
+        butterflies = [Butterfly(**self._butterfly) for _ in range(p)]
+        for j, bf in enumerate(butterflies):
             m.submodules[f"bf{j}"] = bf
             a_w, b_w, c_w = self.rd0.data[j], self.rd1.data[j], self.rd2.data[j]
             a_l, b_l, c_l = lift(a_w, flags[0]), lift(b_w, flags[1]), lift(c_w, flags[2])
@@ -168,7 +169,7 @@ class PointwiseUnit(wiring.Component):
         out_valid = valid[depth]
         m.d.comb += [self.wr.sel.eq(held.dst), self.wr.addr.eq(row[depth]),
                      self.wr.lanes.eq(Mux(out_valid & ~abort, (1 << p) - 1, 0))]
-        for j, bf in enumerate(self.butterflies):
+        for j, bf in enumerate(butterflies):
             m.d.comb += self.wr.data[j].eq(Mux(is_move, raw_a[j], bf.x[:wb]))
 
         last_written = out_valid & (row[depth] == self.rows - 1)

@@ -100,8 +100,8 @@ from amaranth.lib import data, stream, wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
-from hhe_gen.cores.arith.butterfly import OP_CODES, Butterfly, pack_complex
-from hhe_gen.cores.unused import mark_unused, quiet_on_error
+from hhe_gen.cores.arith.butterfly import OP_CODES, Butterfly, ButterflyPlan, pack_complex
+from hhe_gen.cores.unused import quiet_on_error
 from hhe_gen.models import fft as fftm
 from hhe_gen.params.errors import ParameterError
 
@@ -178,9 +178,7 @@ class IterativeFft(wiring.Component):
         self.bf_kw = dict(complex=fmt, target=target)
         if bf_latency is not None:
             self.bf_kw["latency"] = bf_latency
-        probe = Butterfly(**self.bf_kw)
-        mark_unused(probe)
-        self.bf_latency = probe.latency
+        self.bf_latency = ButterflyPlan(**self.bf_kw).latency
         self.delay = self.bf_latency + 2
         self.plans = {d: FftPlan(n, lanes, d, self.delay) for d in self.directions}
         if both:

@@ -84,7 +84,7 @@ Banking
 -------
 ``banking="dual"``: 2P banks of N/2P words, each with a read port and a write port (plan of
 :mod:`hhe_gen.cores.ntt.schedule`).  ``banking="single"``: 4P banks of N/4P words, each used
-through ONE address per cycle (read or write, the 1RW banks of RACE, seeds/004 section 4.3.2),
+through ONE address per cycle (read or write, the 1RW banks of RACE, section 4.3.2),
 P <= N/4; the plan is :mod:`.single_port` (bank bits B + 1, each stage's cycles reordered so that
 the reads of a cycle and the writes landing in it use disjoint halves of the banks - the role of
 RACE's NTT_swap4 output reordering, with no reorder buffer, the results stay in place).
@@ -129,7 +129,7 @@ from .plan import (butterfly_choice, lane_multiplier, check_lanes, check_moduli,
 from .single_port import single_port_starts
 from .twiddle_source import otf_twiddles, rom_twiddles
 
-__all__ = ["IterativeNtt", "TWIDDLES", "BANKING"]
+__all__ = ["IterativeNtt", "IterativeNttPlan", "TWIDDLES", "BANKING"]
 
 TWIDDLES = ("rom", "otf")
 #: Depth of a twiddle ROM piece (``twiddles="rom"``): larger ROM banks are built from registered
@@ -140,50 +140,12 @@ BANKING = ("dual", "single")
 MEMORY = ("own", "external")
 
 
-class IterativeNtt(wiring.Component):
-    """Iterative negacyclic NTT / INTT (see the module docstring for datapath, interface, latency).
+class IterativeNttPlan:
+    """What an :class:`IterativeNtt` of these parameters is, with no hardware made: the same
+    parameters and refusals, every member of the core but its ports (``port_members`` holds their
+    signature members), and its cycle formulas (``command_cycles`` ...).  The engine's NTT unit
+    reads its latencies from it."""
 
-    Parameters
-    ----------
-    n : int           N, a power of two 2^3 .. 2^16
-    lanes : int       P butterfly lanes, a power of two 1 .. N/2
-    moduli : int or list of int   the RNS primes (q = 1 mod 2N, distinct), ``sel`` picks one
-    kind : str        the butterfly's reducer (:func:`hhe_gen.cores.arith.modmul` kinds: "barrett"
-                      (default), "montgomery", "special-barrett", "ntt-montgomery")
-    latency : int or None   butterfly latency L (None: the Butterfly's default)
-    target : str      "ecp5" | "xilinx" | "generic"
-    twiddles : str    "rom" (a ROM per prime, banked P ways) or "otf" (two small tables and one
-                      modular multiplier per lane)
-    banking : str     "dual" (2P banks, one read + one write port each) or "single" (4P banks,
-                      one read-or-write address per cycle each; P <= N/4)
-    memory : str      "own" (the core's banks, streams in and out) or "external" (dual banking:
-                      the 2P banks are outside, behind the ``bank_port``, and the transform runs
-                      in place there; see In place)
-    bank_width : int or None   external: bits of a bank word, qbits .. 64 (default qbits); a read
-                      word is cut to qbits bits (or lifted, see In place), a written one
-                      zero-extended
-    **reducer : the reducer's own parameters (width, k, log_n, word_bits, karatsuba ...)
-
-    Members
-    -------
-    cmd : In(stream.Signature(StructLayout({"inverse": 1, "sel": range(len(moduli))})))
-                      (external: also ``lift``, 1 bit)
-    i_stream : In(stream.Signature(ArrayLayout(qbits, P)))    own memory only
-    o_stream : Out(stream.Signature(ArrayLayout(qbits, P)))   own memory only
-    bank_port : Out(:func:`.bank_port.bank_port_signature`)  external memory only
-    busy : Out(1)     a command is in progress
-    done : Out(1)     one-cycle pulse with the last output beat's handshake
-    n, n_log, lanes, coset_bits (B = log2 2P), bank_bits (B or B+1), banks (2P or 4P), moduli, qbits,
-    butterfly_latency (L), tw_latency (X: otf the twiddle multiplier's latency; rom 0, or
-    ROM_PIECE_LATENCY when a lane's ROM bank has several pieces), rom_words (words per lane's ROM
-    bank, 2N len(moduli) / P), rom_piece_words (ROM_PIECE_WORDS), rom_pieces, out_regs, xbar_regs
-    (the pipeline registers inside the read and the write crossbar: (1, 1)), depth (D),
-    starts[inverse] (stage start cycles), factors (the reducer's constant factor per prime), plus
-    the cycle formulas ``beats``, ``load_wait``, ``load_cycles``, ``transform_cycles(inverse)``,
-    ``unload_cycles``, ``command_cycles(inverse)``, ``bound``.
-    """
-
-    @quiet_on_error
     def __init__(self, n, lanes, moduli, *, kind="barrett", latency=None, target="ecp5", twiddles="rom",
                  banking="dual", memory="own", bank_width=None, **reducer):
         self.n_log = check_n(n)
@@ -217,7 +179,7 @@ class IterativeNtt(wiring.Component):
         # wait for it (``tw_latency`` extra cycles between the read and the butterfly)
         self.tw_latency = 0
         if twiddles == "otf":
-            self.tw_latency = self._twiddle_multiplier().latency
+            self.tw_latency = self._twiddle_multiplier(plan=True).latency
         # rom: words per lane's ROM bank, pieces of ROM_PIECE_WORDS (registered when more than one)
         self.rom_words = 2 * n * len(self.moduli) // lanes if twiddles == "rom" else 0
         self.rom_piece_words = ROM_PIECE_WORDS
@@ -249,12 +211,12 @@ class IterativeNtt(wiring.Component):
             members["i_stream"] = In(stream.Signature(self.beat_layout))
             members["o_stream"] = Out(stream.Signature(self.beat_layout))
         self.cmd_layout = data.StructLayout(fields)
-        super().__init__({"cmd": In(stream.Signature(self.cmd_layout)), **members})
+        self.port_members = {"cmd": In(stream.Signature(self.cmd_layout)), **members}
 
-    def _twiddle_multiplier(self):
+    def _twiddle_multiplier(self, plan: bool = False):
         """The raw modular multiplier of one lane's twiddle (the butterfly's reducer, its minimum
-        latency)."""
-        return lane_multiplier(self._zq, self.bfly_width, self.target)
+        latency; ``plan``: its plan only)."""
+        return lane_multiplier(self._zq, self.bfly_width, self.target, plan=plan)
 
     # -- cycle formulas ------------------------------------------------------------------------------
     @property
@@ -301,6 +263,55 @@ class IterativeNtt(wiring.Component):
     def bound(self) -> int:
         """(N/2) log2(N) / P: the butterfly bound."""
         return self.n // 2 * self.n_log // self.lanes
+
+
+class IterativeNtt(IterativeNttPlan, wiring.Component):
+    """Iterative negacyclic NTT / INTT (see the module docstring for datapath, interface, latency).
+
+    Parameters
+    ----------
+    n : int           N, a power of two 2^3 .. 2^16
+    lanes : int       P butterfly lanes, a power of two 1 .. N/2
+    moduli : int or list of int   the RNS primes (q = 1 mod 2N, distinct), ``sel`` picks one
+    kind : str        the butterfly's reducer (:func:`hhe_gen.cores.arith.modmul` kinds: "barrett"
+                      (default), "montgomery", "special-barrett", "ntt-montgomery")
+    latency : int or None   butterfly latency L (None: the Butterfly's default)
+    target : str      "ecp5" | "xilinx" | "generic"
+    twiddles : str    "rom" (a ROM per prime, banked P ways) or "otf" (two small tables and one
+                      modular multiplier per lane)
+    banking : str     "dual" (2P banks, one read + one write port each) or "single" (4P banks,
+                      one read-or-write address per cycle each; P <= N/4)
+    memory : str      "own" (the core's banks, streams in and out) or "external" (dual banking:
+                      the 2P banks are outside, behind the ``bank_port``, and the transform runs
+                      in place there; see In place)
+    bank_width : int or None   external: bits of a bank word, qbits .. 64 (default qbits); a read
+                      word is cut to qbits bits (or lifted, see In place), a written one
+                      zero-extended
+    **reducer : the reducer's own parameters (width, k, log_n, word_bits, karatsuba ...)
+
+    Members
+    -------
+    cmd : In(stream.Signature(StructLayout({"inverse": 1, "sel": range(len(moduli))})))
+                      (external: also ``lift``, 1 bit)
+    i_stream : In(stream.Signature(ArrayLayout(qbits, P)))    own memory only
+    o_stream : Out(stream.Signature(ArrayLayout(qbits, P)))   own memory only
+    bank_port : Out(:func:`.bank_port.bank_port_signature`)  external memory only
+    busy : Out(1)     a command is in progress
+    done : Out(1)     one-cycle pulse with the last output beat's handshake
+    n, n_log, lanes, coset_bits (B = log2 2P), bank_bits (B or B+1), banks (2P or 4P), moduli, qbits,
+    butterfly_latency (L), tw_latency (X: otf the twiddle multiplier's latency; rom 0, or
+    ROM_PIECE_LATENCY when a lane's ROM bank has several pieces), rom_words (words per lane's ROM
+    bank, 2N len(moduli) / P), rom_piece_words (ROM_PIECE_WORDS), rom_pieces, out_regs, xbar_regs
+    (the pipeline registers inside the read and the write crossbar: (1, 1)), depth (D),
+    starts[inverse] (stage start cycles), factors (the reducer's constant factor per prime), plus
+    the cycle formulas ``beats``, ``load_wait``, ``load_cycles``, ``transform_cycles(inverse)``,
+    ``unload_cycles``, ``command_cycles(inverse)``, ``bound``.
+    """
+
+    @quiet_on_error
+    def __init__(self, n, lanes, moduli, **options):
+        IterativeNttPlan.__init__(self, n, lanes, moduli, **options)
+        wiring.Component.__init__(self, self.port_members)
 
     # -- hardware ---------------------------------------------------------------------------------------
     def elaborate(self, platform):

@@ -159,7 +159,7 @@ class PipelinedNtt(wiring.Component):
         self._zq = bf.zq
         self.butterfly_latency, self.bfly_width, self.qbits = bf.latency, bf.width, bf.qbits
         self.factors = bf.factors
-        self.scale_latency = self._scaler().latency if self.inverse else 0
+        self.scale_latency = self._scaler(plan=True).latency if self.inverse else 0
         self.stages, self.out_layout = plan_stages(self.n_log, self.lanes_log, arch, self.inverse)
         L = self.butterfly_latency
         self.latency = 1 + self.scale_latency + sum(stage_latency(s, L, self.lanes_log) for s in self.stages)
@@ -184,8 +184,8 @@ class PipelinedNtt(wiring.Component):
         """One polynomial's output stream (beat-major, lane-minor) -> the model's list."""
         return to_model_order(list(stream_values), self.n_log, self.lanes_log, self.arch, self.inverse)
 
-    def _scaler(self):
-        return lane_multiplier(self._zq, self.bfly_width, self.target)
+    def _scaler(self, plan: bool = False):
+        return lane_multiplier(self._zq, self.bfly_width, self.target, plan=plan)
 
     def _count_resources(self):
         L, P = self.butterfly_latency, self.lanes

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from hhe_gen.cores.ntt.schedule import ntt_schedule, stage_starts
-from hhe_gen.cores.unused import mark_unused
 from hhe_gen.models.ntt import ntt_tables
 from hhe_gen.params import checks
 from hhe_gen.params.errors import ParameterError
@@ -150,12 +149,11 @@ class ButterflyChoice:
 
 def butterfly_choice(n_log: int, moduli, kind: str, target: str, latency, reducer: dict) -> ButterflyChoice:
     """Build (and check) the butterfly configuration of an NTT core with these parameters."""
-    from hhe_gen.cores.arith import Butterfly
+    from hhe_gen.cores.arith.butterfly import ButterflyPlan
     zq = dict(kind=kind, moduli=list(moduli), **reducer)
     if kind in ("special-barrett", "ntt-montgomery"):
         zq.setdefault("log_n", n_log)
-    proto = Butterfly(zq=zq, target=target, latency=latency)
-    mark_unused(proto)
+    proto = ButterflyPlan(zq=zq, target=target, latency=latency)
     qbits = max(q.bit_length() for q in moduli)
     if qbits > proto.width:
         raise ParameterError("width", reducer.get("width"), f">= {qbits} (the primes' width)")
@@ -163,12 +161,11 @@ def butterfly_choice(n_log: int, moduli, kind: str, target: str, latency, reduce
     return ButterflyChoice(zq, proto.latency, proto.width, qbits, factors)
 
 
-def lane_multiplier(zq: dict, width: int, target: str):
+def lane_multiplier(zq: dict, width: int, target: str, *, plan: bool = False):
     """The raw modular multiplier of the butterfly's reducer (``zq`` of :class:`ButterflyChoice`)
     at its minimum latency: the iterative core's on-the-fly twiddle multiplier and the pipelined
-    inverse's N^-1 scaler."""
-    from hhe_gen.cores.arith import modmul
+    inverse's N^-1 scaler; ``plan``: its plan only (:func:`~hhe_gen.cores.arith.reducer_plan`:
+    the latency, no hardware)."""
+    from hhe_gen.cores.arith import modmul, reducer_plan
     kw = {k: v for k, v in zq.items() if k not in ("kind", "moduli", "width")}
-    unit = modmul(zq["kind"], list(zq["moduli"]), width, None, target=target, **kw)
-    mark_unused(unit)
-    return unit
+    return (reducer_plan if plan else modmul)(zq["kind"], list(zq["moduli"]), width, None, target=target, **kw)

@@ -2,7 +2,7 @@
 
 Every cycle of a stage reads 2P coefficients and (D cycles later, in place) writes 2P results,
 so with one port per bank the reads of a cycle and the writes landing in it need disjoint banks:
-4P banks of N/4P words (RACE's choice of four 1RW banks per butterfly, seeds/004 section 4.3.2,
+4P banks of N/4P words (RACE's choice of four 1RW banks per butterfly, section 4.3.2,
 for P lanes).  RACE reorders the outputs of four consecutive butterflies (NTT_swap4); here the
 same effect comes from the bank function and the order of the cycles:
 

@@ -8,7 +8,6 @@ from amaranth.hdl import Module
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from hhe_gen.cores.unused import mark_unused
 from hhe_gen.params.errors import ParameterError
 
 __all__ = ["MULTIPLIERS", "ZtButterfly", "make_multiplier"]
@@ -38,15 +37,13 @@ class ZtButterfly(wiring.Component):
     """
 
     def __init__(self, q: int, op: str = "mul", latency=None):
-        from hhe_gen.cores.arith import Butterfly, modmul
+        from hhe_gen.cores.arith import Butterfly, reducer_plan
 
         if op not in ("mul", "mac"):
             raise ParameterError("op", op, "'mul' or 'mac'")
         self.op = op
         if latency is None:             # the Butterfly's own default is its minimum + 3
-            probe = modmul("barrett", [q], max(16, q.bit_length()))
-            mark_unused(probe)
-            latency = probe.min_latency
+            latency = reducer_plan("barrett", [q], max(16, q.bit_length())).min_latency
         self.unit = Butterfly(zt=dict(kind="barrett", moduli=[q]), add_latency=0, latency=latency)
         self.latency = self.unit.latency
         self.width = self.unit.width

@@ -5,11 +5,11 @@ Each preset is built on demand (prime search is deterministic), so the primes ar
 
 | preset | source | N | Q |
 |---|---|---|---|
-| dna-hhe | DNA-HHE (seeds/000), the default | 2^13 | 3 x 54-bit primes q = 2^54 - 2N*bnd + 1 |
-| flexible-218 | design-time-flexible paper (seeds/001) | 2^13 | 6 x 31-bit + P = 1 x 32-bit: 218 bits |
-| abc-fhe | ABC-FHE (seeds/002) | 2^16 | 24 x 36-bit q = 2^35 + kk*2N + 1, kk sparse |
-| kv260-n12 .. kv260-n16 | KV260 / Full-RNS HEAAN (seeds/003, table I) | 2^12..2^16 | 1, 2, 4, 7, 10 x 61-bit |
-| race-n10 .. race-n14 | RACE (seeds/004): (N, logQ) = (2^10, 27), (2^11, 30), (2^12, 90), (2^13, 180), (2^14, 390) | | 30-bit primes (one 27-bit for 2^10) |
+| dna-hhe | DNA-HHE, the default | 2^13 | 3 x 54-bit primes q = 2^54 - 2N*bnd + 1 |
+| flexible-218 | design-time-flexible paper | 2^13 | 6 x 31-bit + P = 1 x 32-bit: 218 bits |
+| abc-fhe | ABC-FHE | 2^16 | 24 x 36-bit q = 2^35 + kk*2N + 1, kk sparse |
+| kv260-n12 .. kv260-n16 | KV260 / Full-RNS HEAAN (table I) | 2^12..2^16 | 1, 2, 4, 7, 10 x 61-bit |
+| race-n10 .. race-n14 | RACE: (N, logQ) = (2^10, 27), (2^11, 30), (2^12, 90), (2^13, 180), (2^14, 390) | | 30-bit primes (one 27-bit for 2^10) |
 | n14-36bit | 36-bit primes at N = 2^14 (interop check of narrow primes) | 2^14 | 4 x 36-bit |
 | toy | small, for tests and the simulator | 2^6 | 2 x 30-bit |
 

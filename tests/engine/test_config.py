@@ -106,7 +106,7 @@ def test_the_engine_is_built_with_the_configurations_choices():
     engine = mark_unused(config.engine(), deep=True)
     assert isa.Unit.RUBATO in engine.shape.units and engine.rubato_unit.params.name == "Par-80S"
     assert engine.manager.window == 8 and not engine.manager.ooo
-    assert engine.ntt_unit.ntt.kind == config.reducer
+    assert engine.ntt_unit.ntt_plan.kind == config.reducer
 
 
 def test_accel_run_refuses_to_write_over_its_inputs(tmp_path, capsys):

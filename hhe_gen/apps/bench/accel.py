@@ -9,7 +9,7 @@
   per 4 cycles (a 32-bit Wishbone master moving a word per 2 cycles).  Every run is checked bit for
   bit against the ISA model (``bit_exact``) and, for encryptions, decrypted by the model
   (``precision_bits``: mean bits of the slots).  ``target`` is the case's goal (:data:`TARGETS`, each
-  with its source: DNA-HHE (seeds/000) Table II x 0.8 at 2 lanes, its m-to-ct 1.79 ms at 60 MHz
+  with its source: DNA-HHE Table II x 0.8 at 2 lanes, its m-to-ct 1.79 ms at 60 MHz
   for 8 lanes), ``dna_hhe`` DNA-HHE's own cycles at 200 MHz (Table II).
   ``ntt_busy`` is the share of the run the NTT unit was busy (the bottleneck of m-to-ct), ``ntt``
   whether it transforms in place in the banked buffers or streams through its own banks (the
@@ -28,7 +28,7 @@
   noisy blocks as a buffer of N = 256 holds, in Amaranth's simulator; cycles per block of the
   stream task against the separate core's own (:meth:`hhe_gen.cores.rubato.RubatoCore.cycles_per_block`
   for the same nonce and counters: the rubato-cycles table of docs/figures.md) and DNA-HHE's
-  (seeds/000 Table III: 1235 / 2087 / 3036 cycles per block), checked against the ISA model.
+  (DNA-HHE, Table III: 1235 / 2087 / 3036 cycles per block), checked against the ISA model.
 * ``plan-*`` (quick): the block-RAM plan (:meth:`hhe_gen.cores.engine.engine.Engine.memory_plan`).
 * ``area-*``: Yosys area, ECP5 and Xilinx 7 (:func:`area`).
 * after the cases, ``accel-cycles.png`` beside the JSON (:func:`plot_cycles`): the N = 2^13 cycles,
@@ -49,14 +49,14 @@ from hhe_gen.engine.config import SLOT_FORMAT as DEFAULT_SLOT_FORMAT
 from hhe_gen.engine.config import AcceleratorConfig
 
 DNA_HHE = {"encrypt_pk": 358_000, "encrypt_sk": None, "decrypt": 58_000}
-"""DNA-HHE (seeds/000) Table II, Kintex-7 at 200 MHz, 2 butterflies: m-to-ct 1.79 ms, ct-to-m 0.29 ms, in
+"""DNA-HHE Table II, Kintex-7 at 200 MHz, 2 butterflies: m-to-ct 1.79 ms, ct-to-m 0.29 ms, in
 cycles (it gives no secret-key m-to-ct)."""
 
 TARGETS = {("encrypt_pk", 2): 286_000, ("encrypt_sk", 2): 120_000, ("decrypt", 2): 46_000,
            ("encrypt_pk", 8): 107_000}
 """Cycle goals (N = 2^13, 3 x 54): (program, lanes) -> cycles, with their sources:
 
-* ("encrypt_pk", 2) 286,000 = 0.8 x DNA-HHE's m-to-ct (seeds/000 Table II: 1.79 ms at 200 MHz,
+* ("encrypt_pk", 2) 286,000 = 0.8 x DNA-HHE's m-to-ct (DNA-HHE Table II: 1.79 ms at 200 MHz,
   358,000 cycles);
 * ("decrypt", 2) 46,000 = 0.8 x DNA-HHE's ct-to-m (Table II: 0.29 ms at 200 MHz, 58,000 cycles);
 * ("encrypt_pk", 8) 107,000 = DNA-HHE's m-to-ct 1.79 ms (Table II) at 60 MHz;

@@ -20,7 +20,7 @@ maps a ``*`` (no internal registers) and one with its input and output registers
 Goals are attached to each case where they apply: 54-bit on ECP5 Fmax >= 125 MHz, latency <= 8
 and special Barrett <= 12 MULT18X18D (hhe-gen's own goals for the ECP5 port; no paper gives ECP5
 figures); special Barrett DSPs >= 40 % below the generic Barrett's at the same width and latency,
-on both targets (DNA-HHE (seeds/000) section III-B: its DSP-efficient Barrett "contributing to a
+on both targets (DNA-HHE section III-B: its DSP-efficient Barrett "contributing to a
 40% reduction in DSP overhead"). The last case ("plot") draws
 Fmax against area of every ECP5 case of the run into ``bench-results/arith.png``.
 

@@ -1,6 +1,6 @@
 """``hhe-gen bench butterfly``: the multi-field butterfly (cores/arith/butterfly.py).
 
-The configuration is DNA-HHE's (seeds/000 section III-B): Z_q with three 54-bit special primes
+The configuration is DNA-HHE's (section III-B): Z_q with three 54-bit special primes
 (q = 2^54 - 2N*bnd + 1, N = 2^13, 10-bit bnd; special-prime Barrett), Z_t with Rubato's 26-bit
 t = 0x3EE0001 (generic Barrett, Karatsuba), complex fixed point 29 bits with 26 fraction bits.
 
@@ -28,7 +28,6 @@ from __future__ import annotations
 from itertools import combinations
 
 from hhe_gen.apps.bench import bench_case
-from hhe_gen.cores.unused import mark_unused
 
 __all__ = ["FIELD_SETS", "build"]
 
@@ -45,11 +44,12 @@ def _configs():
             "complex": FixedPointFormat(29, 26)}
 
 
-def build(fields=("zq", "zt", "complex"), **kw):
-    """The benchmark's butterfly with the given fields enabled (keywords go to Butterfly)."""
-    from hhe_gen.cores.arith.butterfly import Butterfly
+def build(fields=("zq", "zt", "complex"), *, plan=False, **kw):
+    """The benchmark's butterfly with the given fields enabled (keywords go to Butterfly);
+    ``plan``: its :class:`~hhe_gen.cores.arith.butterfly.ButterflyPlan` (tiles, latency; no hardware)."""
+    from hhe_gen.cores.arith.butterfly import Butterfly, ButterflyPlan
     cfg = _configs()
-    return Butterfly({f: cfg[f] for f in fields}, **kw)
+    return (ButterflyPlan if plan else Butterfly)({f: cfg[f] for f in fields}, **kw)
 
 
 @bench_case("butterfly", "latency", ops=400)
@@ -85,8 +85,7 @@ def butterfly_latency(ops):
 
 
 def butterfly_tiles(fields, target):
-    bf = build(tuple(fields), target=target)
-    mark_unused(bf)
+    bf = build(tuple(fields), target=target, plan=True)
     saved = bf.tiles_separate - bf.tiles
     res = {"tiles": bf.tiles, "tiles_separate": bf.tiles_separate, "saved": saved,
            "saved_pct": round(100.0 * saved / bf.tiles_separate, 1), "latency": bf.latency}
@@ -110,8 +109,7 @@ def butterfly_synth(fields, share, max_stage_ns=None):
     kw = dict(share=share, max_stage_ns=max_stage_ns)
     ecp5 = synth_ecp5(build(tuple(fields), **kw), name="butterfly")
     xc7 = synth_xilinx(build(tuple(fields), target="xilinx", **kw), name="butterfly")
-    bf = build(tuple(fields), **kw)
-    mark_unused(bf)
+    bf = build(tuple(fields), plan=True, **kw)
     res = {"tiles": bf.tiles, "latency": bf.latency}
     res.update({k: ecp5.get(k) for k in ("LUT4", "FF", "CCU2C", "MULT18X18D", "fmax_mhz")})
     crit = ecp5.get("critical_path") or {}

@@ -35,12 +35,12 @@ __all__ = ["TARGET_MHZ", "ANCHORS_MHZ", "ACCEL", "UNITS", "UNIT_FLOW", "fmax_row
 
 TARGET_MHZ = 100.0
 """hhe-gen's own target for every unit, post-route on the LFE5U-85F (no paper gives an ECP5 clock;
-DNA-HHE's 200 MHz on a Kintex-7, seeds/000 Table II, is an anchor)."""
+DNA-HHE's 200 MHz on a Kintex-7, Table II, is an anchor)."""
 
 ANCHORS_MHZ = {"DNA-HHE (Kintex-7)": 200.0, "LiteX ECPIX-5 system clock": 75.0,
                "parametric NTT (same ECP5)": 64.4}
 """Published or default clocks the table is read against (DNA-HHE's client accelerator on a
-Kintex-7, seeds/000 Table II; LiteX-Boards' ECPIX-5 default system clock; the public parametric NTT generator's
+Kintex-7, Table II; LiteX-Boards' ECPIX-5 default system clock; the public parametric NTT generator's
 54-bit N = 2^13 core on the LFE5U-85F)."""
 
 ACCEL = ("dna-hhe", 2, "Par-128S")

@@ -69,19 +69,20 @@ def _primes(n, bits, count):
     return ntt_primes(n, bits, count)
 
 
-def _core(n, lanes, bits=30, count=1, target="ecp5", fast=False, twiddles="rom"):
+def _core(n, lanes, bits=30, count=1, target="ecp5", fast=False, twiddles="rom", plan=False):
     """The benchmarked core; ``fast`` (54 bits, synthesis only): the butterfly configuration measured
     fastest in isolation (:data:`FAST_54`; ``dsp="primitive"`` on ECP5 cannot be simulated by
-    Amaranth, the tests use ``dsp="model"``, the same wiring)."""
-    from hhe_gen.cores.ntt import IterativeNtt
+    Amaranth, the tests use ``dsp="model"``, the same wiring); ``plan``: its plan only (the cycle
+    formulas, no hardware: :class:`~hhe_gen.cores.ntt.iterative.IterativeNttPlan`)."""
+    from hhe_gen.cores.ntt.iterative import IterativeNtt, IterativeNttPlan
+    make = IterativeNttPlan if plan else IterativeNtt
     qs = _primes(n, bits, count)
     if bits == 54:
         extra = dict(FAST_54) if fast else {}
         if fast and target != "ecp5":
             extra.pop("dsp")
-        return IterativeNtt(n, lanes, qs, kind="special-barrett", k=54, target=target, twiddles=twiddles,
-                            **extra)
-    return IterativeNtt(n, lanes, qs, target=target, twiddles=twiddles)
+        return make(n, lanes, qs, kind="special-barrett", k=54, target=target, twiddles=twiddles, **extra)
+    return make(n, lanes, qs, target=target, twiddles=twiddles)
 
 
 #: ECP5 flow of the 54-bit cores, the one that made Rubato route (:mod:`.rubato`): Yosys without
@@ -97,20 +98,17 @@ FAST_54 = {"karatsuba": False, "bnd_luts": True, "dsp": "primitive", "latency": 
 
 
 def ntt_cycles(log_n, lanes):
-    core = _core(1 << log_n, lanes)
-    mark_unused(core)
+    core = _core(1 << log_n, lanes, plan=True)
     fwd, inv = core.transform_cycles(False), core.transform_cycles(True)
     res = {"cycles": fwd, "inv_cycles": inv, "bound": core.bound, "over_bound": max(fwd, inv) - core.bound,
            "ratio": round(max(fwd, inv) / core.bound, 4), "depth": core.depth,
            "command": core.command_cycles(False)}
     if log_n <= 14:             # the single-port plan (its Python schedule is slow above 2^14)
-        from hhe_gen.cores.ntt import IterativeNtt
-        sp = IterativeNtt(1 << log_n, lanes, core.moduli, banking="single")
-        mark_unused(sp)
+        from hhe_gen.cores.ntt.iterative import IterativeNttPlan
+        sp = IterativeNttPlan(1 << log_n, lanes, core.moduli, banking="single")
         cyc = max(sp.transform_cycles(False), sp.transform_cycles(True))
         res.update({"single_cycles": cyc, "single_ratio": round(cyc / core.bound, 4)})
-        otf = IterativeNtt(1 << log_n, lanes, core.moduli, twiddles="otf")
-        mark_unused(otf)
+        otf = IterativeNttPlan(1 << log_n, lanes, core.moduli, twiddles="otf")
         res["otf_cycles"] = max(otf.transform_cycles(False), otf.transform_cycles(True))
     return res
 
@@ -307,8 +305,7 @@ def plot(path="bench-results/ntt.png", log_ns=(10, 13, 16)):
         n = 1 << log_n
         it, bound, pipe = [], [], []
         for p in LANES:
-            core = _core(n, p)
-            mark_unused(core)
+            core = _core(n, p, plan=True)
             it.append((p, max(core.transform_cycles(False), core.transform_cycles(True))))
             bound.append((p, core.bound))
             pipe.append((p, _pipelined(n, p, "sdf", False).cycles_per_polynomial))

@@ -5,7 +5,7 @@ documented formula (:func:`hhe_gen.cores.rubato.cycles_per_block`) for a fixed b
 0x0123456789abcdef, counter 0: the rejection pattern comes from hashlib's SHAKE256, XOF included,
 noise off), and - for the lane counts that simulate quickly - the same block simulated (cycles and
 keystream checked against the formula and the golden model).  Each 128-bit case lists DNA-HHE's
-cycles per block for its set and the ratio to them (:data:`DNA_HHE`: DNA-HHE (seeds/000) Table
+cycles per block for its set and the ratio to them (:data:`DNA_HHE`: DNA-HHE Table
 III, its 2-MAC core on a Kintex-7: Par-128S/M/L 1235 / 2087 / 3036 cycles; the target is 0.8 x).
 With n lanes a block is XOF-bound: the (r+1)*n round constants arrive one candidate per cycle
 (plus 24 cycles per SHAKE256 permutation) while the 4r+3 phases take 1 + depth + 1 cycles each;
@@ -29,7 +29,7 @@ from hhe_gen.cores.rubato.schedule import block_positions
 from hhe_gen.cores.unused import mark_unused
 
 DNA_HHE = {"Par-128S": 1235, "Par-128M": 2087, "Par-128L": 3036}
-"""DNA-HHE (seeds/000) Table III: cycles per Rubato block of its 2-MAC core, by set."""
+"""DNA-HHE Table III: cycles per Rubato block of its 2-MAC core, by set."""
 NONCE, COUNTER = 0x0123456789ABCDEF, 0
 #: the reference software (Rubato's reference code): ~6-10k cycles per block on a 2.1 GHz x86 core
 SOFTWARE_BLOCKS_PER_S = (round(2.1e9 / 10_000), round(2.1e9 / 6_000))

@@ -28,7 +28,7 @@ def _abc_decompose(q: int, log_n: int, max_terms: int):
 
 @dataclass(frozen=True)
 class NttFriendlyMontgomery:
-    """ABC-FHE's NTT-friendly Montgomery multiplier with a shift-add QInv (seeds/002, eq. 4-11).
+    """ABC-FHE's NTT-friendly Montgomery multiplier with a shift-add QInv (eq. 4-11).
 
     Parameters
     ----------

@@ -12,7 +12,7 @@ from .common import _check_log_n, _check_modulus, _check_operand, _check_width, 
 
 @dataclass(frozen=True)
 class SpecialPrimeBarrett:
-    """DSP-efficient Barrett for DNA-HHE primes q = 2^k - 2N*bnd + 1 (seeds/000, section III-B).
+    """DSP-efficient Barrett for DNA-HHE primes q = 2^k - 2N*bnd + 1 (section III-B).
 
     Parameters
     ----------

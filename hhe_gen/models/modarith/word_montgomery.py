@@ -13,7 +13,7 @@ from .common import _check_modulus, _check_operand, _check_width, _select
 class WordMontgomeryReducer:
     """Word-level Montgomery multiplier for NTT-friendly primes q = q_hi*2^w + 1 (Mert et al. [M19]).
 
-    The design-time-flexible NTT paper (seeds/001, section on modular multiplication) uses this
+    The design-time-flexible NTT paper (section on modular multiplication) uses this
     reduction: because q = 1 (mod 2^w), -q^-1 = -1 (mod 2^w), so the Montgomery quotient digit of
     each w-bit word is just the two's complement of that word, and the only multiplier besides
     a*b is the small w x (bitlen(q) - w) product m * q_hi.
