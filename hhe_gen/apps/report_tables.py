@@ -191,6 +191,30 @@ TABLES: dict[str, Layout] = {
     "soc-sim-dna-hhe": Layout(
         (("case", "case"), ("step", "step"), ("accelerator cycles", "accelerator_cycles"), ("check", "check")),
         "hhe-gen soc sim --params dna-hhe (hhe-gen bench soc --only sim-dna-hhe)"),
+    "server-barrett-scaling": Layout(
+        (("case", "case"), ("reducer", "reducer"), ("LUT4", "LUT4"), ("FF", "FF"), ("MULT18X18D", "MULT18X18D"),
+         ("Fmax MHz", "fmax_mhz")),
+        "Yosys synth_ecp5 + nextpnr-ecp5 (LFE5U-85F, seed 1) of cores/arith/barrett.py's reducer alone at latency 6"),
+    "server-cycles": Layout(
+        (("case", "case"), ("params", "params"), ("lanes", "lanes"), ("port (bits)", "port"), ("HMult", "hmult"),
+         ("vs paper", "hmult_vs_paper"), ("HMult arithmetic", "hmult_arithmetic"),
+         ("vs paper", "arithmetic_vs_paper"), ("key switch", "key_switch"), ("vs paper", "key_switch_vs_paper"),
+         ("key words", "key_words"), ("rescale", "rescale"), ("mul_relin_rescale", "mul_relin_rescale")),
+        "hhe-gen bench accel --only server-dna-hhe-... server-flexible-218-... (Verilator, N = 2^13, bit-exact)"),
+    "server-cycles-parts": Layout(
+        (("case", "case"), ("params", "params"), ("lanes", "lanes"), ("port (bits)", "port"),
+         ("program", "program"), ("part of the run", "what"), ("cycles", "cycles"), ("memory words", "memory_words")),
+        "the task records and memory counts of hhe-gen bench accel --only server-dna-hhe-... (Verilator, N = 2^13)"),
+    "server-area-basis": Layout(
+        (("case", "case"), ("params", "params"), ("lanes", "lanes"), ("LUT4", "LUT4"), ("CCU2C", "CCU2C"),
+         ("FF", "FF"), ("MULT18X18D", "MULT18X18D")),
+        "hhe-gen bench accel --only server-area-basis-... (Yosys synth_ecp5, no place and route)"),
+    "server-area-basis-earlier": Layout(
+        (("case", "case"), ("params", "params"), ("lanes", "lanes"), ("basis unit (not the current one)", "design"),
+         ("LUT4", "LUT4"), ("CCU2C", "CCU2C"), ("FF", "FF"), ("MULT18X18D", "MULT18X18D"),
+         ("replaced by", "replaced_by")),
+        "hhe-gen bench accel --only server-area-basis-... on the commit of the row (Yosys synth_ecp5, no place and "
+        "route)"),
 }
 """Every generated table: its name (the docs marker) -> :class:`Layout`."""
 
