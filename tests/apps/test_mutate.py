@@ -139,8 +139,63 @@ def test_cli_run_writes_json(tmp_path, capsys):
     data = json.loads(out.read_text())
     (rec,) = data["mutants"]
     assert rec["status"] == "killed" and rec["function"] == "ModSub._build" and rec["seconds"] > 0
-    assert data["total_mutants"] == 2 and data["sample"] == 1
+    (run,) = data["runs"]
+    assert run["total_mutants"] == 2 and run["sample"] == 1 and run["ran"] == 1 and run["operators"] == ["arith"]
+    assert data["summary"]["arith"]["mutants"] == 1
     assert "per family" in capsys.readouterr().out
+
+
+def _run_cli(out, tests, *selection):
+    return main(["mutate", "cores/arith/modadd.py", "--ops", "arith", "--tests", tests, "--json", str(out),
+                 *selection])
+
+
+def test_cli_runs_add_to_the_results_file(tmp_path, capsys):
+    """Two runs of other selections leave both in the file; a selection run again replaces its
+    records and keeps the others; a file that is no results file is refused before any run."""
+    out, tests = tmp_path / "m.json", _hash_test(tmp_path)
+    assert _run_cli(out, tests, "--match", "ModSub._build") == 0
+    assert _run_cli(out, tests, "--match", "ModAdd._build", "--sample", "1") == 0
+    assert "1 mutants of this run (0 replaced), 2 earlier kept" in capsys.readouterr().out
+    data = json.loads(out.read_text())
+    first = {m["id"]: m for m in data["mutants"]}
+    assert len(first) == 3 and sum("ModSub" in m["function"] for m in first.values()) == 2
+    assert all(m["status"] == "killed" for m in first.values())
+    assert [r["match"] for r in data["runs"]] == [["ModSub._build"], ["ModAdd._build"]]
+    assert data["summary"]["arith"]["mutants"] == 3 and len(data["baselines"]) == 1
+    assert _run_cli(out, tests, "--match", "ModSub._build") == 0            # the first selection again
+    assert "2 mutants of this run (2 replaced), 1 earlier kept" in capsys.readouterr().out
+    again = json.loads(out.read_text())
+    assert [m["id"] for m in again["mutants"]] == list(first) and len(again["runs"]) == 2
+    assert again["summary"]["arith"]["mutants"] == 3
+
+    for bad in ("{not json", '{"results": []}', '{"mutants": [{"no id": 1}]}'):
+        out.write_text(bad)
+        assert _run_cli(out, tests, "--match", "ModSub._build") == 2
+        err = capsys.readouterr().err
+        assert err.startswith("hhe-gen: error: ") and "left as it is" in err and "killed" not in err
+        assert out.read_text() == bad and sorted(p.name for p in tmp_path.glob("m.json*")) == ["m.json"]
+
+
+def test_an_earlier_one_run_file_is_read_as_one_run(tmp_path):
+    """The one-run form written before (run fields at the top level) is merged, not refused."""
+    muts = mutate.enumerate_tree(ROOT, ["cores/arith/modadd.py"], operators=("arith",))
+    a, b = (mutate.MutantResult(m, "killed", 1.0, "t") for m in muts[:2])
+    old = tmp_path / "old.json"
+    old.write_text(json.dumps({"summary": mutate.summarize([a]), "mutants": [a.record()], "root": "/r",
+                               "operators": ["arith"], "sample": None, "seed": None, "total_mutants": 4}))
+    written = mutate.write_results(old, mutate.to_json([b, a], operators=["arith"], match=["x"]))
+    assert (written.kept, written.replaced, written.backup) == (0, 1, None)
+    data = json.loads(old.read_text())
+    assert [m["id"] for m in data["mutants"]] == [a.mutant.id, b.mutant.id]
+    assert data["runs"] == [{"root": "/r", "operators": ["arith"], "sample": None, "seed": None,
+                             "total_mutants": 4, "ran": 1},
+                            {"operators": ["arith"], "match": ["x"], "ran": 2}]
+    assert data["summary"]["arith"]["mutants"] == 2
+    old.write_text("[]")                    # changed under a run: kept beside it, the run's results written
+    written = mutate.write_results(old, mutate.to_json([a]))
+    assert written.backup == tmp_path / "old.json.bak" and written.backup.read_text() == "[]"
+    assert [m["id"] for m in json.loads(old.read_text())["mutants"]] == [a.mutant.id]
 
 
 @pytest.mark.slow
@@ -225,14 +280,14 @@ def test_a_mutant_run_without_a_verdict_is_an_error(tmp_path, monkeypatch, comma
 
 def test_cli_mutate_without_pytest_is_one_error_line_and_keeps_the_results(tmp_path, monkeypatch, capsys):
     out = tmp_path / "m.json"
-    out.write_text('{"earlier": true}\n')
+    out.write_text('{"mutants": [{"id": "earlier"}]}\n')
     monkeypatch.setattr(mutate.Workspace, "command", NO_PYTEST)
     assert main(["mutate", "cores/arith/modadd.py", "--match", "ModSub._build", "--ops", "arith",
                  "--tests", _hash_test(tmp_path), "--json", str(out)]) == 2
     err = [ln for ln in capsys.readouterr().err.splitlines() if ln.strip()]
     assert err[-1].startswith("hhe-gen: error: mutate: pytest cannot start") and "No module named pytest" in err[-1]
     assert sum("error" in ln for ln in err) == 1
-    assert out.read_text() == '{"earlier": true}\n'
+    assert out.read_text() == '{"mutants": [{"id": "earlier"}]}\n'
     assert main(["mutate", "arith", "--match", "no-such-text", "--json", str(out)]) == 2
     assert "'--match' = 'no-such-text'" in capsys.readouterr().err
 

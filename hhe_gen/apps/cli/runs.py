@@ -74,11 +74,13 @@ def cmd_prove(args):
 
 
 def cmd_mutate(args):
-    """Mutation testing of the generators in cores/ (see :mod:`hhe_gen.apps.mutate`); a run that
-    cannot give every mutant a verdict (:class:`hhe_gen.apps.mutate.MutationError`) ends with one
-    error line and exit status 2, and writes nothing."""
+    """Mutation testing of the generators in cores/ (see :mod:`hhe_gen.apps.mutate`); the results
+    are added to the --json file (a mutant run again replaces its record, the others stay:
+    :mod:`hhe_gen.apps.mutate.report`), which is refused before the run when it is no such file.
+    A run that cannot give every mutant a verdict (:class:`hhe_gen.apps.mutate.MutationError`) ends
+    with one error line and exit status 2, and writes nothing."""
     from hhe_gen.apps import mutate
-    from hhe_gen.apps.report import console, err_console, print_table, write_json
+    from hhe_gen.apps.report import console, err_console, print_table
     ops = tuple(o.strip() for o in args.ops.split(",") if o.strip())
     if not ops or set(ops) - set(mutate.OPERATORS):
         raise ParameterError("--ops", args.ops, "a comma-separated list of " + ", ".join(mutate.OPERATORS))
@@ -99,6 +101,7 @@ def cmd_mutate(args):
     if not muts:
         raise ParameterError("--match" if args.match else "FAMILY", " ".join(args.match or args.targets or ()),
                              "a selection with at least one mutant (--list shows them)")
+    mutate.read_results(args.json)       # a results file that does not parse: refused before any work
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=err_console, transient=True) as bar:
@@ -132,9 +135,10 @@ def cmd_mutate(args):
         if b.failures or b.dropped:
             console.print("[yellow]already failing without a mutant (deselected):[/] "
                           + ", ".join(b.failures + b.dropped))
-    path = write_json(args.json, mutate.to_json(results, baselines, root=str(root), operators=list(ops),
-                                                sample=args.sample, seed=args.seed, total_mutants=total))
-    console.print(f"results written to {path}")
+    run = {"targets": list(args.targets or []), "operators": list(ops), "checks": bool(args.checks),
+           "match": args.match, "tests": args.tests, "sample": args.sample, "seed": args.seed,
+           "root": str(root), "total_mutants": total}      # targets []: every family
+    _written(mutate.write_results(args.json, mutate.to_json(results, baselines, **run)), len(results), "mutants")
     return 0
 
 
@@ -202,7 +206,8 @@ def register(sub) -> None:
                    help="families (arith ntt fft keccak sampler rubato ckks) or files under cores/ (default: all)")
     p.add_argument("--sample", type=int, help="run a random sample of K mutants")
     p.add_argument("--seed", help=f"seed of --sample, {SEED_RULE} (default 0)")
-    p.add_argument("--json", default="mutate-results/mutate.json", help="results file (default: %(default)s)")
+    p.add_argument("--json", default="mutate-results/mutate.json",
+                   help="results file, added to: a mutant run again replaces its record (default: %(default)s)")
     p.add_argument("--timeout", type=float, help="seconds per mutant (default: 2.5 x the unmutated run + 30)")
     p.add_argument("--ops", default="cmp,const,arith", help="mutation operators (default: %(default)s)")
     p.add_argument("--checks", action="store_true", help="also mutate parameter-check code")

@@ -45,19 +45,24 @@ keccak ~60 s, fft ~70 s, ntt ~125 s).  Every operator on every family (about 200
 therefore a run of many hours (``--jobs``, ``--sample``); the comparisons alone (``--ops cmp``,
 about 330 mutants) about two hours.
 
+The results file (``--json``) is added to by each run: a mutant run again replaces its record,
+every other earlier one stays (:mod:`hhe_gen.apps.mutate.report`); a file that is no such results
+file is refused before the run (exit status 2) and left as it is.
+
 Python API::
 
     muts = enumerate_tree(root, ["arith"], operators=("cmp",))
     results, baselines = run_mutants(root, muts[:3])      # MutantResult list, unmutated runs
+    write_results(path, to_json(results, baselines, operators=["cmp"]))   # added to the file
 """
 
 from .mutants import (FAMILIES, OPERATORS, STATUSES, Mutant, core_files, enumerate_file, enumerate_source,
                       enumerate_tree, find_root, sample)
-from .report import mutants_table, results_table, summarize, to_json
+from .report import RUN_KEY, merge, mutants_table, read_results, results_table, summarize, to_json, write_results
 from .runner import FamilyBaseline, MutantResult, run_mutants, select_tests
 from .workspace import MutationError, Workspace
 
 __all__ = ["FAMILIES", "OPERATORS", "STATUSES", "Mutant", "MutantResult", "FamilyBaseline", "Workspace", "MutationError",
            "enumerate_source", "enumerate_file", "enumerate_tree", "find_root", "core_files",
            "select_tests", "sample", "run_mutants", "summarize", "results_table", "mutants_table",
-           "to_json"]
+           "to_json", "RUN_KEY", "read_results", "merge", "write_results"]
