@@ -52,7 +52,11 @@ from litex.soc.interconnect import stream
 
 from hhe_gen.params.checks import check_int
 
-__all__ = ["AcceleratorCrossing", "WholePackets"]
+__all__ = ["AcceleratorCrossing", "WholePackets", "STREAM_DEPTH"]
+
+STREAM_DEPTH = 16
+"""Default depth of each asynchronous FIFO: also the arriving UDP beats that can sit in the
+receive crossing, past the receive FIFO, while the engine takes none (drained at an abort)."""
 
 _FLUSH_CYCLES = 16
 """Cycles of ``cd`` an abort drains the instruction crossing for: longer than a word takes to
@@ -114,7 +118,7 @@ class WholePackets(LiteXModule):
 class AcceleratorCrossing(LiteXModule):
     """The accelerator seen from ``sys`` (module docstring)."""
 
-    def __init__(self, core, cd: str = "sys", *, stream_depth: int = 16, packet_depth: int = 512):
+    def __init__(self, core, cd: str = "sys", *, stream_depth: int = STREAM_DEPTH, packet_depth: int = 512):
         check_int("stream_depth", stream_depth, 4, 1024)
         check_int("packet_depth", packet_depth, 368, 1 << 16)
         self.cd = cd

@@ -147,7 +147,7 @@ def run_soc_sim(params_name: str = "toy", lanes: int = 2, rubato: str | None = D
 
         report["cpu_driven"] = _cpu_driven(soc, p, shape, layout, soc_backend, report["encrypt_pk"], step, say_,
                                            accel_hz=accel_clk_freq or SYS_CLK_HZ)
-        report["bad_input"] = _bad_input(soc, p, shape, layout)
+        report["bad_input"] = _bad_input(soc, p, shape, layout, own_clock=accel_clk_freq is not None)
         if rubato:
             report["rubato"] = _rubato(soc, soc_backend, target, say_)
 
@@ -277,12 +277,13 @@ def _cpu_driven(soc, p, shape, layout, soc_backend, near, step, say_, *, accel_h
             "equal_to_model": got is not None and (got.c0, got.c1) == (want.c0, want.c1)}
 
 
-def _bad_input(soc, p, shape, layout) -> dict:
+def _bad_input(soc, p, shape, layout, *, own_clock: bool = False) -> dict:
     """An unknown command, an empty program, a malformed instruction: error codes, never a hang;
     the next RUN clears the error (a new program) and runs without an abort; a malformed word at
     position k of a program after a good one reports k; after two aborts the next program runs.
     Then a flood of garbage UDP frames fills the receive FIFO (packets that do not fit are dropped
-    whole) and an abort empties it: the way back's real ciphertext comes after it (``_way_back``)."""
+    whole) and an abort empties it: the way back's real ciphertext comes after it (``_way_back``);
+    ``own_clock``: the accelerator is on a clock of its own (:func:`_garbage_flood`)."""
     from hhe_gen.cores.engine import isa
     from hhe_gen.engine import programs
     from hhe_gen.soc.host import FIRMWARE_COMMANDS
@@ -302,17 +303,20 @@ def _bad_input(soc, p, shape, layout) -> dict:
            "malformed_word_position": bad.values[1], "malformed_word_interrupts": bad.values[3],
            "run_after_error": recovered.meaning, "malformed_at": k, "malformed_at_k": bad_at.meaning,
            "malformed_at_k_position": bad_at.values[1], "next_program": after.meaning}
-    out["flood"] = _garbage_flood(soc)
+    from hhe_gen.soc.clock_crossing import STREAM_DEPTH
+    out["flood"] = _garbage_flood(soc, in_flight=STREAM_DEPTH if own_clock else 0)
     out["ok"] = (unknown.status == 0x201 and empty.status == 0x202 and 0x100 < bad.status < 0x200
                  and bad.values[1] == 0 and recovered.status == 0 and 0x100 < bad_at.status < 0x200
                  and bad_at.values[1] == k and after.status == 0 and out["flood"]["ok"])
     return out
 
 
-def _garbage_flood(soc, frames: int = 8, size: int = 1468, seed: int = 36) -> dict:
+def _garbage_flood(soc, frames: int = 8, size: int = 1468, seed: int = 36, *, in_flight: int = 0) -> dict:
     """``frames`` UDP payloads of random bytes (not the wire format) to the accelerator's port while
     no ``recv`` runs: the receive FIFO (1024 beats) holds the whole ones that fit and drops the
-    others whole; then the host aborts, which empties it."""
+    others whole, so it holds the kept packets' beats but the ones gone on into the receive
+    crossing (at most ``in_flight``: its depth when the accelerator is on a clock of its own, else
+    none); then the host aborts, which empties both."""
     rng = random.Random(seed)
     regs = soc.host.regs
     received0 = regs.accel_packets_received.read()
@@ -326,6 +330,8 @@ def _garbage_flood(soc, frames: int = 8, size: int = 1468, seed: int = 36) -> di
            "level_before_abort": level.read() if level is not None else None}
     soc.host.abort()
     out["level_after_abort"] = level.read() if level is not None else None
-    out["ok"] = (out["arrived"] == frames and out["rx_dropped"] > 0 and bool(out["level_before_abort"])
-                 and out["level_before_abort"] % out["beats_each"] == 0 and out["level_after_abort"] == 0)
+    kept = out["arrived"] - out["rx_dropped"]
+    out["kept"], out["in_crossing"] = kept, kept * out["beats_each"] - (out["level_before_abort"] or 0)
+    out["ok"] = (out["arrived"] == frames and out["rx_dropped"] > 0 and kept > 0
+                 and 0 <= out["in_crossing"] <= in_flight and out["level_after_abort"] == 0)
     return out
