@@ -290,35 +290,20 @@ class BoardBackend(_SocBackend):
         self.host.comm.close()
 
 
-class _ServerModel(ModelBackend):
-    """The server engine's ISA model (``Client.mul_relin_rescale`` on the model backend)."""
-
-    def __init__(self, shape, n):
-        from hhe_gen.engine.model import EngineModel
-        self.shape = shape
-        self.model = EngineModel(shape, n)
-
-
-class _ServerRtl(RtlBackend):
-    """The server engine (basis unit) in Verilator (``Client.mul_relin_rescale`` on the rtl backend)."""
-
-    def __init__(self, engine):
-        from hhe_gen.sim.engine_verilator import VerilatedEngine
-        self.shape = engine.shape
-        self.rtl = VerilatedEngine(engine, progress="verilator build of the server engine")
-        self.memory, self.timing = {}, {}
-
-
 def server_runner(params, backend: str, lanes: int):
-    """Where ``Client.mul_relin_rescale`` runs: the server engine's model or RTL (the backends'
-    ``write`` / ``run`` / ``read``, on an engine of its own)."""
-    from hhe_gen.engine.server_programs import server_engine, server_shape
+    """Where ``Client.mul_relin_rescale`` runs: the server engine's model or RTL, the backend of the
+    configuration ``AcceleratorConfig(params, lanes, role="server")`` (its ``shape``: the programs'
+    engine)."""
+    from hhe_gen.engine.config import AcceleratorConfig
     from hhe_gen.params.errors import ParameterError
-    if backend == "model":
-        return _ServerModel(server_shape(params), params.n)
-    if backend in ("rtl", "verilator"):
-        return _ServerRtl(server_engine(params, lanes))
-    raise ParameterError("backend", backend, "model or rtl for server-side CKKS: " + soc_server_refusal(params, lanes))
+    if backend not in ("model", "rtl", "verilator"):
+        raise ParameterError("backend", backend, "model or rtl for server-side CKKS: "
+                             + soc_server_refusal(params, lanes))
+    config = AcceleratorConfig(params, lanes, role="server").resolve()
+    runner = ModelBackend(config) if backend == "model" else RtlBackend(
+        config, progress="verilator build of the server engine")
+    runner.shape = config.shape
+    return runner
 
 
 def soc_server_refusal(params, lanes: int) -> str:

@@ -1,6 +1,6 @@
-"""The accelerator's configuration: one frozen object that decides every choice of a client
-accelerator, resolved once (as Lattigo's parameters are), from which every part of the project
-builds the same hardware.
+"""The accelerator's configuration: one frozen object that decides every choice of an accelerator
+(the client's, or the server engine of ``role="server"``), resolved once (as Lattigo's parameters
+are), from which every part of the project builds the same hardware.
 
 ``hhe-gen generate accel``, ``accel run | plan``, :class:`hhe_gen.client.Client`, ``soc sim | build``,
 the benchmarks and the tests take an :class:`AcceleratorConfig`; :meth:`AcceleratorConfig.resolve`
@@ -10,6 +10,11 @@ equal build the same accelerator.
 
 Fields (None: chosen by :meth:`~AcceleratorConfig.resolve`)
 -----------------------------------------------------------
+role : str                    "client" (default): encode / encrypt / decrypt / decode, the sampler,
+                              the codec (and Rubato, the network unit); "server": HMult,
+                              relinearisation and rescale (:mod:`hhe_gen.engine.server_programs`):
+                              Q and P built in, a slot each, the basis-conversion unit, no sampler,
+                              codec, network or Rubato, the NTT streaming, ROM twiddles, Barrett
 params : CKKSParams or str    the parameter set, or a preset name
 lanes : int                   P, words per buffer row and butterflies per arithmetic unit (2)
 rubato : str or None          a Rubato set ("128s", "Par-128S", ...): dual mode with the Rubato unit;
@@ -17,11 +22,12 @@ rubato : str or None          a Rubato set ("128s", "Par-128S", ...): dual mode 
 rubato_lanes : int            the Rubato unit's lanes (2)
 network : bool                the network unit (``send`` / ``recv``: near-network) (True)
 buffers : int or None         B polynomial buffers; None: every client program's need at the top level
-window : int                  the task manager's window (16)
+                              (server: :data:`SERVER_BUFFERS`)
+window : int or None          the task manager's window; None: 16 (client), 8 (server)
 ooo : bool                    out-of-order dispatch (True)
 reducer : str or None         the NTT and pointwise reducer; None: ``special-barrett`` when every
                               prime has DNA-HHE's form, else ``barrett``
-twiddles : str                "otf" (on the fly, default) or "rom"
+twiddles : str or None        "otf" (on the fly) or "rom"; None: otf (client), rom (server)
 ntt_in_place : bool or None   the NTT in the banked buffers (True) or streaming through its own
                               banks (False); None: in place when that costs no more block RAM
 slot_format : (W, F) or None  the slots' fixed point; None: :data:`SLOT_FORMAT`
@@ -46,7 +52,7 @@ from hhe_gen.params.checks import check_int, check_power_of_two
 from hhe_gen.params.ckks import CKKSParams
 from hhe_gen.params.errors import ParameterError
 
-__all__ = ["SLOT_FORMAT", "REDUCERS", "TARGETS", "AcceleratorConfig"]
+__all__ = ["SLOT_FORMAT", "REDUCERS", "TARGETS", "ROLES", "SERVER_BUFFERS", "AcceleratorConfig"]
 
 SLOT_FORMAT = (38, 36)
 """The slot format (W, F) of a client accelerator: the narrowest whose precision at N = 2^13 meets
@@ -54,6 +60,10 @@ the demo's 30-bit bar (precision by format: ``hhe-gen bench fft``, docs/engine.m
 REDUCERS = ("barrett", "special-barrett")
 """The reducers a client accelerator's NTT and pointwise units are built with."""
 TARGETS = ("ecp5", "xilinx", "generic")
+ROLES = ("client", "server")
+SERVER_BUFFERS = 24
+"""The server engine's buffers by default: the key switch at DNA-HHE's three primes and the
+fused HMult + relinearise + rescale (:func:`~hhe_gen.engine.server_programs.server_min_buffers`)."""
 
 _ENGINE_NAMES = {"kind": "reducer", "fmt": "slot_format", "in_place": "ntt_in_place", "params": "rubato"}
 """Names the engine's parts give their parameters -> the configuration's field."""
@@ -85,23 +95,24 @@ def _in_place_saves(n: int, lanes: int, buffers: int, word_bits: int, qbits: int
 
 @dataclass(frozen=True)
 class AcceleratorConfig:
-    """Every choice of a client accelerator (module docstring)."""
+    """Every choice of an accelerator (module docstring)."""
     params: CKKSParams | str = "dna-hhe"
     lanes: int = 2
     rubato: str | None = None
     rubato_lanes: int = 2
     network: bool = True
     buffers: int | None = None
-    window: int = 16
+    window: int | None = None
     ooo: bool = True
     reducer: str | None = None
-    twiddles: str = "otf"
+    twiddles: str | None = None
     ntt_in_place: bool | None = None
     slot_format: tuple | None = None
     decode_rows: frozenset | None = None
     beat_words: int = 1
     target: str = "ecp5"
     device: str = "LFE5UM5G-85F"
+    role: str = "client"
     reasons: tuple = field(default=(), compare=False, repr=False)
     """(field, why) of every default :meth:`resolve` chose."""
 
@@ -109,7 +120,8 @@ class AcceleratorConfig:
     @property
     def resolved(self) -> bool:
         return isinstance(self.params, CKKSParams) and None not in (
-            self.buffers, self.reducer, self.ntt_in_place, self.slot_format) and self.decode_rows is not None
+            self.buffers, self.window, self.reducer, self.twiddles, self.ntt_in_place, self.slot_format) and \
+            self.decode_rows is not None
 
     def resolve(self) -> "AcceleratorConfig":
         """This configuration with every default filled (and ``reasons`` saying why); checks every
@@ -139,8 +151,17 @@ class AcceleratorConfig:
             raise ParameterError("target", self.target, "one of " + ", ".join(TARGETS))
         if self.device not in DEVICES:
             raise ParameterError("device", self.device, "one of " + ", ".join(DEVICES))
-        if self.twiddles not in ("otf", "rom"):
+        if self.twiddles not in (None, "otf", "rom"):
             raise ParameterError("twiddles", self.twiddles, "otf or rom")
+        if self.role not in ROLES:
+            raise ParameterError("role", self.role, "one of " + ", ".join(ROLES))
+        if self.window is not None:
+            check_power_of_two("window", self.window, 2, 16)
+        if self.role == "server":
+            return self._resolve_server(params, lanes)
+        if self.window is None:
+            reasons.append(("window", "16: the most the scoreboard holds, so the out-of-order dispatch sees "
+                            "furthest ahead"))
         rows = len(params.moduli)
 
         buffers = self.buffers
@@ -205,6 +226,10 @@ class AcceleratorConfig:
         else:
             decode_rows = frozenset(decode_rows)
 
+        twiddles = self.twiddles
+        if twiddles is None:
+            twiddles = "otf"
+            reasons.append(("twiddles", "otf: two small tables and a multiplier per lane instead of a ROM per prime"))
         in_place = self.ntt_in_place
         if in_place is None:
             qbits = max(q.bit_length() for q in params.moduli)
@@ -212,8 +237,32 @@ class AcceleratorConfig:
             reasons.append(("ntt_in_place", f"{in_place}: in place {banked} DP16KD, streaming {streamed} (in place "
                             "also saves the load and unload)"))
         return dataclasses.replace(self, params=params, lanes=lanes, rubato=rubato, buffers=buffers,
-                                   slot_format=fmt, reducer=reducer, decode_rows=decode_rows,
+                                   window=16 if self.window is None else self.window,
+                                   slot_format=fmt, reducer=reducer, decode_rows=decode_rows, twiddles=twiddles,
                                    ntt_in_place=bool(in_place), reasons=tuple(self.reasons) + tuple(reasons))
+
+    def _resolve_server(self, params, lanes) -> "AcceleratorConfig":
+        """:meth:`resolve` of ``role="server"``: the fields a server engine has, its defaults; the
+        client's parts (Rubato, the network unit, the codec's format and rows) refused if set."""
+        from hhe_gen.engine.server_memory import check_server_params
+        check_server_params(params)
+        if self.rubato is not None:
+            raise ParameterError("rubato", self.rubato, "none: the server engine has no Rubato unit")
+        fixed = {"reducer": "barrett", "twiddles": "rom", "ntt_in_place": False}
+        for name, value in fixed.items():
+            if getattr(self, name) not in (None, value):
+                raise ParameterError(name, getattr(self, name), f"{value} (the server engine's)")
+        reasons = [] if self.buffers is not None else [
+            ("buffers", f"{SERVER_BUFFERS}: the key switch and the fused HMult + relinearise + rescale")]
+        buffers = check_int("buffers", SERVER_BUFFERS if self.buffers is None else self.buffers, 1, isa.MAX_BUFFERS)
+        reasons += [(name, f"{value}: the server engine's") for name, value in fixed.items()
+                    if getattr(self, name) is None]
+        if self.window is None:
+            reasons.append(("window", "8: the server programs' tasks are long, a short window keeps them busy"))
+        return dataclasses.replace(self, params=params, lanes=lanes, network=False, buffers=buffers,
+                                   window=8 if self.window is None else self.window,
+                                   slot_format=self.slot_format or SLOT_FORMAT, decode_rows=frozenset(),
+                                   **fixed, reasons=tuple(self.reasons) + tuple(reasons))
 
     # -- what it builds --------------------------------------------------------------------------
     @property
@@ -227,6 +276,9 @@ class AcceleratorConfig:
         building the engine (equal to ``self.engine().shape``)."""
         from hhe_gen.cores.engine.engine import ENGINE_UNITS
         c = self.resolve()
+        if c.role == "server":
+            from hhe_gen.engine.server_programs import server_shape
+            return server_shape(c.params, c.buffers)
         p, fmt = c.params, c.slot_format
         units = ENGINE_UNITS | {isa.Unit.CODEC}
         units |= {isa.Unit.NETWORK} if c.network else set()
@@ -241,6 +293,8 @@ class AcceleratorConfig:
         """Bits of a buffer word: the widest prime, at least the slot format's width (and a Rubato
         key block's half words in dual mode)."""
         c = self.resolve()
+        if c.role == "server":
+            return max(q.bit_length() for q in tuple(c.params.moduli) + tuple(c.params.special_moduli))
         return max([q.bit_length() for q in c.params.moduli] + [c.slot_format[0]]
                    + ([isa.RUBATO_HALF_BITS] if c.rubato else []))
 
@@ -248,6 +302,11 @@ class AcceleratorConfig:
         """The accelerator's engine (:class:`hhe_gen.cores.engine.engine.Engine`), built afresh."""
         from hhe_gen.cores.engine.engine import Engine
         c = self.resolve()
+        if c.role == "server":
+            moduli = tuple(c.params.moduli) + tuple(c.params.special_moduli)
+            return Engine(c.params.n, moduli, lanes=c.lanes, buffers=c.buffers, slots=len(moduli), sampler=False,
+                          codec=False, basis=True, log_scale=c.params.log_scale, window=c.window, ooo=c.ooo,
+                          beat_words=c.beat_words, target=c.target)
         codec = {"fmt": c.fmt, "decode_rows": c.decode_rows}
         try:
             return Engine.for_params(c.params, lanes=c.lanes, buffers=c.buffers, window=c.window, ooo=c.ooo,
@@ -267,6 +326,8 @@ class AcceleratorConfig:
         """The ISA golden model (:class:`hhe_gen.engine.model.EngineModel`) of this accelerator."""
         from hhe_gen.engine.model import EngineModel
         c = self.resolve()
+        if c.role == "server":
+            return EngineModel(c.shape, c.params.n, **kw)
         return EngineModel(c.shape, c.params.n, fmt=c.fmt, **kw)
 
     def with_(self, **changes) -> "AcceleratorConfig":
@@ -291,7 +352,7 @@ class AcceleratorConfig:
         ``configuration`` section)."""
         c = self.resolve()
         values = {
-            "preset": c.params.name, "n": c.params.n, "lanes": c.lanes, "rubato": c.rubato,
+            "role": c.role, "preset": c.params.name, "n": c.params.n, "lanes": c.lanes, "rubato": c.rubato,
             "rubato_lanes": c.rubato_lanes if c.rubato else None, "network": c.network, "buffers": c.buffers,
             "window": c.window, "dispatch": "out-of-order" if c.ooo else "in-order", "reducer": c.reducer,
             "twiddles": c.twiddles, "ntt": "in place" if c.ntt_in_place else "streaming",

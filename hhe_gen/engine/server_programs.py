@@ -77,19 +77,18 @@ def server_shape(params: CKKSParams, buffers: int = 32) -> EngineShape:
     return EngineShape(buffers, len(primes), primes, params.log_scale, SERVER_UNITS, n=params.n)
 
 
-def server_engine(params: CKKSParams, lanes: int = 2, *, buffers: int = 24, beat_words: int = 1,
+def server_engine(params: CKKSParams, lanes: int = 2, *, buffers: int | None = None, beat_words: int = 1,
                   target: str = "ecp5"):
-    """The RTL engine for the server programs (:class:`hhe_gen.cores.engine.engine.Engine`): Q and P
-    built in, a slot each, the basis-conversion unit; no sampler and no codec (the server programs
-    use neither).  P may be wider than Q's primes (DNA-HHE's 61-bit P): the reducers scale the
-    narrower primes (:class:`hhe_gen.cores.arith.barrett.BarrettMul`).  ``beat_words``: 64-bit words
-    per memory beat (1 .. min(lanes, 8); 8 = a 512-bit port, as an HBM channel on a data-centre
-    card)."""
-    from hhe_gen.cores.engine.engine import Engine
-    check_server_params(params)
-    moduli = tuple(params.moduli) + tuple(params.special_moduli)
-    return Engine(params.n, moduli, lanes=lanes, buffers=buffers, slots=len(moduli), sampler=False, codec=False,
-                  basis=True, log_scale=params.log_scale, beat_words=beat_words, target=target)
+    """The RTL engine for the server programs (:class:`hhe_gen.cores.engine.engine.Engine`) of the
+    configuration ``AcceleratorConfig(params, lanes, role="server", ...)``
+    (:class:`hhe_gen.engine.config.AcceleratorConfig`): Q and P built in, a slot each, the
+    basis-conversion unit; no sampler and no codec (the server programs use neither).  P may be
+    wider than Q's primes (DNA-HHE's 61-bit P): the reducers scale the narrower primes
+    (:class:`hhe_gen.cores.arith.barrett.BarrettMul`).  ``beat_words``: 64-bit words per memory beat
+    (1 .. min(lanes, 8); 8 = a 512-bit port, as an HBM channel on a data-centre card)."""
+    from hhe_gen.engine.config import AcceleratorConfig
+    return AcceleratorConfig(params, lanes, role="server", buffers=buffers, beat_words=beat_words,
+                             target=target).engine()
 
 
 def server_min_buffers(program: str, rows: int) -> int:

@@ -35,7 +35,8 @@ def test_resolve_fills_every_default_with_its_reason_once():
     assert done.resolved and done.resolve() is done
     assert (done.buffers, done.reducer, done.ntt_in_place, done.slot_format, done.decode_rows) == \
         (5, "special-barrett", True, SLOT_FORMAT, frozenset({1}))
-    assert set(dict(done.reasons)) == {"buffers", "reducer", "ntt_in_place", "slot_format", "decode_rows"}
+    assert set(dict(done.reasons)) == {"buffers", "window", "reducer", "twiddles", "ntt_in_place", "slot_format",
+                                       "decode_rows"}
     given = AcceleratorConfig("dna-hhe", 2, buffers=7, reducer="barrett").resolve()
     assert "buffers" not in dict(given.reasons) and "reducer" not in dict(given.reasons)
     assert given.buffers == 7 and given.reducer == "barrett"
@@ -140,3 +141,24 @@ def test_a_hex_image_says_what_it_was_assembled_for(tmp_path, capsys):
     assert "'toy'" in capsys.readouterr().err
     # the header is a comment: the words are the program's
     assert asm.read_image(image) == asm.assemble(prog.read_text(), AcceleratorConfig("toy").shape)
+
+
+def test_the_server_engine_is_a_configuration_too():
+    """role="server": Q and P built in, the basis unit, no sampler / codec / network; the shape
+    known without building it equals the engine's, and the client's parts are refused."""
+    from hhe_gen.engine.server_programs import server_engine, server_shape
+    config = AcceleratorConfig("toy", 2, role="server").resolve()
+    toy = preset("toy")
+    assert (config.buffers, config.window, config.reducer, config.twiddles, config.ntt_in_place) == \
+        (24, 8, "barrett", "rom", False)
+    assert {"buffers", "window", "reducer", "twiddles", "ntt_in_place"} <= set(dict(config.reasons))
+    engine = mark_unused(config.engine(), deep=True)
+    assert config.shape == engine.shape == server_shape(toy, 24)
+    assert isa.Unit.BASIS in engine.shape.units and isa.Unit.SAMPLER not in engine.shape.units
+    assert config.word_bits == engine.word_bits
+    assert mark_unused(server_engine(toy), deep=True).shape == engine.shape
+    assert config.describe()["values"]["role"] == "server"
+    for wrong in (dict(rubato="128s"), dict(reducer="special-barrett"), dict(twiddles="otf"), dict(role="cloud")):
+        with pytest.raises(ParameterError) as exc:
+            AcceleratorConfig("toy", 2, **{"role": "server", **wrong}).resolve()
+        assert exc.value.name == next(iter(wrong))

@@ -39,12 +39,12 @@ def add_accelerator_options(q, *, params_help: str | None = None) -> None:
                    "needs at the top level: 5 at 2 lanes and DNA-HHE's set)")
     q.add_argument("--rubato", metavar="SET", help="dual mode, with the Rubato unit for this set (Par-80S .. "
                    "Par-128L, or 128s ...; default: CKKS only)")
-    q.add_argument("--window", type=int, default=16, help="task window entries (default 16)")
+    q.add_argument("--window", type=int, default=None, help="task window entries (default 16)")
     q.add_argument("--in-order", action="store_true", help="in-order dispatch (default out-of-order)")
     q.add_argument("--no-network", action="store_true", help="without the network unit (no send / recv)")
     q.add_argument("--reducer", help="the NTT and pointwise reducer: barrett | special-barrett (default: "
                    "special-barrett when every prime has DNA-HHE's form, else barrett)")
-    q.add_argument("--twiddles", default="otf", choices=["otf", "rom"], help="NTT twiddles (default otf)")
+    q.add_argument("--twiddles", default=None, choices=["otf", "rom"], help="NTT twiddles (default otf)")
     q.add_argument("--ntt", default="auto", choices=list(NTT_MEMORY), help="the NTT in place in banked buffers "
                    "or streaming through its own banks (default auto: in place when that needs no more block RAM)")
     q.add_argument("--width", type=int, help="the slots' fixed-point width W (default 38)")
@@ -72,8 +72,8 @@ def config_from_args(args, *, params=None):
     config = AcceleratorConfig(
         params=params, lanes=getattr(args, "lanes", 2), rubato=getattr(args, "rubato", None),
         network=not getattr(args, "no_network", False), buffers=getattr(args, "buffers", None),
-        window=getattr(args, "window", 16), ooo=not getattr(args, "in_order", False),
-        reducer=getattr(args, "reducer", None), twiddles=getattr(args, "twiddles", None) or "otf",
+        window=getattr(args, "window", None), ooo=not getattr(args, "in_order", False),
+        reducer=getattr(args, "reducer", None), twiddles=getattr(args, "twiddles", None),
         ntt_in_place=NTT_MEMORY[getattr(args, "ntt", "auto")], slot_format=fmt,
         target=getattr(args, "target", "ecp5"), device=getattr(args, "device", "LFE5UM5G-85F"))
     with option_names():
