@@ -101,8 +101,9 @@ from .ntt_unit import NttUnit
 from .pointwise_unit import PointwiseUnit
 from .rubato_unit import RubatoUnit
 from .sampler_unit import SamplerUnit
-from .task_manager import TaskManager, status_members
-from .unit_ports import PortAllocation
+from .task_manager import TaskManager, check_window, status_members
+from .unit_ports import PortAllocation, task_groups
+from .units import tag_bits
 
 __all__ = ["Engine", "ENGINE_UNITS", "UNITS"]
 
@@ -143,8 +144,8 @@ class Engine(wiring.Component):
         self.shape = isa.EngineShape(buffers, slots, self.primes, log_scale, frozenset(units), n=n)
         self.rows = n // lanes
         common = dict(n=n, lanes=lanes, word_bits=self.word_bits, buffers=buffers, slots=slots)
-        self.manager = TaskManager(self.shape, window=window, ooo=ooo, queue=queue, exclusive_reads=True)
-        tw = self.manager.tag_width
+        tw = tag_bits(check_window(window))
+        manager_shape = self.shape          # the manager's (built after the units: their task groups)
         self.codec_unit = None
         if codec is not None:
             self.codec_unit = CodecUnit(**common, tag_width=tw, primes=self.primes, log_scale=log_scale,
@@ -170,6 +171,8 @@ class Engine(wiring.Component):
                                             **(pointwise or {}))
         self.units = tuple((name, getattr(self, name)) for name in UNITS if getattr(self, name) is not None)
         self.buffer_ports = PortAllocation.of(self.units)
+        self.manager = TaskManager(manager_shape, window=window, ooo=ooo, queue=queue, exclusive_reads=True,
+                                   groups=task_groups(self.units))
         self.ntt_in_place = self.buffer_ports.bank is not None
         self.buffers_file = BufferFile(buffers, self.rows, lanes, self.word_bits,
                                        read_ports=max(1, len(self.buffer_ports.reads)),

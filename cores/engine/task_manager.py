@@ -78,7 +78,8 @@ from .isa import ErrorCause, Opcode, Unit
 from .scoreboard import MAX_WINDOW, POSITION_BITS, Scoreboard
 from .units import UnitPort, tag_bits
 
-__all__ = ["TaskManager", "config_layout", "completion_layout", "status_members", "MAX_QUEUE", "CYCLE_BITS"]
+__all__ = ["check_window", "port_groups", "TaskManager", "config_layout", "completion_layout", "status_members", "MAX_QUEUE",
+           "CYCLE_BITS"]
 
 MAX_QUEUE = 256
 CYCLE_BITS = 32
@@ -117,6 +118,31 @@ def status_members() -> dict:
             "cycle": Out(CYCLE_BITS)}
 
 
+def check_window(window) -> int:
+    """``window``, the number of window entries: a power of two 2 .. MAX_WINDOW."""
+    if not isinstance(window, int) or isinstance(window, bool) or window not in \
+            [1 << i for i in range(1, MAX_WINDOW.bit_length())]:
+        raise ParameterError("window", window, f"a power of two 2 .. {MAX_WINDOW}")
+    return window
+
+
+def port_groups(kinds, groups) -> dict:
+    """{task kind: the kind naming its physical unit's port} for the built ``kinds`` and the
+    ``groups`` of kinds that share a unit (TaskManager's ``groups``)."""
+    port_of = {u: u for u in kinds}
+    seen = set()
+    for group in groups:
+        group = tuple(Unit(u) for u in group)
+        if len(group) < 2 or len(set(group)) != len(group) or seen & set(group) or not set(group) <= set(kinds):
+            raise ParameterError("groups", [u.name for u in group], "two or more distinct kinds among the built "
+                                 "units (" + ", ".join(u.name for u in kinds) + "), each in one group")
+        seen |= set(group)
+        first = min(group)
+        for u in group:
+            port_of[u] = first
+    return port_of
+
+
 def unit_port_name(unit) -> str:
     """The TaskManager member of ``unit``'s port: ``unit_memory``, ``unit_ntt``, ..."""
     return "unit_" + Unit(unit).name.lower()
@@ -135,6 +161,9 @@ class TaskManager(wiring.Component):
     exclusive_reads : bool    also hold back a reader behind an unfinished older reader of the
                               same buffer (for buffer files with one read port per buffer;
                               default False: only RAW / WAR / WAW)
+    groups : sequence of sequences of isa.Unit   task kinds that one physical unit takes (a
+                              shared datapath), each group on one port, named after its first
+                              kind; a kind in no group has a port of its own (default: none)
 
     Members
     -------
@@ -148,10 +177,12 @@ class TaskManager(wiring.Component):
     net_restart : Out(1)                    (Unit.NETWORK built) a ``cfg.net.message`` executes: the
                                             network unit numbers its packets from 0 again
     completed : Out(ArrayLayout(completion_layout(), U))   one lane per unit port, port order
-    unit_<name> : Out(UnitPort(tag_bits(W)))   one per unit in ``shape.units``, in ``isa.Unit``
+    unit_<name> : Out(UnitPort(tag_bits(W)))   one per physical unit (a kind of ``shape.units``, or
+                                            a group named after its first kind), in ``isa.Unit``
                                             order (``unit_memory``, ``unit_sampler``, ...)
 
-    Attributes: ``units`` (the built units in port order), ``tag_width``, ``decoder``,
+    Attributes: ``units`` (the physical units' kinds in port order: a group's first kind),
+    ``port_of`` (task kind -> the kind naming its port), ``tag_width``, ``decoder``,
     ``scoreboard`` (observation, e.g. for formal harnesses), ``bound_dec`` (the "bound at
     decode" register), ``position`` (the position counter), ``take`` (a word leaves the queue
     for decode in this cycle), ``drop`` (that word is dropped), ``word`` (the word at decode).
@@ -161,19 +192,18 @@ class TaskManager(wiring.Component):
 
     @quiet_on_error
     def __init__(self, shape, window: int = 8, ooo: bool = True, queue: int = 4,
-                 exclusive_reads: bool = False):
+                 exclusive_reads: bool = False, groups=()):
         self.shape = check_shape(shape)
-        if not isinstance(window, int) or isinstance(window, bool) or window not in \
-                [1 << i for i in range(1, MAX_WINDOW.bit_length())]:
-            raise ParameterError("window", window, f"a power of two 2 .. {MAX_WINDOW}")
-        self.window = window
+        self.window = check_window(window)
         if not isinstance(ooo, bool):
             raise ParameterError("ooo", ooo, "True (out-of-order dispatch) or False (in order)")
         self.ooo = ooo
         self.queue = check_int("queue", queue, 0, MAX_QUEUE)
-        self.units = tuple(u for u in sorted(shape.units) if u != Unit.NONE)
-        if not self.units:
+        kinds = tuple(u for u in sorted(shape.units) if u != Unit.NONE)
+        if not kinds:
             raise ParameterError("shape.units", shape.units, "at least one unit")
+        self.port_of = port_groups(kinds, groups)
+        self.units = tuple(u for u in kinds if self.port_of[u] == u)
         self.tag_width = tag_bits(window)
         members = {
             "i_instr": In(stream.Signature(isa.WORD_BITS)),
@@ -199,8 +229,16 @@ class TaskManager(wiring.Component):
                                for u in self.units]
 
     def unit_port(self, unit):
-        """The port member of ``unit``."""
-        return getattr(self, unit_port_name(unit))
+        """The port member of the physical unit that takes tasks of kind ``unit``."""
+        return getattr(self, unit_port_name(self.port_of[Unit(unit)]))
+
+    def _port_kind(self, unit):
+        """``unit`` (a decoded kind) -> the kind naming its port: identity unless groups are given."""
+        moved = {k: v for k, v in self.port_of.items() if k != v}
+        out = unit
+        for kind, port in moved.items():
+            out = Mux(unit == kind, port, out)
+        return out
 
     def elaborate(self, platform):
         m = Module()
@@ -243,7 +281,7 @@ class TaskManager(wiring.Component):
             sb.entry.word.eq(word),
             sb.entry.reads.eq(dec.reads),
             sb.entry.writes.eq(dec.writes),
-            sb.entry.unit.eq(dec.unit),
+            sb.entry.unit.eq(self._port_kind(dec.unit)),
             sb.entry.serialising.eq(dec.serialising),
             sb.entry.position.eq(self.position),
             sb.clear.eq(abort),

@@ -1,6 +1,8 @@
 """How a unit joins the engine: it declares its kind (the task manager's unit port it takes tasks
-on) and the buffer ports it reads and writes, and the engine allocates the buffer file's ports by
-enumerating the units in the order they were registered.
+on; a unit with a shared datapath declares the other kinds it takes too, ``also``: they come on
+the same port, one task at a time, :func:`task_groups`) and the buffer ports it reads and writes,
+and the engine allocates the buffer file's ports by enumerating the units in the order they were
+registered.
 
 A unit's ``declaration`` (:class:`UnitDeclaration`) names members of its own signature: each
 ``reads`` member is a :func:`~.buffers.read_port_signature` port, each ``writes`` member a
@@ -17,17 +19,30 @@ from dataclasses import dataclass
 
 from . import isa
 
-__all__ = ["UnitDeclaration", "PortAllocation"]
+__all__ = ["UnitDeclaration", "PortAllocation", "task_groups"]
 
 
 @dataclass(frozen=True)
 class UnitDeclaration:
-    """What a unit takes from the engine: tasks of ``kind`` and the buffer ports ``reads``,
-    ``writes`` (member names, in the order the unit numbers them) and ``bank``."""
+    """What a unit takes from the engine: tasks of ``kind`` (and of the kinds ``also``: a shared
+    datapath, on the one task port of ``kind``) and the buffer ports ``reads``, ``writes`` (member
+    names, in the order the unit numbers them) and ``bank``."""
     kind: isa.Unit
     reads: tuple = ()
     writes: tuple = ()
     bank: str | None = None
+    also: tuple = ()
+
+    @property
+    def kinds(self) -> tuple:
+        """Every task kind the unit takes, ``kind`` first."""
+        return (self.kind, *self.also)
+
+
+def task_groups(units) -> tuple:
+    """The groups of task kinds that one unit takes (the task manager's ``groups``), from the
+    (name, unit) pairs' declarations."""
+    return tuple(unit.declaration.kinds for _, unit in units if unit.declaration.also)
 
 
 @dataclass(frozen=True)

@@ -178,6 +178,7 @@ class Run:
     error : (error, cause, position) at the end
     cfg : dict                                the cfg registers at the end
     busy, error_trace : list[int]             busy / error per cycle
+    port_of : dict Unit -> Unit               the manager's: a task kind -> the kind naming its port
     """
     start: dict = field(default_factory=dict)
     finish: dict = field(default_factory=dict)
@@ -193,14 +194,15 @@ class Run:
     cfg: dict = field(default_factory=dict)
     busy: list = field(default_factory=list)
     error_trace: list = field(default_factory=list)
+    port_of: dict = field(default_factory=dict)
 
 
-def build(shape, window=8, ooo=True, queue=4, latency=None, errors=None, exclusive_reads=False):
-    """A TaskManager and one MockUnit per unit (``latency`` / ``errors``: dict Unit -> value for
-    :class:`MockUnit`, default latency 1, no errors)."""
+def build(shape, window=8, ooo=True, queue=4, latency=None, errors=None, exclusive_reads=False, groups=()):
+    """A TaskManager and one MockUnit per physical unit (``latency`` / ``errors``: dict Unit -> value
+    for :class:`MockUnit`, default latency 1, no errors; ``groups``: kinds sharing one unit)."""
     from hhe_gen.cores.engine.task_manager import TaskManager
     from hhe_gen.cores.engine.units import MockUnit
-    tm = TaskManager(shape, window=window, ooo=ooo, queue=queue, exclusive_reads=exclusive_reads)
+    tm = TaskManager(shape, window=window, ooo=ooo, queue=queue, exclusive_reads=exclusive_reads, groups=groups)
     top = Module()
     top.submodules.tm = tm
     mocks = {}
@@ -218,7 +220,7 @@ def _words(program):
 
 def simulate(shape, program, *, window=8, ooo=True, queue=4, latency=None, errors=None,
              gaps=None, max_cycles=5000, abort_at=None, after_abort=(), vcd=None,
-             exclusive_reads=False) -> Run:
+             exclusive_reads=False, groups=()) -> Run:
     """Run ``program`` (Instructions or words) through a TaskManager with mock units until it is
     idle (or ``max_cycles``).
 
@@ -226,9 +228,9 @@ def simulate(shape, program, *, window=8, ooo=True, queue=4, latency=None, error
     abort_at : a cycle at which ``abort`` is pulsed; then ``after_abort`` (a second program) is
                offered from the next cycle on, and the run ends when that one is idle
     """
-    top, tm, mocks = build(shape, window, ooo, queue, latency, errors, exclusive_reads)
+    top, tm, mocks = build(shape, window, ooo, queue, latency, errors, exclusive_reads, groups)
     rng = random.Random(gaps) if gaps is not None else None
-    run = Run()
+    run = Run(port_of=dict(tm.port_of))
     first = _words(program)
     second = _words(after_abort)
 
@@ -322,7 +324,8 @@ def _match(run: Run, words):
         assert len(starts) == 1 and len(dones) == 1, (r, ev)
         want = isa.decode(words[pos])
         assert ev[starts[0]][1] == {fd.name: getattr(want, fd.name) for fd in FIELDS}, (r, want)
-        assert isa.OPCODES[want.opcode].unit == u
+        kind = isa.OPCODES[want.opcode].unit
+        assert run.port_of.get(kind, kind) == u          # the unit, or the shared unit of its group
         used.update({(u, starts[0]), (u, dones[0])})
         run.start[pos], run.finish[pos], run.unit_of[pos] = d, f, u
     for u, ev in run.events.items():

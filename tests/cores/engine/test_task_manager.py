@@ -306,3 +306,53 @@ def test_signature():
         "unit_memory", "unit_sampler", "unit_ntt", "unit_pointwise", "unit_codec", "unit_rubato"}
     assert tm.tag_width == 2 and len(tm.error_cause) == 4 and len(tm.error_position) == 32
     assert "net_ip" not in dict(tm.cfg.shape()) and "rubato" in dict(tm.cfg.shape())
+
+
+# -- several task kinds on one physical unit (a shared datapath) ---------------------------------------
+SHARED = ((Unit.NTT, Unit.POINTWISE, Unit.CODEC),)
+
+
+def _kind_intervals(run, program, kinds):
+    ins = [isa.decode(w) if isinstance(w, int) else w for w in program]
+    return sorted((run.start[p], run.finish[p]) for p, i in enumerate(ins)
+                  if i.info.unit in kinds and p in run.start)
+
+
+def test_a_group_is_one_port_and_its_kinds_never_overlap():
+    """NTT, pointwise and codec tasks on one unit: one port (named after its first kind, NTT),
+    each task offered to it, one at a time, while the memory unit runs beside it."""
+    primed = prime_all(B7)
+    k = len(primed)
+    program = primed + [I(O.NTT, dst=0, a=1), I(O.MOVE, dst=2, a=3), I(O.LOAD, dst=4, imm=1), I(O.NTT, dst=5, a=6)]
+    run = simulate(B7, program, latency={Unit.NTT: 6, Unit.MEMORY: 3}, groups=SHARED)
+    assert run.error == (0, 0, 0)
+    tm = mark_unused(TaskManager(B7, groups=SHARED), deep=True)
+    assert Unit.POINTWISE not in tm.units and Unit.CODEC not in tm.units and Unit.NTT in tm.units
+    assert tm.unit_port(Unit.POINTWISE) is tm.unit_port(Unit.NTT) is tm.unit_port(Unit.CODEC)
+    spans = _kind_intervals(run, program, {Unit.NTT, Unit.POINTWISE})
+    assert len(spans) == 3 and all(a[1] < b[0] for a, b in zip(spans, spans[1:])), spans
+    assert run.start[k + 2] < run.finish[k], "the memory unit's load runs beside the shared unit"
+    check_order(run, program)
+    ungrouped = simulate(B7, program, latency={Unit.NTT: 6, Unit.MEMORY: 3})
+    assert ungrouped.start[k + 1] < ungrouped.finish[k], "apart, the pointwise task overlaps the NTT"
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_random_programs_on_a_shared_unit(seed):
+    rng = random.Random(100 + seed)
+    latency = {u: [rng.randrange(1, 9) for _ in range(3)] for u in B7.units}
+    prog = random_program(rng, B7, 45)
+    run = simulate(B7, prog, latency=latency, ooo=seed != 1, window=[4, 8, 16, 16][seed], groups=SHARED,
+                   gaps=seed if seed % 2 else None, max_cycles=4000)
+    assert run.error == (0, 0, 0) and run.idle_cycle is not None
+    check_order(run, prog, seed != 1)
+    spans = _kind_intervals(run, prog, set(SHARED[0]))
+    assert all(a[1] < b[0] for a, b in zip(spans, spans[1:])), "two tasks of the group overlapped"
+
+
+@pytest.mark.parametrize("groups", [((Unit.NTT,),), ((Unit.NTT, Unit.NTT),), ((Unit.NTT, Unit.BASIS),),
+                                    ((Unit.NTT, Unit.POINTWISE), (Unit.POINTWISE, Unit.CODEC))])
+def test_bad_groups_are_refused(groups):
+    with pytest.raises(ParameterError) as exc:
+        TaskManager(B7, groups=groups)
+    assert exc.value.name == "groups"
