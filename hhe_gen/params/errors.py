@@ -14,12 +14,25 @@ def _size(n: int) -> str:
     return f"{n / 1_000_000:.2f} MB"
 
 
+def _path_like(value) -> bool:
+    """A file path (an ``os.PathLike``, or a one-line string of a path's length with a separator)."""
+    import os
+    if isinstance(value, os.PathLike):
+        return True
+    return isinstance(value, str) and os.sep in value and len(value) <= 4096 and not any(c.isspace() for c in value)
+
+
 def shown(value, limit: int = MAX_SHOWN) -> str:
     """``repr(value)`` in at most ``limit`` characters (plus the size of the whole value when cut),
-    e.g. ``'[1, -1, 0, ...' (1.86 MB)``: what an error message may echo of a user's input."""
+    e.g. ``'[1, -1, 0, ...' (1.86 MB)``: what an error message may echo of a user's input.  A long
+    file path is cut in the middle, so its file name shows: ``'/tmp/pytest-of-r.../case/prog.s'``."""
     text = repr(value)
     if len(text) <= limit:
         return text
+    if _path_like(value):                   # a path keeps its file name: cut in the middle
+        text = str(value)
+        tail = limit - 24
+        return repr(text[:16] + "..." + text[-tail:])
     if isinstance(value, (str, bytes)):
         quote = text[-1]
         whole = _size(len(value.encode("utf-8", "replace")) if isinstance(value, str) else len(value))

@@ -3,6 +3,7 @@ is wrong, exit status 2, no traceback, and no input file overwritten."""
 
 import json
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -56,6 +57,14 @@ def test_parameter_error_shows_at_most_a_bounded_value():
     assert shown("short") == "'short'" and shown(list(range(3))) == "[0, 1, 2]"
     assert len(shown(list(range(10_000)))) <= MAX_SHOWN + 30
     assert ParameterError("x", big, "y").value == big   # the value itself is kept whole
+
+
+@pytest.mark.parametrize("as_path", [False, True])
+def test_a_long_path_is_cut_in_the_middle_so_its_file_name_shows(as_path):
+    """However deep the folder (pytest's own tmp paths vary in length), the file name stays."""
+    path = "/tmp/" + "deep-folder/" * 12 + "prog.s"
+    text = shown(Path(path) if as_path else path)
+    assert len(text) <= MAX_SHOWN and text.endswith("/prog.s'") and text.startswith("'/tmp/"), text
 
 
 @pytest.mark.parametrize("suffix", [".json", ".hex", ".mem", ".bin"])
