@@ -292,18 +292,17 @@ class BoardBackend(_SocBackend):
 
 def server_runner(params, backend: str, lanes: int):
     """Where ``Client.mul_relin_rescale`` runs: the server engine's model or RTL, the backend of the
-    configuration ``AcceleratorConfig(params, lanes, role="server")`` (its ``shape``: the programs'
-    engine)."""
+    configuration ``AcceleratorConfig(params, lanes, role="server")`` (``config.shape``: the
+    programs' engine)."""
     from hhe_gen.engine.config import AcceleratorConfig
     from hhe_gen.params.errors import ParameterError
     if backend not in ("model", "rtl", "verilator"):
         raise ParameterError("backend", backend, "model or rtl for server-side CKKS: "
                              + soc_server_refusal(params, lanes))
-    config = AcceleratorConfig(params, lanes, role="server").resolve()
-    runner = ModelBackend(config) if backend == "model" else RtlBackend(
-        config, progress="verilator build of the server engine")
-    runner.shape = config.shape
-    return runner
+    config = AcceleratorConfig(params, lanes, role="server")
+    if backend == "model":
+        return ModelBackend(config)
+    return RtlBackend(config, progress="verilator build of the server engine")
 
 
 def soc_server_refusal(params, lanes: int) -> str:

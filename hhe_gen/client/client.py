@@ -147,7 +147,7 @@ class Client:
         sm.write_relin_key(image, layout, self.params, rlk)
         sm.write_constants(image, layout, self.params)
         runner.write(image)
-        program = sp.mul_relin_rescale(self.params, runner.shape, level=ct_a.level, layout=layout)
+        program = sp.mul_relin_rescale(self.params, runner.config.shape, level=ct_a.level, layout=layout)
         self.last = run = runner.run(program.words)
         if run.error:
             raise RuntimeError(f"the server engine ({self.backend.name}) stopped: {run.meaning}")
