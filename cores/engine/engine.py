@@ -34,6 +34,10 @@ ntt : dict            options of the NTT unit (kind, twiddles, banking, latency 
                       ``in_place``: the buffers banked as the NTT's memory plan and the transforms
                       in them, :class:`.ntt_unit.NttUnit`)
 pointwise : dict      options of the pointwise unit (kind, latency)
+datapath : str        "separate" (default): the NTT unit and the pointwise unit, each with its P
+                      butterflies; "shared": the crypto unit (:class:`.crypto_unit.CryptoUnit`), one
+                      array of P butterflies for both, ``ntt`` and ``pointwise`` its options (one
+                      reducer kind and latency)
 sampler : dict or False   options of the sampling unit (sigma, bound_sigmas, hamming_weight,
                       rounds_per_cycle); False: no sampling unit (``sample.*`` are NOT_BUILT; the
                       server programs sample nothing, and its uniform sampler needs primes of one
@@ -65,9 +69,11 @@ busy, error, error_cause, error_position, notify, notify_code, cycle, completed 
 shape : the :class:`.isa.EngineShape` programs are assembled for
 units : ((name, unit), ...)           the built units, in :data:`UNITS` order
 buffer_ports : :class:`.unit_ports.PortAllocation`   which unit port has which buffer-file port
-manager, buffers_file, memory_unit, sampler_unit, ntt_unit, pointwise_unit, codec_unit,
+manager, buffers_file, memory_unit, sampler_unit, crypto_unit, ntt_unit, pointwise_unit, codec_unit,
 network_unit, rubato_unit, basis_unit : the parts (sampler_unit / codec_unit / network_unit /
-                                     rubato_unit / basis_unit None when not built)
+                                     rubato_unit / basis_unit None when not built; crypto_unit None
+                                     with the separate datapath, ntt_unit and pointwise_unit None
+                                     with the shared one)
 
 Latency
 -------
@@ -94,6 +100,7 @@ from . import isa
 from .basis_unit import BasisUnit
 from .buffers import BufferFile
 from .codec_unit import CodecUnit
+from .crypto_unit import CryptoUnit
 from .memory_port import MemoryPort
 from .memory_unit import MemoryUnit
 from .network_unit import NetworkUnit
@@ -107,12 +114,13 @@ from .units import tag_bits
 
 __all__ = ["Engine", "ENGINE_UNITS", "UNITS"]
 
-UNITS = ("memory_unit", "ntt_unit", "pointwise_unit", "sampler_unit", "codec_unit", "network_unit", "rubato_unit",
-         "basis_unit")
+UNITS = ("memory_unit", "crypto_unit", "ntt_unit", "pointwise_unit", "sampler_unit", "codec_unit", "network_unit",
+         "rubato_unit", "basis_unit")
 """The engine's units, registered in this order: the buffer file's read and write ports go to their
 declared ports in this order (:class:`.unit_ports.PortAllocation`); a unit not built takes none."""
 
 ENGINE_UNITS = frozenset({isa.Unit.MEMORY, isa.Unit.SAMPLER, isa.Unit.NTT, isa.Unit.POINTWISE})
+DATAPATHS = ("separate", "shared")
 """The units of an engine without the codec (``codec=False``); with it, ``| {isa.Unit.CODEC}``."""
 
 
@@ -121,7 +129,8 @@ class Engine(wiring.Component):
 
     @quiet_on_error
     def __init__(self, n: int, primes, *, lanes: int = 2, buffers: int = 16, slots=None, window: int = 8,
-                 queue: int = 4, ooo: bool = True, word_bits=None, ntt=None, pointwise=None, sampler=None,
+                 queue: int = 4, ooo: bool = True, word_bits=None, ntt=None, pointwise=None,
+                 datapath: str = "separate", sampler=None,
                  codec=None, net=None, rubato=None, basis: bool = False, log_scale: int = 0,
                  beat_words: int = 1, target: str = "ecp5"):
         self.n = check_power_of_two("n", n, 8, 1 << 16)
@@ -166,9 +175,22 @@ class Engine(wiring.Component):
         self.sampler_unit = None
         if sampler is not False:
             self.sampler_unit = SamplerUnit(**common, tag_width=tw, primes=self.primes, **(sampler or {}))
-        self.ntt_unit = NttUnit(**common, tag_width=tw, primes=self.primes, target=target, **(ntt or {}))
-        self.pointwise_unit = PointwiseUnit(**common, tag_width=tw, primes=self.primes, target=target,
-                                            **(pointwise or {}))
+        if datapath not in DATAPATHS:
+            raise ParameterError("datapath", datapath, "one of " + ", ".join(DATAPATHS))
+        self.datapath = datapath
+        self.crypto_unit = self.ntt_unit = self.pointwise_unit = None
+        if datapath == "shared":
+            ntt, pointwise = dict(ntt or {}), dict(pointwise or {})
+            for name in set(ntt) & set(pointwise):
+                if ntt[name] != pointwise[name]:
+                    raise ParameterError(f"pointwise.{name}", pointwise[name],
+                                         f"{ntt[name]!r}, the NTT's (one butterfly array with datapath='shared')")
+            self.crypto_unit = CryptoUnit(**common, tag_width=tw, primes=self.primes, target=target,
+                                          **{**ntt, **pointwise})
+        else:
+            self.ntt_unit = NttUnit(**common, tag_width=tw, primes=self.primes, target=target, **(ntt or {}))
+            self.pointwise_unit = PointwiseUnit(**common, tag_width=tw, primes=self.primes, target=target,
+                                                **(pointwise or {}))
         self.units = tuple((name, getattr(self, name)) for name in UNITS if getattr(self, name) is not None)
         self.buffer_ports = PortAllocation.of(self.units)
         self.manager = TaskManager(manager_shape, window=window, ooo=ooo, queue=queue, exclusive_reads=True,
@@ -232,7 +254,7 @@ class Engine(wiring.Component):
         prime_q = Array(Const(q, 64) for q in self.primes)      # slot -> prime id, q per slot for checked loads
         for s in range(self.shape.slots):
             m.d.comb += mu.slot_q[s].eq(prime_q[mgr.cfg.prime[s]])
-        for unit in (nu, pu, su, self.codec_unit, self.basis_unit):
+        for unit in (nu, pu, self.crypto_unit, su, self.codec_unit, self.basis_unit):
             if unit is not None:
                 m.d.comb += unit.slot_prime.eq(mgr.cfg.prime)
         if su is not None:

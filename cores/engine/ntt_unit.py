@@ -24,12 +24,16 @@ n, lanes, word_bits, buffers, slots, tag_width, primes : the engine's sizes (as
     :class:`.pointwise_unit.PointwiseUnit`)
 kind, latency, target, twiddles, banking, **reducer : passed to the NTT core
 in_place : bool   the transform in the banked buffers (see above; banking "dual")
+butterflies : str   "own" (the core's P butterflies) or "external" (the core's ``lanes_port`` is
+    the unit's: the crypto unit's shared lanes)
 
 Members
 -------
 port : In(UnitPort(tag_width));  rd : Out(read port);  wr : Out(write port)   (streaming)
 bank : Out(:func:`~.buffers.bank_access_signature`)                          (in place)
 slot_prime : In(ArrayLayout(5, S))
+lanes_port : Out(:func:`~hhe_gen.cores.arith.butterfly_array.butterfly_lanes_signature`)  (external
+             butterflies: the core's)
 ntt_plan : the NTT core's :class:`~hhe_gen.cores.ntt.iterative.IterativeNttPlan` (its latencies, no
            hardware); ``ntt``, the :class:`~hhe_gen.cores.ntt.IterativeNtt` itself, is built by
            ``elaborate``
@@ -68,18 +72,22 @@ class NttUnit(wiring.Component):
     @quiet_on_error
     def __init__(self, n: int, lanes: int, word_bits: int, buffers: int, slots: int, tag_width: int,
                  primes, *, kind: str = "barrett", latency=None, target: str = "ecp5", twiddles: str = "rom",
-                 banking: str = "dual", in_place: bool = False, **reducer):
+                 banking: str = "dual", in_place: bool = False, butterflies: str = "own", **reducer):
         check_unit_sizes(self, n, lanes, word_bits, buffers, slots, primes, lanes_high=n // 2, fit_primes=True)
         self.in_place = bool(in_place)
         external = dict(memory="external", bank_width=word_bits) if self.in_place else {}
         self._core = dict(n=n, lanes=lanes, moduli=list(self.primes), kind=kind, latency=latency, target=target,
-                          twiddles=twiddles, banking=banking, **external, **reducer)
+                          twiddles=twiddles, banking=banking, butterflies=butterflies, **external, **reducer)
         self.ntt_plan = IterativeNttPlan(**self._core)
-        if self.in_place:
-            ports = {"bank": Out(bank_access_signature(buffers, lanes, self.rows, word_bits))}
+        if butterflies == "external":
+            ports = {"lanes_port": self.ntt_plan.port_members["lanes_port"]}
         else:
-            ports = {"rd": Out(read_port_signature(buffers, self.rows, lanes, word_bits)),
-                     "wr": Out(write_port_signature(buffers, self.rows, lanes, word_bits))}
+            ports = {}
+        if self.in_place:
+            ports["bank"] = Out(bank_access_signature(buffers, lanes, self.rows, word_bits))
+        else:
+            ports["rd"] = Out(read_port_signature(buffers, self.rows, lanes, word_bits))
+            ports["wr"] = Out(write_port_signature(buffers, self.rows, lanes, word_bits))
         super().__init__({"port": In(UnitPort(tag_width)), **ports, "slot_prime": In(data.ArrayLayout(5, slots))})
 
     @property
@@ -96,8 +104,14 @@ class NttUnit(wiring.Component):
 
     def elaborate(self, platform):
         self.ntt = IterativeNtt(**self._core)           # the core of ``ntt_plan``
-        if self.in_place:
-            return self._in_place()
+        m = self._in_place() if self.in_place else self._streaming()
+        if self.ntt.butterflies == "external":
+            wiring.connect(m, self.ntt.lanes_port, wiring.flipped(self.lanes_port))
+        return m
+
+    def _streaming(self):
+        """The task's registers, the load FIFO and the unload around the core's streams (see the
+        module docstring)."""
         m = Module()
         p, wb, rows = self.lanes, self.word_bits, self.rows
         qb = self.ntt.qbits

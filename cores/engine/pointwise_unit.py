@@ -26,6 +26,9 @@ primes : tuple      the built-in primes (``slot_prime`` indexes them)
 kind : str          the reducer ("barrett", "special-barrett"), **reducer its parameters
 latency : int or None   the butterfly's latency (None: its default)
 target : str        "ecp5" | "xilinx" | "generic"
+butterflies : str   "own" (its P butterflies) or "external" (the ``lanes_port`` drives an array
+                    outside, :class:`~hhe_gen.cores.arith.butterfly_array.ButterflyArray` of
+                    ``butterfly_plan``: the crypto unit's shared lanes)
 
 Members
 -------
@@ -33,8 +36,9 @@ port : In(UnitPort(tag_width))
 rd0, rd1, rd2 : Out(read_port_signature(...))   sources a, b, c
 wr : Out(write_port_signature(...))             destination
 slot_prime : In(ArrayLayout(5, S))              built-in prime index of each slot
-bf_latency : the latency of its P :class:`~hhe_gen.cores.arith.Butterfly` lanes (from their
-             :class:`~hhe_gen.cores.arith.butterfly.ButterflyPlan`; ``elaborate`` builds them)
+lanes_port : Out(butterfly_lanes_signature(butterfly_plan, P))   (external butterflies)
+butterfly_plan : the :class:`~hhe_gen.cores.arith.butterfly.ButterflyPlan` of its P lanes
+bf_latency : their latency (``elaborate`` builds them, unless external)
 
 Latency
 -------
@@ -49,8 +53,8 @@ from amaranth.hdl import Array, Const, Module, Mux, Signal
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
-from hhe_gen.cores.arith import Butterfly
 from hhe_gen.cores.arith.butterfly import OP_CODES, ButterflyPlan
+from hhe_gen.cores.arith.butterfly_array import ButterflyArray, butterfly_lanes_signature
 from hhe_gen.cores.unused import quiet_on_error
 from hhe_gen.params.errors import ParameterError
 
@@ -62,6 +66,7 @@ from .unit_ports import UnitDeclaration
 __all__ = ["PointwiseUnit"]
 
 KINDS = ("barrett", "special-barrett")
+BUTTERFLIES = ("own", "external")
 
 
 class PointwiseUnit(wiring.Component):
@@ -69,7 +74,8 @@ class PointwiseUnit(wiring.Component):
 
     @quiet_on_error
     def __init__(self, n: int, lanes: int, word_bits: int, buffers: int, slots: int, tag_width: int,
-                 primes, *, kind: str = "barrett", latency=None, target: str = "ecp5", **reducer):
+                 primes, *, kind: str = "barrett", latency=None, target: str = "ecp5", butterflies: str = "own",
+                 **reducer):
         check_unit_sizes(self, n, lanes, word_bits, buffers, slots, primes, fit_primes=True)
         if kind not in KINDS:
             raise ParameterError("kind", kind, "one of " + ", ".join(map(repr, KINDS))
@@ -77,14 +83,21 @@ class PointwiseUnit(wiring.Component):
         zq = dict(kind=kind, moduli=list(self.primes), **reducer)
         if kind == "special-barrett":
             zq.setdefault("log_n", n.bit_length() - 1)
+        if butterflies not in BUTTERFLIES:
+            raise ParameterError("butterflies", butterflies, "one of " + ", ".join(map(repr, BUTTERFLIES)))
+        self.butterflies = butterflies
         self._butterfly = dict(zq=zq, target=target, latency=latency)
-        self.bf_latency = ButterflyPlan(**self._butterfly).latency
+        self.butterfly_plan = ButterflyPlan(**self._butterfly)
+        self.bf_latency = self.butterfly_plan.latency
         rd = read_port_signature(buffers, self.rows, lanes, word_bits)
+        external = {"lanes_port": Out(butterfly_lanes_signature(self.butterfly_plan, lanes))} \
+            if butterflies == "external" else {}
         super().__init__({
             "port": In(UnitPort(tag_width)),
             "rd0": Out(rd), "rd1": Out(rd), "rd2": Out(rd),
             "wr": Out(write_port_signature(buffers, self.rows, lanes, word_bits)),
             "slot_prime": In(data.ArrayLayout(5, slots)),
+            **external,
         })
 
     @property
@@ -144,19 +157,23 @@ class PointwiseUnit(wiring.Component):
             signed_word = word.as_signed()
             return Mux(on & signed_word[-1], (signed_word + q)[:wb], word)
 
+        if self.butterflies == "external":
+            lanes = self.lanes_port
+        else:
+            m.submodules.butterflies = array = ButterflyArray(p, **self._butterfly)
+            lanes = array.lanes_port
+        m.d.comb += lanes.op.eq(bf_op)
+        if len(self.primes) > 1:
+            m.d.comb += lanes.sel.eq(sel)
         raw_a = []
-        butterflies = [Butterfly(**self._butterfly) for _ in range(p)]
-        for j, bf in enumerate(butterflies):
-            m.submodules[f"bf{j}"] = bf
+        for j in range(p):
             a_w, b_w, c_w = self.rd0.data[j], self.rd1.data[j], self.rd2.data[j]
             a_l, b_l, c_l = lift(a_w, flags[0]), lift(b_w, flags[1]), lift(c_w, flags[2])
             neg_b = Mux(b_l == 0, 0, q - b_l)[:wb]
             a_r, b_r, c_r = Signal(wb, name=f"a{j}"), Signal(wb, name=f"b{j}"), Signal(wb, name=f"c{j}")
             m.d.sync += [a_r.eq(Mux(is_integer, (a_w + b_w)[:wb], a_l)), b_r.eq(Mux(is_msub, neg_b, b_l)),
                          c_r.eq(c_l)]
-            m.d.comb += [bf.op.eq(bf_op), bf.a.eq(a_r), bf.b.eq(b_r), bf.c.eq(c_r), bf.w.eq(0), bf.en.eq(1)]
-            if len(self.primes) > 1:
-                m.d.comb += bf.sel.eq(sel)
+            m.d.comb += [lanes.a[j].eq(a_r), lanes.b[j].eq(b_r), lanes.c[j].eq(c_r), lanes.w[j].eq(0)]
             # move: the (lifted) a, delayed alongside the butterfly
             d = a_r
             for i in range(L):
@@ -169,8 +186,8 @@ class PointwiseUnit(wiring.Component):
         out_valid = valid[depth]
         m.d.comb += [self.wr.sel.eq(held.dst), self.wr.addr.eq(row[depth]),
                      self.wr.lanes.eq(Mux(out_valid & ~abort, (1 << p) - 1, 0))]
-        for j, bf in enumerate(butterflies):
-            m.d.comb += self.wr.data[j].eq(Mux(is_move, raw_a[j], bf.x[:wb]))
+        for j in range(p):
+            m.d.comb += self.wr.data[j].eq(Mux(is_move, raw_a[j], lanes.x[j][:wb]))
 
         last_written = out_valid & (row[depth] == self.rows - 1)
         done = Signal()

@@ -113,8 +113,8 @@ from amaranth.hdl import Array, Const, Module, Mux, Signal, unsigned
 from amaranth.lib import data, memory, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from hhe_gen.cores.arith import Butterfly
 from hhe_gen.cores.arith.butterfly import OP_CODES
+from hhe_gen.cores.arith.butterfly_array import ButterflyArray, butterfly_lanes_signature
 from hhe_gen.cores.unused import quiet_on_error
 from hhe_gen.params.checks import check_int
 from hhe_gen.params.errors import ParameterError
@@ -129,7 +129,7 @@ from .plan import (butterfly_choice, lane_multiplier, check_lanes, check_moduli,
 from .single_port import single_port_starts
 from .twiddle_source import otf_twiddles, rom_twiddles
 
-__all__ = ["IterativeNtt", "IterativeNttPlan", "TWIDDLES", "BANKING"]
+__all__ = ["IterativeNtt", "IterativeNttPlan", "TWIDDLES", "BANKING", "BUTTERFLIES"]
 
 TWIDDLES = ("rom", "otf")
 #: Depth of a twiddle ROM piece (``twiddles="rom"``): larger ROM banks are built from registered
@@ -138,6 +138,7 @@ ROM_PIECE_WORDS = 1024
 ROM_PIECE_LATENCY = 2
 BANKING = ("dual", "single")
 MEMORY = ("own", "external")
+BUTTERFLIES = ("own", "external")
 
 
 class IterativeNttPlan:
@@ -147,7 +148,7 @@ class IterativeNttPlan:
     reads its latencies from it."""
 
     def __init__(self, n, lanes, moduli, *, kind="barrett", latency=None, target="ecp5", twiddles="rom",
-                 banking="dual", memory="own", bank_width=None, **reducer):
+                 banking="dual", memory="own", bank_width=None, butterflies="own", **reducer):
         self.n_log = check_n(n)
         self.n = n
         self.lanes_log = check_lanes(lanes, n)
@@ -161,11 +162,15 @@ class IterativeNttPlan:
             raise ParameterError("memory", memory, "one of " + ", ".join(map(repr, MEMORY)))
         if memory == "external" and banking != "dual":
             raise ParameterError("banking", banking, "'dual' with memory='external'")
+        if butterflies not in BUTTERFLIES:
+            raise ParameterError("butterflies", butterflies, "one of " + ", ".join(map(repr, BUTTERFLIES)))
+        self.butterflies = butterflies
         self.twiddles, self.banking, self.memory = twiddles, banking, memory
         self.external = memory == "external"
         self.kind = kind
         bf = butterfly_choice(self.n_log, self.moduli, kind, target, latency, reducer)
         self._zq, self.target = bf.zq, target
+        self.butterfly_plan = bf.plan
         self.butterfly_latency, self.bfly_width, self.qbits = bf.latency, bf.width, bf.qbits
         # constants times the reducer's factor: mul(1, 1) = R^-1 for Montgomery kinds, 1 otherwise
         self.factors = bf.factors
@@ -210,6 +215,8 @@ class IterativeNttPlan:
         else:
             members["i_stream"] = In(stream.Signature(self.beat_layout))
             members["o_stream"] = Out(stream.Signature(self.beat_layout))
+        if butterflies == "external":
+            members["lanes_port"] = Out(butterfly_lanes_signature(self.butterfly_plan, lanes))
         self.cmd_layout = data.StructLayout(fields)
         self.port_members = {"cmd": In(stream.Signature(self.cmd_layout)), **members}
 
@@ -479,16 +486,21 @@ class IterativeNtt(IterativeNttPlan, wiring.Component):
             w2 = [Signal(qw, name=f"w_late{lane}") for lane in range(P)]
             for lane in range(P):       # the twiddle at stage 2 + X, registered (the load's mul ignores it)
                 m.d.sync += w2[lane].eq(s.tw_lane[lane] if self.twiddles == "otf" else s.rom_data[s.twb2[lane]])
+        if self.butterflies == "external":
+            lanes = self.lanes_port
+        else:
+            m.submodules.butterflies = array = ButterflyArray(P, zq=self._zq, target=self.target,
+                                                              latency=self.butterfly_latency)
+            lanes = array.lanes_port
+        m.d.comb += lanes.op.eq(op2)
+        if len(self.moduli) > 1:
+            m.d.comb += lanes.sel.eq(sel)
         s.xs, s.ys = [], []
         for lane in range(P):
-            bf = Butterfly(zq=self._zq, target=self.target, latency=self.butterfly_latency)
-            m.submodules[f"butterfly{lane}"] = bf
-            m.d.comb += [bf.op.eq(op2), bf.a.eq(a2[lane]), bf.b.eq(b2[lane]), bf.w.eq(w2[lane]),
-                         bf.c.eq(0), bf.en.eq(1)]
-            if len(self.moduli) > 1:
-                m.d.comb += bf.sel.eq(sel)
-            s.xs.append(delay(m, bf.x[:qw], self.out_regs, f"x{lane}"))
-            s.ys.append(delay(m, bf.y[:qw], self.out_regs, f"y{lane}"))
+            m.d.comb += [lanes.a[lane].eq(a2[lane]), lanes.b[lane].eq(b2[lane]), lanes.w[lane].eq(w2[lane]),
+                         lanes.c[lane].eq(0)]
+            s.xs.append(delay(m, lanes.x[lane][:qw], self.out_regs, f"x{lane}"))
+            s.ys.append(delay(m, lanes.y[lane][:qw], self.out_regs, f"y{lane}"))
 
     def _write_crossbar(self, m, s):
         """Write crossbar, stage 1 (cycle W-1, W = x+D the write cycle): the lanes' results in bank

@@ -10,7 +10,7 @@ B consecutive bit positions G containing k and ``base(c)`` deposits c into the o
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from hhe_gen.cores.ntt.schedule import ntt_schedule, stage_starts
@@ -139,12 +139,14 @@ class ButterflyChoice:
     qbits : int       the widest prime's bits
     factors : tuple   per prime, the constant that undoes the reducer's factor: mul(1, 1)^-1 mod q
                       (R for Montgomery kinds, 1 otherwise); constants are stored times it
+    plan : the butterfly's :class:`~hhe_gen.cores.arith.butterfly.ButterflyPlan`
     """
     zq: dict
     latency: int
     width: int
     qbits: int
     factors: tuple
+    plan: object = field(default=None, compare=False, repr=False)
 
 
 def butterfly_choice(n_log: int, moduli, kind: str, target: str, latency, reducer: dict) -> ButterflyChoice:
@@ -158,7 +160,7 @@ def butterfly_choice(n_log: int, moduli, kind: str, target: str, latency, reduce
     if qbits > proto.width:
         raise ParameterError("width", reducer.get("width"), f">= {qbits} (the primes' width)")
     factors = tuple(pow(proto.model("mul", "zq", 1, 1, sel=i)[0], -1, q) for i, q in enumerate(moduli))
-    return ButterflyChoice(zq, proto.latency, proto.width, qbits, factors)
+    return ButterflyChoice(zq, proto.latency, proto.width, qbits, factors, proto)
 
 
 def lane_multiplier(zq: dict, width: int, target: str, *, plan: bool = False):

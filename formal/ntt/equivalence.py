@@ -56,11 +56,12 @@ import contextlib
 
 from amaranth.asserts import AnyConst
 from amaranth.hdl import Assert, Assume, Cover, Fragment, Signal
+from amaranth.lib import wiring
 
 from hhe_gen.models.ntt import intt, ntt
 
 from ..common.sby import formal_module
-from .spec_butterfly import spec_butterflies
+from .spec_butterfly import SpecButterflyArray
 
 __all__ = ["EquivalenceHarness", "transform_matrix", "butterfly_network"]
 
@@ -148,7 +149,8 @@ class EquivalenceHarness:
         if mutant not in (False, True, "direction", "rom-word"):
             raise ValueError(f"mutant {mutant!r} is not False, 'direction' (True) or 'rom-word'")
         self.n, self.q, self.lanes, self.inverse = n, q, lanes, bool(inverse)
-        self.dut = IterativeNtt(n, lanes, q, banking=banking)
+        self.dut = IterativeNtt(n, lanes, q, banking=banking,
+                                butterflies="external" if butterflies == "spec" else "own")
         self.spec_inverse = self.inverse != (mutant in (True, "direction"))
         self.rom_mutant = mutant == "rom-word"
         self.spec, self.inputs, self.butterflies = spec, inputs, butterflies
@@ -162,9 +164,11 @@ class EquivalenceHarness:
         dut, n, q, P = self.dut, self.n, self.q, self.lanes
         w = dut.qbits
         m, _ = formal_module()
-        with (spec_butterflies() if self.butterflies == "spec" else contextlib.nullcontext()), \
-                (_wrong_rom_word(self.inverse) if self.rom_mutant else contextlib.nullcontext()):
-            m.submodules.dut = Fragment.get(dut, None)      # elaborated under the substitutions
+        with _wrong_rom_word(self.inverse) if self.rom_mutant else contextlib.nullcontext():
+            m.submodules.dut = Fragment.get(dut, None)      # elaborated under the substitution
+        if self.butterflies == "spec":
+            m.submodules.lanes = lanes = SpecButterflyArray(P, dut.butterfly_plan)
+            wiring.connect(m, dut.lanes_port, lanes.lanes_port)
         a = [Signal(w, name=f"a{j}") for j in range(n)]
         for v in a:
             m.d.comb += [v.eq(AnyConst(w)), Assume(v < q)]

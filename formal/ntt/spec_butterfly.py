@@ -2,7 +2,8 @@
 Z_q results computed directly with Amaranth's ``%`` at the prime's own width.
 
 The compositional equivalence proof (:mod:`.equivalence`, ``butterflies="spec"``) elaborates
-:class:`~hhe_gen.cores.ntt.IterativeNtt` with this unit in place of each lane's butterfly, so the
+:class:`~hhe_gen.cores.ntt.IterativeNtt` with external butterflies, this unit on each lane
+(:class:`SpecButterflyArray` on the core's ``lanes_port``), so the
 solver sees q-bit products reduced by a constant modulus instead of the 16-bit Barrett
 multipliers (the minimum width of cores/arith), and the NTT's data routing can be proven for free
 inputs.  That the real butterfly computes the same function is the butterfly's own verification,
@@ -30,16 +31,14 @@ ignored when there are several primes: not used by the proof).
 
 from __future__ import annotations
 
-import contextlib
-
 from amaranth.hdl import Module, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from hhe_gen.cores.arith.butterfly import OP_CODES
-from hhe_gen.cores.unused import mark_unused
+from hhe_gen.cores.arith.butterfly_array import butterfly_lanes_signature
 
-__all__ = ["SpecButterfly", "spec_butterflies"]
+__all__ = ["SpecButterfly", "SpecButterflyArray"]
 
 
 class SpecButterfly(wiring.Component):
@@ -48,8 +47,8 @@ class SpecButterfly(wiring.Component):
 
     Parameters
     ----------
-    zq : dict        the Butterfly's Z_q configuration (``moduli``: one prime is used: the first)
-    target, latency  as for the real Butterfly (its latency and port width are taken from it)
+    plan : the real butterfly's :class:`~hhe_gen.cores.arith.butterfly.ButterflyPlan` (its latency,
+           port width and moduli: one prime is used, the first)
 
     Members
     -------
@@ -57,16 +56,13 @@ class SpecButterfly(wiring.Component):
     latency, width, q
     """
 
-    def __init__(self, zq=None, target="ecp5", latency=None, **_):
-        from hhe_gen.cores.arith import Butterfly
-        real = (_REAL_BUTTERFLY[0] or Butterfly)(zq=zq, target=target, latency=latency)
-        mark_unused(real)
-        self.latency, self.width = real.latency, real.width
-        self.q = zq["moduli"][0]
-        ports = {"op": In(3), "a": In(real.width), "b": In(real.width), "w": In(real.width),
-                 "c": In(real.width), "en": In(1), "x": Out(real.width), "y": Out(real.width)}
-        if len(zq["moduli"]) > 1:
-            ports["sel"] = In(range(len(zq["moduli"])))
+    def __init__(self, plan):
+        self.latency, self.width = plan.latency, plan.width
+        self.q = plan.moduli["zq"][0]
+        ports = {"op": In(3), "a": In(plan.width), "b": In(plan.width), "w": In(plan.width),
+                 "c": In(plan.width), "en": In(1), "x": Out(plan.width), "y": Out(plan.width)}
+        if plan.n_sel > 1:
+            ports["sel"] = In(range(plan.n_sel))
         super().__init__(ports)
 
     def elaborate(self, platform):
@@ -104,18 +100,21 @@ class SpecButterfly(wiring.Component):
         return m
 
 
-_REAL_BUTTERFLY = [None]
+class SpecButterflyArray(wiring.Component):
+    """:class:`~hhe_gen.cores.arith.butterfly_array.ButterflyArray`'s stand-in: P
+    :class:`SpecButterfly` units behind the same ``lanes_port`` (connect it to a core built with
+    ``butterflies="external"``)."""
 
+    def __init__(self, lanes: int, plan):
+        self.lanes, self.plan = lanes, plan
+        super().__init__({"lanes_port": In(butterfly_lanes_signature(plan, lanes))})
 
-@contextlib.contextmanager
-def spec_butterflies():
-    """Elaborate :class:`~hhe_gen.cores.ntt.IterativeNtt` with :class:`SpecButterfly` in place of its
-    lanes' butterflies (construct the core AND elaborate it inside the ``with``)."""
-    import hhe_gen.cores.ntt.iterative as it
-    orig = it.Butterfly
-    _REAL_BUTTERFLY[0] = orig
-    it.Butterfly = SpecButterfly
-    try:
-        yield
-    finally:
-        it.Butterfly = orig
+    def elaborate(self, platform):
+        m = Module()
+        port = self.lanes_port
+        for j in range(self.lanes):
+            bf = SpecButterfly(self.plan)
+            m.submodules[f"bf{j}"] = bf
+            m.d.comb += [bf.op.eq(port.op), bf.a.eq(port.a[j]), bf.b.eq(port.b[j]), bf.w.eq(port.w[j]),
+                         bf.c.eq(port.c[j]), bf.en.eq(1), port.x[j].eq(bf.x), port.y[j].eq(bf.y)]
+        return m

@@ -30,6 +30,10 @@ reducer : str or None         the NTT and pointwise reducer; None: ``special-bar
 twiddles : str or None        "otf" (on the fly) or "rom"; None: otf (client), rom (server)
 ntt_in_place : bool or None   the NTT in the banked buffers (True) or streaming through its own
                               banks (False); None: in place when that costs no more block RAM
+datapath : str or None        "shared": the NTT and the pointwise ops on one array of P butterflies
+                              (the crypto unit, :class:`~hhe_gen.cores.engine.crypto_unit.CryptoUnit`);
+                              "separate": a unit each, with P butterflies each; None: separate
+                              (client), the server's is always separate
 slot_format : (W, F) or None  the slots' fixed point; None: :data:`SLOT_FORMAT`
 decode_rows : frozenset or None   the row counts decode is built for; None: {1} when q_0 alone
                               decodes every message the slot format holds, else 1 and every prime
@@ -52,11 +56,12 @@ from hhe_gen.params.checks import check_int, check_power_of_two
 from hhe_gen.params.ckks import CKKSParams
 from hhe_gen.params.errors import ParameterError
 
-__all__ = ["SLOT_FORMAT", "REDUCERS", "TARGETS", "ROLES", "SERVER_BUFFERS", "AcceleratorConfig"]
+__all__ = ["SLOT_FORMAT", "DATAPATHS", "REDUCERS", "TARGETS", "ROLES", "SERVER_BUFFERS", "AcceleratorConfig"]
 
 SLOT_FORMAT = (38, 36)
 """The slot format (W, F) of a client accelerator: the narrowest whose precision at N = 2^13 meets
 the demo's 30-bit bar (precision by format: ``hhe-gen bench fft``, docs/engine.md)."""
+DATAPATHS = ("separate", "shared")
 REDUCERS = ("barrett", "special-barrett")
 """The reducers a client accelerator's NTT and pointwise units are built with."""
 TARGETS = ("ecp5", "xilinx", "generic")
@@ -107,6 +112,7 @@ class AcceleratorConfig:
     reducer: str | None = None
     twiddles: str | None = None
     ntt_in_place: bool | None = None
+    datapath: str | None = None
     slot_format: tuple | None = None
     decode_rows: frozenset | None = None
     beat_words: int = 1
@@ -120,7 +126,8 @@ class AcceleratorConfig:
     @property
     def resolved(self) -> bool:
         return isinstance(self.params, CKKSParams) and None not in (
-            self.buffers, self.window, self.reducer, self.twiddles, self.ntt_in_place, self.slot_format) and \
+            self.buffers, self.window, self.reducer, self.twiddles, self.ntt_in_place, self.datapath,
+            self.slot_format) and \
             self.decode_rows is not None
 
     def resolve(self) -> "AcceleratorConfig":
@@ -157,6 +164,8 @@ class AcceleratorConfig:
             raise ParameterError("role", self.role, "one of " + ", ".join(ROLES))
         if self.window is not None:
             check_power_of_two("window", self.window, 2, 16)
+        if self.datapath not in (None, *DATAPATHS):
+            raise ParameterError("datapath", self.datapath, "one of " + ", ".join(DATAPATHS))
         if self.role == "server":
             return self._resolve_server(params, lanes)
         if self.window is None:
@@ -236,8 +245,13 @@ class AcceleratorConfig:
             in_place, banked, streamed = _in_place_saves(params.n, lanes, buffers, max(qbits, fmt[0]), qbits)
             reasons.append(("ntt_in_place", f"{in_place}: in place {banked} DP16KD, streaming {streamed} (in place "
                             "also saves the load and unload)"))
+        datapath = self.datapath
+        if datapath is None:
+            datapath = "separate"
+            reasons.append(("datapath", "separate: the NTT and the pointwise ops overlap on units of their own "
+                            "(shared: one butterfly array for both, fewer multipliers)"))
         return dataclasses.replace(self, params=params, lanes=lanes, rubato=rubato, buffers=buffers,
-                                   window=16 if self.window is None else self.window,
+                                   window=16 if self.window is None else self.window, datapath=datapath,
                                    slot_format=fmt, reducer=reducer, decode_rows=decode_rows, twiddles=twiddles,
                                    ntt_in_place=bool(in_place), reasons=tuple(self.reasons) + tuple(reasons))
 
@@ -248,7 +262,7 @@ class AcceleratorConfig:
         check_server_params(params)
         if self.rubato is not None:
             raise ParameterError("rubato", self.rubato, "none: the server engine has no Rubato unit")
-        fixed = {"reducer": "barrett", "twiddles": "rom", "ntt_in_place": False}
+        fixed = {"reducer": "barrett", "twiddles": "rom", "ntt_in_place": False, "datapath": "separate"}
         for name, value in fixed.items():
             if getattr(self, name) not in (None, value):
                 raise ParameterError(name, getattr(self, name), f"{value} (the server engine's)")
@@ -312,7 +326,7 @@ class AcceleratorConfig:
             return Engine.for_params(c.params, lanes=c.lanes, buffers=c.buffers, window=c.window, ooo=c.ooo,
                                      target=c.target, beat_words=c.beat_words,
                                      ntt=dict(kind=c.reducer, twiddles=c.twiddles, in_place=c.ntt_in_place),
-                                     pointwise=dict(kind=c.reducer), codec=codec,
+                                     pointwise=dict(kind=c.reducer), datapath=c.datapath, codec=codec,
                                      net=dict() if c.network else None,
                                      rubato=None if c.rubato is None else dict(params=c.rubato,
                                                                                rubato_lanes=c.rubato_lanes))
@@ -355,7 +369,7 @@ class AcceleratorConfig:
             "role": c.role, "preset": c.params.name, "n": c.params.n, "lanes": c.lanes, "rubato": c.rubato,
             "rubato_lanes": c.rubato_lanes if c.rubato else None, "network": c.network, "buffers": c.buffers,
             "window": c.window, "dispatch": "out-of-order" if c.ooo else "in-order", "reducer": c.reducer,
-            "twiddles": c.twiddles, "ntt": "in place" if c.ntt_in_place else "streaming",
+            "twiddles": c.twiddles, "ntt": "in place" if c.ntt_in_place else "streaming", "datapath": c.datapath,
             "slot_format": {"width": c.slot_format[0], "frac_bits": c.slot_format[1]},
             "decode_rows": sorted(c.decode_rows), "beat_words": c.beat_words, "word_bits": c.word_bits,
             "target": c.target, "device": c.device,

@@ -35,8 +35,8 @@ def test_resolve_fills_every_default_with_its_reason_once():
     assert done.resolved and done.resolve() is done
     assert (done.buffers, done.reducer, done.ntt_in_place, done.slot_format, done.decode_rows) == \
         (5, "special-barrett", True, SLOT_FORMAT, frozenset({1}))
-    assert set(dict(done.reasons)) == {"buffers", "window", "reducer", "twiddles", "ntt_in_place", "slot_format",
-                                       "decode_rows"}
+    assert set(dict(done.reasons)) == {"buffers", "window", "reducer", "twiddles", "ntt_in_place", "datapath",
+                                       "slot_format", "decode_rows"}
     given = AcceleratorConfig("dna-hhe", 2, buffers=7, reducer="barrett").resolve()
     assert "buffers" not in dict(given.reasons) and "reducer" not in dict(given.reasons)
     assert given.buffers == 7 and given.reducer == "barrett"
@@ -162,3 +162,17 @@ def test_the_server_engine_is_a_configuration_too():
         with pytest.raises(ParameterError) as exc:
             AcceleratorConfig("toy", 2, **{"role": "server", **wrong}).resolve()
         assert exc.value.name == next(iter(wrong))
+
+
+def test_the_datapath_is_a_choice_of_the_configuration():
+    """``datapath="shared"`` builds the crypto unit (one butterfly array) instead of the NTT and
+    pointwise units; a bad value, or a shared datapath on the server engine, is refused naming it."""
+    shared = AcceleratorConfig("toy", 2, datapath="shared")
+    assert shared.resolve().describe()["values"]["datapath"] == "shared"
+    engine = mark_unused(shared.engine(), deep=True)
+    assert engine.crypto_unit is not None and engine.ntt_unit is None and engine.pointwise_unit is None
+    assert engine.shape == shared.shape
+    with pytest.raises(ParameterError, match="'datapath'"):
+        AcceleratorConfig("toy", 2, datapath="one").resolve()
+    with pytest.raises(ParameterError, match="'datapath'"):
+        AcceleratorConfig("dna-hhe", 2, role="server", datapath="shared").resolve()

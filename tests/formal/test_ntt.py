@@ -103,7 +103,7 @@ def test_spec_butterfly_equals_the_butterfly_model(q):
     vectors = [dict(op=OP_CODES[op], a=a, b=b, w=w, c=c) for op in ("ct", "gs", "mul", "add", "sub", "mac")
                for a, b, w, c in ([rng.choice(vals) for _ in range(4)] for _ in range(12))]
     for port, idx in (("x", 0), ("y", 1)):
-        dut = SpecButterfly(zq=zq)
+        dut = SpecButterfly(real)
         assert dut.latency == real.latency and dut.width == real.width
         got = run_unit(dut, vectors, output=port).outputs
         want = [real.model(v["op"], "zq", v["a"], v["b"], v["w"], v["c"])[idx] for v in vectors]

@@ -17,7 +17,7 @@ __all__ = ["OPTIONS", "add_accelerator_options", "config_from_args", "option_nam
 OPTIONS = {
     "params": "--params", "lanes": "--lanes", "rubato": "--rubato", "rubato_lanes": "--rubato-lanes",
     "network": "--no-network", "buffers": "--buffers", "window": "--window", "ooo": "--in-order",
-    "reducer": "--reducer", "kind": "--reducer", "twiddles": "--twiddles", "ntt_in_place": "--ntt",
+    "reducer": "--reducer", "kind": "--reducer", "twiddles": "--twiddles", "ntt_in_place": "--ntt", "datapath": "--datapath",
     "slot_format": "--width / --frac-bits", "width": "--width", "frac_bits": "--frac-bits",
     "beat_words": "--beat-words", "target": "--target", "device": "--device",
 }
@@ -47,6 +47,8 @@ def add_accelerator_options(q, *, params_help: str | None = None) -> None:
     q.add_argument("--twiddles", default=None, choices=["otf", "rom"], help="NTT twiddles (default otf)")
     q.add_argument("--ntt", default="auto", choices=list(NTT_MEMORY), help="the NTT in place in banked buffers "
                    "or streaming through its own banks (default auto: in place when that needs no more block RAM)")
+    q.add_argument("--datapath", default=None, choices=["separate", "shared"], help="the NTT and the pointwise "
+                   "ops on a unit each (separate, the default) or on one butterfly array (shared)")
     q.add_argument("--width", type=int, help="the slots' fixed-point width W (default 38)")
     q.add_argument("--frac-bits", type=int, help="the slots' fraction bits F (default 36)")
     q.add_argument("--target", default="ecp5", help="ecp5 | xilinx | generic (DSP tile size)")
@@ -74,7 +76,8 @@ def config_from_args(args, *, params=None):
         network=not getattr(args, "no_network", False), buffers=getattr(args, "buffers", None),
         window=getattr(args, "window", None), ooo=not getattr(args, "in_order", False),
         reducer=getattr(args, "reducer", None), twiddles=getattr(args, "twiddles", None),
-        ntt_in_place=NTT_MEMORY[getattr(args, "ntt", "auto")], slot_format=fmt,
+        ntt_in_place=NTT_MEMORY[getattr(args, "ntt", "auto")], datapath=getattr(args, "datapath", None),
+        slot_format=fmt,
         target=getattr(args, "target", "ecp5"), device=getattr(args, "device", "LFE5UM5G-85F"))
     with option_names():
         return config.resolve()

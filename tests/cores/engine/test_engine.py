@@ -1,6 +1,8 @@
 """The RTL engine runs the CKKS programs bit-exact with the ISA model (hhe_gen.engine.model) and so
 with hhe_gen.models.ckks: key_setup, encrypt_pk, encrypt_sk (slots in, ciphertext out) and decrypt
-(ciphertext in, slots out), with the NTT streaming and in place in banked buffers; out-of-order dispatch beats in-order on the same program; a malformed
+(ciphertext in, slots out), with the NTT streaming and in place in banked buffers, on the
+separate units and on the crypto unit's shared butterflies; out-of-order dispatch beats in-order
+on the same program; a malformed
 word is answered with the model's error cause and position and the engine goes idle; an abort
 mid-program leaves it idle."""
 
@@ -24,8 +26,9 @@ SHAPE = dataclasses.replace(shape_for_params(PARAMS, BUFFERS, units=ENGINE_UNITS
                             decode_rows=frozenset({1, len(PARAMS.moduli)}))     # the codec's default
 
 
-def _engine(ooo=True, in_place=False, **kw):
-    return Engine.for_params(PARAMS, lanes=2, buffers=BUFFERS, ooo=ooo, ntt=dict(in_place=in_place), **kw)
+def _engine(ooo=True, in_place=False, datapath="separate", **kw):
+    return Engine.for_params(PARAMS, lanes=2, buffers=BUFFERS, ooo=ooo, ntt=dict(in_place=in_place),
+                             datapath=datapath, **kw)
 
 
 def _memory(keys, seed, layout, extra=None):
@@ -44,8 +47,8 @@ def _model(shape, words, mem):
     return model, cause
 
 
-def _both(program_words, mem, ooo=True, in_place=False):
-    engine = _engine(ooo, in_place)
+def _both(program_words, mem, ooo=True, in_place=False, datapath="separate"):
+    engine = _engine(ooo, in_place, datapath)
     assert engine.shape == SHAPE
     model, cause = _model(SHAPE, program_words, mem)
     memory = MemoryModel(mem, latency=6)
@@ -83,9 +86,14 @@ def test_key_setup_bit_exact(keys, layout):
     assert [code for _, code in run.notifies] == [1]
 
 
-@pytest.mark.parametrize("in_place", [False, True])
+#: (NTT in place, datapath): the NTT streaming or in place, on its own units or on the crypto unit's
+#: shared butterfly array
+ARRANGEMENTS = [(False, "separate"), (True, "separate"), (True, "shared"), (False, "shared")]
+
+
+@pytest.mark.parametrize("in_place, datapath", ARRANGEMENTS)
 @pytest.mark.parametrize("name", ["encrypt_pk", "encrypt_sk"])
-def test_encrypt_bit_exact_with_the_model_and_ckks(name, keys, layout, in_place):
+def test_encrypt_bit_exact_with_the_model_and_ckks(name, keys, layout, in_place, datapath):
     shape = SHAPE
     words = getattr(programs, name)(PARAMS, shape, layout=layout).words
     slots = [complex(0.5, -0.25), complex(0.125, 0.75), 1j, -1.5]
@@ -93,7 +101,7 @@ def test_encrypt_bit_exact_with_the_model_and_ckks(name, keys, layout, in_place)
     mem = _setup_memory(keys, layout)
     memory_map.write_seed(mem, layout, 7)
     memory_map.write_slots(mem, layout, slots, isa.DEFAULT_FORMAT)
-    model, cause, run = _both(words, mem, in_place=in_place)
+    model, cause, run = _both(words, mem, in_place=in_place, datapath=datapath)
     assert cause == isa.ErrorCause.NONE and run.error_cause == 0
     got = memory_map.read_ciphertext(run.memory.words, layout, PARAMS)
     want = memory_map.read_ciphertext(model.memory, layout, PARAMS)
@@ -103,15 +111,15 @@ def test_encrypt_bit_exact_with_the_model_and_ckks(name, keys, layout, in_place)
     assert got.c0 == ref.c0 and got.c1 == ref.c1
 
 
-@pytest.mark.parametrize("in_place", [False, True])
-def test_decrypt_bit_exact(keys, layout, in_place):
+@pytest.mark.parametrize("in_place, datapath", ARRANGEMENTS)
+def test_decrypt_bit_exact(keys, layout, in_place, datapath):
     shape = SHAPE
     words = programs.decrypt(PARAMS, shape, layout=layout).words
     pt = ckks.encode(PARAMS, [0.25, -0.5j])
     ct = ckks.encrypt_pk(PARAMS, keys, pt, seed=3, form="ntt")
     mem = _setup_memory(keys, layout)
     memory_map.write_ciphertext(mem, layout, PARAMS, ct)
-    model, cause, run = _both(words, mem, in_place=in_place)
+    model, cause, run = _both(words, mem, in_place=in_place, datapath=datapath)
     assert cause == isa.ErrorCause.NONE and run.error_cause == 0
     word_bits = model.word_bits
     got = memory_map.read_fixed_slots(run.memory.words, layout, word_bits)

@@ -3,7 +3,8 @@ well-formed instruction sequences over few buffers (loads, checked loads, sample
 ntt / intt with and without lift, every pointwise opcode, moves, fences, notifies), operands kept
 within the ISA's contract (residues of the slot's prime, or small signed words where lifted), run
 out of order and in order against memories of different latency and rate; every buffer is stored
-at the end and the whole memory, the notify codes and the error status are compared."""
+at the end and the whole memory, the notify codes and the error status are compared; the same
+programs on the shared datapath (the crypto unit)."""
 
 import random
 
@@ -112,14 +113,18 @@ def test_random_program_equals_the_model(seed):
     model = EngineModel(SHAPE, N, hamming_weight=N // 2)
     model.memory = dict(memory)
     cause = model.run(words)
-    for ooo, latency, rate in ((True, rng.randint(1, 9), 1), (False, 3, rng.choice([1, 4]))):
-        engine = Engine(N, PRIMES, lanes=LANES, buffers=BUFFERS, slots=SLOTS, ooo=ooo, window=8, codec=False)
+    # the separate units out of order and in order; the shared butterfly array (the crypto unit:
+    # ntt and the pointwise ops on one port), in place in the buffers or streaming
+    for ooo, latency, rate, datapath in ((True, rng.randint(1, 9), 1, "separate"), (False, 3, rng.choice([1, 4]), "separate"),
+                                         (True, rng.randint(1, 9), 1, "shared")):
+        engine = Engine(N, PRIMES, lanes=LANES, buffers=BUFFERS, slots=SLOTS, ooo=ooo, window=8, codec=False,
+                        datapath=datapath, ntt=dict(in_place=datapath == "shared" and seed % 2 == 0))
         run = run_engine(engine, words, MemoryModel(memory, latency=latency, cycles_per_beat=rate))
         assert (run.error_cause, run.error_position if run.error_cause else 0) == \
             (int(cause), model.error_position if cause else 0)
         for b in range(BUFFERS):
             addr = OUT + b * N
-            assert run.memory.dump(addr, N) == [model.memory.get(addr + i, 0) for i in range(N)], (ooo, b)
+            assert run.memory.dump(addr, N) == [model.memory.get(addr + i, 0) for i in range(N)], (ooo, datapath, b)
         assert [c for _, c in run.notifies] == list(model.events)
 
 

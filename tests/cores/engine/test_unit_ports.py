@@ -24,8 +24,28 @@ def test_the_buffer_file_has_the_declared_ports_in_registration_order():
     assert ports["write"] == ["memory_unit.wr", "pointwise_unit.wr", "sampler_unit.wr", "codec_unit.wr",
                               "network_unit.wr"]
     assert (engine.buffers_file.read_ports, engine.buffers_file.write_ports) == (7, 5)
-    assert [name for name, _ in engine.units] == [u for u in UNITS if u not in ("rubato_unit", "basis_unit")]
+    assert [name for name, _ in engine.units] == [u for u in UNITS if u not in ("crypto_unit", "rubato_unit",
+                                                                               "basis_unit")]
     assert {unit.declaration.kind for _, unit in engine.units} == set(engine.shape.units)
+
+
+@pytest.mark.parametrize("in_place", [True, False])
+def test_the_shared_datapath_takes_the_ntt_and_pointwise_kinds_on_one_unit(in_place):
+    """The crypto unit: one task port for NTT and POINTWISE, the pointwise reads and write (streaming,
+    the NTT's read and write are the same ports), the bank port in place."""
+    engine = _engine(datapath="shared", ntt_in_place=in_place)
+    ports = engine.buffer_ports.describe()
+    assert ports["bank"] == ("crypto_unit.bank" if in_place else None)
+    assert ports["read"][:4] == ["memory_unit.rd", "crypto_unit.rd0", "crypto_unit.rd1", "crypto_unit.rd2"]
+    assert ports["write"][:2] == ["memory_unit.wr", "crypto_unit.wr"]
+    assert "ntt_unit" not in dict(engine.units) and "pointwise_unit" not in dict(engine.units)
+    assert isa.Unit.POINTWISE not in engine.manager.units
+    assert engine.manager.unit_port(isa.Unit.POINTWISE) is engine.manager.unit_port(isa.Unit.NTT)
+    kinds = {kind for _, unit in engine.units for kind in unit.declaration.kinds}
+    assert kinds == set(engine.shape.units)
+    separate = _engine(ntt_in_place=in_place).buffer_ports
+    assert len(ports["read"]) == len(separate.reads) - (not in_place)
+    assert len(ports["write"]) == len(separate.writes) - (not in_place)
 
 
 def test_a_streaming_ntt_and_the_rubato_unit_take_their_own_ports():
