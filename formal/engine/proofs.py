@@ -8,8 +8,10 @@ otherwise), one SymbiYosys run each:
   ``-inorder``, ``-exclusive``), ``serial-w4``, ``completion-w4``, ``error-w4`` (k-induction depth 2),
   ``liveness-w4`` (depth bound + 2 = 9); ``tight-retire-bound`` (the bound one lower is refuted,
   expect FAIL), ``covers-w4``, and one mutant per safety property (:mod:`.mutants`, expect FAIL);
+  ``safety-w4-crypto`` and ``liveness-w4-crypto``: the same rules with NTT and POINTWISE on one
+  port (the crypto unit of the shared datapath, exclusive reads);
 * slow: all properties in one run, in-order liveness, L = 3 with always-ready units, window 8,
-  all seven units.
+  all seven units, and all units with NTT, POINTWISE, CODEC and RUBATO on one port.
 
 Measured on this machine (2 cores, other jobs running; wall time of the sby run): quick -
 hazard-w4 8 s, hazard-w4-inorder 9 s, serial-w4 6 s, completion-w4 5 s, error-w4 5 s,
@@ -74,7 +76,7 @@ _SIZE = ("B = 4, S = 2, {units}, window {w}, {order}, no queue; mocks: done with
 
 
 def _register(name, props, *, quick, window=4, ooo=True, latency=2, stall=1, units=CKKS_UNITS,
-              exclusive_reads=False):
+              exclusive_reads=False, groups=()):
     bound = retire_bound(latency, stall)
     what = "; ".join(_WHAT[p].format(inorder=", or - in order - not yet dispatched" if not ooo else "",
                                      bound=bound, formula="2L + S + 2" if stall else "2L + 1")
@@ -84,9 +86,13 @@ def _register(name, props, *, quick, window=4, ooo=True, latency=2, stall=1, uni
                         mode="k-induction", depth=induction_depth(props, bound))
     if exclusive_reads:
         what = what.replace("RAW / WAR / WAW", "RAW / WAR / WAW / RAR (exclusive_reads)")
+    for group in groups:
+        kinds = " + ".join(u.name for u in group)
+        what += f"; {kinds} on one unit (one mock, its tasks one at a time)"
+        size = size.replace("units,", f"units ({kinds} sharing one port),", 1)
     proof(GROUP, name, what=what, size=size, engine="sby-prove", quick=quick, window=window, ooo=ooo,
           latency=latency, stall=stall, properties=tuple(props), units=units,
-          exclusive_reads=exclusive_reads)(scheduler)
+          exclusive_reads=exclusive_reads, groups=tuple(groups))(scheduler)
 
 
 # quick: each property on its own
@@ -112,6 +118,12 @@ for _mutant, _prop in (("NoWarManager", "hazard"), ("LeakySerialManager", "seria
           size="B = 4, S = 2, the 5 CKKS units, window 4; BMC depth 6",
           properties=(_prop,), mutant=_mutant, mode="bmc", depth=6)(scheduler)
 
+# the crypto unit (the shared datapath): NTT and POINTWISE on one port, the engine's exclusive reads
+CRYPTO = ((Unit.NTT, Unit.POINTWISE),)
+_register("safety-w4-crypto", ("hazard", "serial", "completion", "error"), quick=True, exclusive_reads=True,
+          groups=CRYPTO)
+_register("liveness-w4-crypto", ("liveness",), quick=True, exclusive_reads=True, groups=CRYPTO)
+
 # slow
 _register("all-w4", ("hazard", "serial", "completion", "error", "liveness"), quick=False)
 _register("liveness-w4-inorder", ("liveness",), quick=False, ooo=False)
@@ -123,3 +135,5 @@ proof(GROUP, "tight-retire-bound-l3-s0", engine="sby-bmc", expect="FAIL", quick=
 _register("safety-w8", ("hazard", "serial", "completion", "error"), quick=False, window=8)
 _register("liveness-w8", ("liveness",), quick=False, window=8)
 _register("safety-w4-all-units", ("hazard", "serial", "completion", "error"), quick=False, units=ALL_UNITS)
+_register("safety-w4-all-units-one-array", ("hazard", "serial", "completion", "error"), quick=False,
+          units=ALL_UNITS, exclusive_reads=True, groups=((Unit.NTT, Unit.POINTWISE, Unit.CODEC, Unit.RUBATO),))

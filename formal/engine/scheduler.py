@@ -90,9 +90,11 @@ PROPERTIES = ("hazard", "serial", "completion", "liveness", "error")
 PRIMES = (97, 193, 7681)
 
 
-def spec_sets(m, word, buffers: int, name: str, units):
+def spec_sets(m, word, buffers: int, name: str, units, groups=()):
     """The specification of a word (from ``isa.OPCODES``): (reads, writes, unit, serialising,
-    known) signals; ``known``: an opcode an engine with ``units`` built accepts; reads / writes over
+    known) signals; ``unit``: the opcode's unit, or the first kind of its group when it is in one of
+    ``groups`` (the kinds one physical unit takes); ``known``: an opcode an engine with ``units``
+    built accepts; reads / writes over
     buffers 0 .. B-1 and the registers (the seed at bit B, the Rubato and network registers after it
     when those units are built; written out here, not taken from :func:`isa.register_bits`)."""
     width = buffers + (3 if isa.Unit.NETWORK in units else 2 if isa.Unit.RUBATO in units else 1)
@@ -103,12 +105,14 @@ def spec_sets(m, word, buffers: int, name: str, units):
     ser = Signal(name=f"{name}_spec_ser")
     known = Signal(name=f"{name}_spec_known")
     rows = word.imm[:4]
+    physical = {kind: group[0] for group in groups for kind in group}
     with m.Switch(word.opcode):
         for code, info in isa.OPCODES.items():
             if info.requires != isa.Unit.NONE and info.requires not in units:
                 continue
             with m.Case(code):
-                m.d.comb += [unit.eq(info.unit), ser.eq(code in isa.SERIALISING), known.eq(1)]
+                m.d.comb += [unit.eq(physical.get(info.unit, info.unit)), ser.eq(code in isa.SERIALISING),
+                             known.eq(1)]
                 for operands, target in ((info.reads, reads), (info.writes, writes)):
                     for operand in operands:
                         if operand in isa.REGISTERS:
@@ -152,16 +156,18 @@ class SchedulerHarness:
     bound : int | None        the liveness bound to assert (default ``retire_bound``)
     exclusive_reads : bool    the manager's option; the specification's hazard then includes
                               read-after-read
+    groups : tuple            the manager's ``groups``: kinds one physical unit (one mock) takes
     """
 
     def __init__(self, *, buffers=4, slots=2, window=4, ooo=True, latency=2, stall=1,
                  units=isa.CKKS_UNITS, manager=TaskManager, properties=PROPERTIES, bound=None,
-                 exclusive_reads=False):
+                 exclusive_reads=False, groups=()):
         self.shape = isa.EngineShape(buffers, slots, PRIMES, log_scale=0, units=frozenset(units))
+        self.groups = tuple(tuple(g) for g in groups)
         self.window, self.ooo, self.latency, self.stall = window, ooo, latency, stall
         self.exclusive_reads = exclusive_reads
         self.dut = manager(self.shape, window=window, ooo=ooo, queue=0,
-                           exclusive_reads=exclusive_reads)
+                           exclusive_reads=exclusive_reads, groups=self.groups)
         self.mocks = {u: MockUnit(self.dut.tag_width, "free", max_latency=latency, max_stall=stall)
                       for u in self.dut.units}
         self.properties = tuple(properties)
@@ -201,7 +207,7 @@ class SchedulerHarness:
         m.d.sync += was_abort.eq(abort)
 
         # -- specification of every entry --------------------------------------------------------
-        spec = [spec_sets(m, sb.e_word[i], nb, f"e{i}", self.shape.units) for i in range(w)]
+        spec = [spec_sets(m, sb.e_word[i], nb, f"e{i}", self.shape.units, self.groups) for i in range(w)]
         s_r = [s[0] for s in spec]
         s_w = [s[1] for s in spec]
         s_unit = [s[2] for s in spec]
