@@ -14,7 +14,10 @@
   ``ntt_busy`` is the share of the run the NTT unit was busy (the bottleneck of m-to-ct), ``ntt``
   whether it transforms in place in the banked buffers or streams through its own banks (the
   client engine's choice, :meth:`hhe_gen.engine.config.AcceleratorConfig.resolve`; the
-  ``-inplace`` / ``-stream`` cases take the other one).
+  ``-inplace`` / ``-stream`` cases take the other one).  ``datapath``: the configuration's
+  (:attr:`hhe_gen.engine.config.AcceleratorConfig.datapath`); the ``-shared`` cases (toy pk and
+  decrypt, quick; N = 2^13 pk / sk / ct-to-m L0 at 2 lanes and pk at 4 lanes, out-of-order) build
+  ``datapath="shared"``, whatever that puts on the one butterfly array (issue 37).
 * ``nearnet-*``: near-network m-to-ct: the encryption sends each row of c0 / c1 as UDP packets
   itself (``send``, :class:`hhe_gen.engine.programs.NetworkTarget`, segments of 180 coefficients),
   timed to the last packet's last word on ``o_udp`` (always ready: LiteEth's UDP port at one
@@ -30,7 +33,11 @@
   for the same nonce and counters: the rubato-cycles table of docs/figures.md) and DNA-HHE's
   (DNA-HHE, Table III: 1235 / 2087 / 3036 cycles per block), checked against the ISA model.
 * ``plan-*`` (quick): the block-RAM plan (:meth:`hhe_gen.cores.engine.engine.Engine.memory_plan`).
-* ``area-*``: Yosys area, ECP5 and Xilinx 7 (:func:`area`).
+* ``area-*``: Yosys area, ECP5 and Xilinx 7 (:func:`area`), with Xilinx 7's equivalent slices
+  (``xc7_ens``, :func:`xc7_ens`) and, for the 2-lane dual-mode accelerator with Par-128S (the
+  ``-dual-128s`` cases), issue 37's goals beside them (:data:`AREA_GOALS`: ``goal_*`` and
+  ``vs_goal_*``, the ratio).  ``area-by-unit-*``: the ECP5 area unit by unit (:func:`area_by_unit`).
+  The ``-shared`` cases build ``datapath="shared"`` (their own synthesis runs, ``_shared`` names).
 * after the cases, ``accel-cycles.png`` beside the JSON (:func:`plot_cycles`): the N = 2^13 cycles,
   out-of-order and in-order, with the goals and DNA-HHE's cycles.
 
@@ -62,7 +69,24 @@ TARGETS = {("encrypt_pk", 2): 286_000, ("encrypt_sk", 2): 120_000, ("decrypt", 2
 * ("encrypt_pk", 8) 107,000 = DNA-HHE's m-to-ct 1.79 ms (Table II) at 60 MHz;
 * ("encrypt_sk", 2) 120,000: hhe-gen's own goal; no paper gives a secret-key m-to-ct."""
 
+AREA_GOALS = {"LUT4": 32_000, "MULT18X18D": 48, "DP16KD": 172, "xc7_ens": 31_428}
+"""Issue 37's area goals for the 2-lane dual-mode client accelerator (CKKS and Rubato Par-128S,
+N = 2^13, 3 x 54: DNA-HHE's set), keyed by :func:`area`'s metric names, each an upper bound:
+
+* ECP5 (``synth_ecp5``): LUT4 <= 32,000, MULT18X18D <= 48, DP16KD <= 172 (issue 37's targets for
+  the shared datapath, docs/shared-datapath.md);
+* Xilinx 7 (``synth_xilinx``): ``xc7_ens`` <= 31,428 equivalent slices, DNA-HHE's own figure from
+  its Kintex-7 implementation (DNA-HHE's ENS metric, :func:`xc7_ens`)."""
+
 SLOT_FORMAT = DEFAULT_SLOT_FORMAT
+
+
+def xc7_ens(cells: dict) -> float:
+    """DNA-HHE's equivalent-slice count (ENS) of a Xilinx 7 result (``synth_xilinx``'s ``LUT``,
+    ``FF``, ``DSP48E1``, ``RAMB18``, ``RAMB36``; a missing one counts 0): DSP48E1 x 100 +
+    BRAM36 x 196 + LUT / 4 + FF / 2, a RAMB18 counting as half a BRAM36."""
+    n = {k: cells.get(k) or 0 for k in ("LUT", "FF", "DSP48E1", "RAMB18", "RAMB36")}
+    return n["DSP48E1"] * 100 + (n["RAMB36"] + n["RAMB18"] / 2) * 196 + n["LUT"] / 4 + n["FF"] / 2
 
 
 def _slots(n: int, seed: int) -> list[complex]:
@@ -81,10 +105,11 @@ def store_then_send_cycles(n: int, rows: int, segment: int, bus_cycles_per_coeff
 
 def program_cycles(params: str = "toy", lanes: int = 2, program: str = "encrypt_pk", ooo: bool = True,
                    level=None, cycles_per_beat: int = 1, latency: int = 8, fmt=SLOT_FORMAT,
-                   ntt_in_place=None, network: bool = False) -> dict:
+                   ntt_in_place=None, network: bool = False, datapath=None) -> dict:
     """Run ``program`` on the RTL engine in Verilator (module docstring); its metrics.
     ``ntt_in_place``: the client engine's choice (None: the configuration's); ``network``:
-    near-network (an encryption sends its ciphertext; the store-then-send figures beside it)."""
+    near-network (an encryption sends its ciphertext; the store-then-send figures beside it);
+    ``datapath``: "separate" or "shared" (None: the configuration's)."""
     from hhe_gen.cores.engine import isa
     from hhe_gen.engine import memory_map, programs
     from hhe_gen.engine.client_memory import client_memory, run_model
@@ -94,7 +119,8 @@ def program_cycles(params: str = "toy", lanes: int = 2, program: str = "encrypt_
     from hhe_gen.client.compare import CheckedBackend
 
     p = preset(params)
-    config = AcceleratorConfig(p, lanes, ooo=ooo, slot_format=fmt, ntt_in_place=ntt_in_place).resolve()
+    config = AcceleratorConfig(p, lanes, ooo=ooo, slot_format=fmt, ntt_in_place=ntt_in_place,
+                               datapath=datapath).resolve()
     shape, fmt = config.shape, config.fmt
     layout = memory_map.MemoryMap.for_params(p)
     keys = ckks.keygen(p, seed=1)
@@ -127,7 +153,8 @@ def program_cycles(params: str = "toy", lanes: int = 2, program: str = "encrypt_
     target = TARGETS.get((program, lanes)) if comparable else None
     out = {"cycles": run.cycles, "bit_exact": exact, "precision_bits": round(ckks_fixed.precision_bits(z, got)[0], 1),
            "ntt_busy": round(busy.get(int(isa.Unit.NTT), 0) / max(run.cycles, 1), 3),
-           "tasks": len(run.tasks), "ntt": "in place" if config.ntt_in_place else "streaming"}
+           "tasks": len(run.tasks), "ntt": "in place" if config.ntt_in_place else "streaming",
+           "datapath": config.datapath}
     if target:
         out.update(target=target, vs_target=round(run.cycles / target, 3))
     if comparable and DNA_HHE.get(program):
@@ -245,50 +272,74 @@ def _near_network_decrypt(rtl, program, level, layout, keys, z, mem) -> dict:
             "gain_vs_dram": stored["gain_vs_dram"], "dna_hhe_gain": "1.09 - 1.56"}
 
 
-def memory_plan(params: str = "dna-hhe", lanes: int = 2, device: str = "LFE5UM5G-85F", fmt=SLOT_FORMAT) -> dict:
-    """Block RAMs of the engine (buffers for every client program, the units' memories)."""
+def memory_plan(params: str = "dna-hhe", lanes: int = 2, device: str = "LFE5UM5G-85F", fmt=SLOT_FORMAT,
+                datapath=None) -> dict:
+    """Block RAMs of the engine (buffers for every client program, the units' memories);
+    ``datapath``: None: the configuration's."""
     from hhe_gen.params import preset
-    engine = AcceleratorConfig(preset(params), lanes, slot_format=fmt).engine()
+    engine = AcceleratorConfig(preset(params), lanes, slot_format=fmt, datapath=datapath).engine()
     plan = engine.memory_plan(device=device)
     parts = plan.by_owner()
     return {"buffers": engine.shape.buffers, "dp16kd": plan.dp16kd, "bram36": plan.bram36, "left": plan.left,
             **{f"{k}_dp16kd": v["dp16kd"] for k, v in parts.items() if v["dp16kd"]}}
 
 
-def _area_name(prefix: str, params: str, lanes: int, rubato: str | None) -> str:
-    """The synthesis run's name (and cache folder) of an area case."""
-    return f"{prefix}_{params.replace('-', '_')}_p{lanes}" + (f"_{rubato[4:].lower()}" if rubato else "")
+def _area_name(prefix: str, params: str, lanes: int, rubato: str | None, datapath=None) -> str:
+    """The synthesis run's name (and cache folder) of an area case; the shared datapath's ends in
+    ``_shared`` (the separate one, the default, keeps the name it always had)."""
+    from hhe_gen.params import preset
+    resolved = AcceleratorConfig(preset(params), lanes, rubato=rubato, datapath=datapath).resolve().datapath
+    return (f"{prefix}_{params.replace('-', '_')}_p{lanes}" + (f"_{rubato[4:].lower()}" if rubato else "")
+            + ("" if resolved == "separate" else f"_{resolved}"))
 
 
-def area(params: str = "dna-hhe", lanes: int = 2, rubato: str | None = None, xilinx: bool = True) -> dict:
+def _area_goals(out: dict) -> dict:
+    """:data:`AREA_GOALS` beside the figures of ``out`` it has (``goal_*``, ``vs_goal_*``: the
+    figure over the goal, rounded to 3 places)."""
+    goals = {}
+    for k, goal in AREA_GOALS.items():
+        if out.get(k) is not None:
+            goals.update({f"goal_{k}": goal, f"vs_goal_{k}": round(out[k] / goal, 3)})
+    return goals
+
+
+def area(params: str = "dna-hhe", lanes: int = 2, rubato: str | None = None, xilinx: bool = True,
+         datapath=None) -> dict:
     """Yosys area of the client accelerator (the engine with every unit; ``rubato``: dual mode with
-    that set's Rubato unit): ECP5 (``synth_ecp5``, Yosys only: placing and routing the whole engine
-    belongs to the timing-closure work) and Xilinx 7 (``synth_xilinx``)."""
+    that set's Rubato unit; ``datapath``: None: the configuration's): ECP5 (``synth_ecp5``, Yosys
+    only: placing and routing the whole engine belongs to the timing-closure work) and Xilinx 7
+    (``synth_xilinx``, and its equivalent slices ``xc7_ens``, :func:`xc7_ens`).  For 2 lanes in
+    dual mode with Par-128S on dna-hhe, :data:`AREA_GOALS` beside them."""
     from hhe_gen.cores.unused import mark_unused
     from hhe_gen.flow.synth import synth_ecp5, synth_xilinx
     from hhe_gen.params import preset
     p = preset(params)
-    name = _area_name("hhe_accel", params, lanes, rubato)
-    engine = AcceleratorConfig(p, lanes, rubato=rubato).engine()
+    name = _area_name("hhe_accel", params, lanes, rubato, datapath)
+    engine = AcceleratorConfig(p, lanes, rubato=rubato, datapath=datapath).engine()
     mark_unused(engine)
     ecp5 = synth_ecp5(engine, name=name, timeout=4 * 3600, place_and_route=False)
     out = {k: ecp5.get(k) for k in ("LUT4", "FF", "MULT18X18D", "DP16KD")}
     if xilinx:
-        xc7 = synth_xilinx(AcceleratorConfig(p, lanes, rubato=rubato, target="xilinx").engine(), name=name,
-                           timeout=4 * 3600)
+        xc7 = synth_xilinx(AcceleratorConfig(p, lanes, rubato=rubato, target="xilinx", datapath=datapath).engine(),
+                           name=name, timeout=4 * 3600)
         out.update({f"xc7_{k}": xc7.get(k) for k in ("LUT", "FF", "DSP48E1", "RAMB18", "RAMB36")})
+        out["xc7_ens"] = xc7_ens(xc7)
+    if lanes == 2 and params == "dna-hhe" and rubato is not None and \
+            AcceleratorConfig(p, lanes, rubato=rubato).resolve().rubato == "Par-128S":
+        out.update(_area_goals(out))
     return out
 
 
-def area_by_unit(params: str = "dna-hhe", lanes: int = 2, rubato: str | None = None) -> dict:
+def area_by_unit(params: str = "dna-hhe", lanes: int = 2, rubato: str | None = None, datapath=None) -> dict:
     """Where the accelerator's ECP5 area goes: Yosys ``synth_ecp5`` with the hierarchy kept
     (``synth_ecp5(by_unit=True)``: classic ABC, no optimisation across units, so the sum is a
-    little above :func:`area`'s), one row per unit of the engine."""
+    little above :func:`area`'s), one row per unit of the engine; ``datapath``: None: the
+    configuration's."""
     from hhe_gen.cores.unused import mark_unused
     from hhe_gen.flow.synth import synth_ecp5
     from hhe_gen.params import preset
-    name = _area_name("hhe_accel_units", params, lanes, rubato)
-    engine = AcceleratorConfig(preset(params), lanes, rubato=rubato).engine()
+    name = _area_name("hhe_accel_units", params, lanes, rubato, datapath)
+    engine = AcceleratorConfig(preset(params), lanes, rubato=rubato, datapath=datapath).engine()
     mark_unused(engine)
     r = synth_ecp5(engine, name=name, timeout=4 * 3600, by_unit=True)
     fields = ("LUT4", "CCU2C", "FF", "MULT18X18D", "DP16KD", "DPR16X4")
@@ -357,6 +408,10 @@ def plot_cycles(results, out_dir) -> list:
 def _cases():
     bench_case("accel", "cycles-toy-pk", quick=True, params="toy", program="encrypt_pk")(program_cycles)
     bench_case("accel", "cycles-toy-decrypt", quick=True, params="toy", program="decrypt")(program_cycles)
+    bench_case("accel", "cycles-toy-pk-shared", quick=True, params="toy", program="encrypt_pk",
+               datapath="shared")(program_cycles)
+    bench_case("accel", "cycles-toy-decrypt-shared", quick=True, params="toy", program="decrypt",
+               datapath="shared")(program_cycles)
     bench_case("accel", "nearnet-toy-pk", quick=True, params="toy", program="encrypt_pk", network=True)(program_cycles)
     bench_case("accel", "nearnet-toy-ct-to-m-l0", quick=True, params="toy", program="decrypt", level=0,
                network=True)(program_cycles)
@@ -380,6 +435,12 @@ def _cases():
         tag = "inplace" if in_place else "stream"
         bench_case("accel", f"cycles-dna-hhe-pk-{lanes}lanes-ooo-{tag}", quick=False, params="dna-hhe", lanes=lanes,
                    program="encrypt_pk", ntt_in_place=in_place)(program_cycles)
+    for program, tag, level in (("encrypt_pk", "pk", None), ("encrypt_sk", "sk", None), ("decrypt", "ct-to-m-l0", 0)):
+        bench_case("accel", f"cycles-dna-hhe-{tag}-2lanes-ooo-shared", quick=False, params="dna-hhe", lanes=2,
+                   program=program, ooo=True, level=level, datapath="shared")(program_cycles)
+    # 4 lanes: the default buffers (one working set per prime from 4 lanes on, 15) fit the engine
+    bench_case("accel", "cycles-dna-hhe-pk-4lanes-ooo-shared", quick=False, params="dna-hhe", lanes=4,
+               program="encrypt_pk", ooo=True, datapath="shared")(program_cycles)
     for rubato in ("Par-128S", "Par-128M", "Par-128L"):
         bench_case("accel", f"rubato-{rubato[4:].lower()}-2lanes", quick=rubato == "Par-128S",
                    rubato=rubato)(rubato_blocks)
@@ -387,8 +448,14 @@ def _cases():
         bench_case("accel", f"plan-dna-hhe-{lanes}lanes", quick=True, lanes=lanes)(memory_plan)
         bench_case("accel", f"area-dna-hhe-{lanes}lanes", quick=False, lanes=lanes)(area)
     bench_case("accel", "area-dna-hhe-2lanes-dual-128s", quick=False, lanes=2, rubato="Par-128S")(area)
+    bench_case("accel", "area-dna-hhe-2lanes-dual-128s-shared", quick=False, lanes=2, rubato="Par-128S",
+               datapath="shared")(area)
     bench_case("accel", "area-toy", quick=False, params="toy")(area)
     bench_case("accel", "area-by-unit-dna-hhe-2lanes", quick=False, lanes=2)(area_by_unit)
+    bench_case("accel", "area-by-unit-dna-hhe-2lanes-dual-128s", quick=False, lanes=2,
+               rubato="Par-128S")(area_by_unit)
+    bench_case("accel", "area-by-unit-dna-hhe-2lanes-dual-128s-shared", quick=False, lanes=2, rubato="Par-128S",
+               datapath="shared")(area_by_unit)
 
 
 _cases()
