@@ -42,6 +42,9 @@ fmt : FixedPointFormat      the slots' format (the encoder's and the FFT's; frac
 log_scale : int             Delta = 2^log_scale
 decode_rows : tuple         the R a ``decode`` may have (default: 1 and all the primes)
 target : str                DSP tile size of the FFT butterflies
+bf_latency : int or None    the FFT butterflies' latency (None: a complex butterfly's default)
+butterflies : str           "own" (the FFT's P complex butterflies) or "external": the FFT's
+                            ``lanes_port`` is the unit's (the crypto unit's shared array)
 
 Members
 -------
@@ -50,6 +53,7 @@ rd : Out(read port)                        the slots (encode)
 rd_rows : list of Out(read port)           decode's rows, max(decode_rows) of them
 wr : Out(write port)
 slot_prime : In(ArrayLayout(5, S))
+lanes_port : Out(butterfly lanes of ``fft.butterfly_plan``)   external butterflies only
 fft : the IterativeFft (inverse="both"), residues : the encoder's ResidueStage,
 crts {R: CrtCentre}, scales {R: ScaleDownStage} : the cores
 
@@ -92,7 +96,8 @@ class CodecUnit(wiring.Component):
 
     @quiet_on_error
     def __init__(self, n: int, lanes: int, word_bits: int, buffers: int, slots: int, tag_width: int,
-                 primes, *, fmt, log_scale: int, decode_rows=None, target: str = "ecp5"):
+                 primes, *, fmt, log_scale: int, decode_rows=None, target: str = "ecp5", bf_latency=None,
+                 butterflies: str = "own"):
         check_unit_sizes(self, n, lanes, word_bits, buffers, slots, primes, n_low=16, lanes_high=n // 8)
         self.fmt, self.log_scale = fmt, log_scale
         if fmt.width > word_bits:
@@ -107,7 +112,8 @@ class CodecUnit(wiring.Component):
             raise ParameterError("primes", f"<{len(moduli)} primes>", "1 .. 128 primes (the IFFT's 2L passes)")
         # one FFT for both tasks: IFFT (encode, read 2L times) and FFT (decode, split load)
         self.fft = IterativeFft(n // 2, lanes, fmt, inverse="both", passes=(2 * len(moduli), 1),
-                                split_load=(False, True), target=target)
+                                split_load=(False, True), target=target, bf_latency=bf_latency,
+                                butterflies=butterflies)
         self.residues = ResidueStage(n // 2, lanes, fmt, log_scale, moduli)
         self.crts = {r: CrtCentre(self.primes[:r], lanes) for r in self.decode_rows}
         for r in self.decode_rows:
@@ -120,6 +126,8 @@ class CodecUnit(wiring.Component):
                    "wr": Out(write_port_signature(buffers, self.rows, lanes, word_bits)),
                    "slot_prime": In(data.ArrayLayout(5, slots))}
         members.update({f"rd_row{r}": Out(rd) for r in range(self.row_ports)})
+        if butterflies == "external":
+            members["lanes_port"] = self.fft.signature.members["lanes_port"]
         super().__init__(members)
 
     def rd_row(self, r):
@@ -141,6 +149,8 @@ class CodecUnit(wiring.Component):
         m.submodules.fft = ResetInserter(abort | cut)(self.fft)
         m.submodules.residues = ResetInserter(abort | cut)(self.residues)
         fft, res = self.fft, self.residues
+        if self.fft.butterflies == "external":
+            wiring.connect(m, fft.lanes_port, wiring.flipped(self.lanes_port))
         signed_enc = Signal()                    # the encode in progress is ``signed``
         m.d.comb += res.signed_out.eq(signed_enc)
         for r in self.decode_rows:

@@ -34,10 +34,11 @@ ntt : dict            options of the NTT unit (kind, twiddles, banking, latency 
                       ``in_place``: the buffers banked as the NTT's memory plan and the transforms
                       in them, :class:`.ntt_unit.NttUnit`)
 pointwise : dict      options of the pointwise unit (kind, latency)
-datapath : str        "separate" (default): the NTT unit and the pointwise unit, each with its P
-                      butterflies; "shared": the crypto unit (:class:`.crypto_unit.CryptoUnit`), one
-                      array of P butterflies for both, ``ntt`` and ``pointwise`` its options (one
-                      reducer kind and latency)
+datapath : str        "separate" (default): the NTT unit, the pointwise unit and the codec unit, each
+                      with its P butterflies; "shared": the crypto unit (:class:`.crypto_unit.CryptoUnit`),
+                      one array of P butterflies for the NTT, the pointwise ops, the codec's FFT and
+                      Rubato's Feistel, ``ntt``, ``pointwise``, ``codec`` and ``rubato`` its options
+                      (one reducer kind and latency)
 sampler : dict or False   options of the sampling unit (sigma, bound_sigmas, hamming_weight,
                       rounds_per_cycle); False: no sampling unit (``sample.*`` are NOT_BUILT; the
                       server programs sample nothing, and its uniform sampler needs primes of one
@@ -72,8 +73,9 @@ buffer_ports : :class:`.unit_ports.PortAllocation`   which unit port has which b
 manager, buffers_file, memory_unit, sampler_unit, crypto_unit, ntt_unit, pointwise_unit, codec_unit,
 network_unit, rubato_unit, basis_unit : the parts (sampler_unit / codec_unit / network_unit /
                                      rubato_unit / basis_unit None when not built; crypto_unit None
-                                     with the separate datapath, ntt_unit and pointwise_unit None
-                                     with the shared one)
+                                     with the separate datapath, ntt_unit, pointwise_unit,
+                                     codec_unit and rubato_unit None with the shared one: they are its
+                                     sequencers, ``crypto_unit.ntt_unit`` ...)
 
 Latency
 -------
@@ -155,42 +157,47 @@ class Engine(wiring.Component):
         common = dict(n=n, lanes=lanes, word_bits=self.word_bits, buffers=buffers, slots=slots)
         tw = tag_bits(check_window(window))
         manager_shape = self.shape          # the manager's (built after the units: their task groups)
-        self.codec_unit = None
-        if codec is not None:
-            self.codec_unit = CodecUnit(**common, tag_width=tw, primes=self.primes, log_scale=log_scale,
-                                        target=target, **codec)
-            fmt = codec["fmt"]
-            self.shape = dataclasses.replace(self.shape, decode_rows=frozenset(self.codec_unit.decode_rows),
-                                             message_bound=1 << (fmt.width - 1 - fmt.frac_bits + log_scale))
-        self.network_unit = None
-        if net is not None:
-            self.network_unit = NetworkUnit(**common, tag_width=tw, log_scale=log_scale, **dict(net))
-        self.rubato_unit = None
-        if rubato is not None:
-            self.rubato_unit = RubatoUnit(**common, tag_width=tw, **dict(rubato))
-            self.shape = dataclasses.replace(self.shape, rubato_set=self.rubato_unit.set_id)
-        self.basis_unit = BasisUnit(**common, tag_width=tw, primes=self.primes) if basis else None
-        self.memory_unit = MemoryUnit(**common, tag_width=tw, beat_words=beat_words)
-        self.beat_words = beat_words
-        self.sampler_unit = None
-        if sampler is not False:
-            self.sampler_unit = SamplerUnit(**common, tag_width=tw, primes=self.primes, **(sampler or {}))
         if datapath not in DATAPATHS:
             raise ParameterError("datapath", datapath, "one of " + ", ".join(DATAPATHS))
         self.datapath = datapath
-        self.crypto_unit = self.ntt_unit = self.pointwise_unit = None
-        if datapath == "shared":
+        self.crypto_unit = self.ntt_unit = self.pointwise_unit = self.codec_unit = None
+        if datapath == "shared":        # the NTT, the pointwise ops and the codec on one butterfly array
             ntt, pointwise = dict(ntt or {}), dict(pointwise or {})
             for name in set(ntt) & set(pointwise):
                 if ntt[name] != pointwise[name]:
                     raise ParameterError(f"pointwise.{name}", pointwise[name],
                                          f"{ntt[name]!r}, the NTT's (one butterfly array with datapath='shared')")
             self.crypto_unit = CryptoUnit(**common, tag_width=tw, primes=self.primes, target=target,
-                                          **{**ntt, **pointwise})
+                                          codec=None if codec is None else dict(codec, log_scale=log_scale),
+                                          rubato=None if rubato is None else dict(rubato), **{**ntt, **pointwise})
+            codec_part = self.crypto_unit.codec_unit
         else:
             self.ntt_unit = NttUnit(**common, tag_width=tw, primes=self.primes, target=target, **(ntt or {}))
             self.pointwise_unit = PointwiseUnit(**common, tag_width=tw, primes=self.primes, target=target,
                                                 **(pointwise or {}))
+            codec_part = None
+            if codec is not None:
+                codec_part = self.codec_unit = CodecUnit(**common, tag_width=tw, primes=self.primes,
+                                                         log_scale=log_scale, target=target, **codec)
+        if codec_part is not None:
+            fmt = codec["fmt"]
+            self.shape = dataclasses.replace(self.shape, decode_rows=frozenset(codec_part.decode_rows),
+                                             message_bound=1 << (fmt.width - 1 - fmt.frac_bits + log_scale))
+        self.network_unit = None
+        if net is not None:
+            self.network_unit = NetworkUnit(**common, tag_width=tw, log_scale=log_scale, **dict(net))
+        self.rubato_unit = None
+        if rubato is not None:
+            if self.crypto_unit is None:
+                self.rubato_unit = RubatoUnit(**common, tag_width=tw, **dict(rubato))
+            rubato_part = self.rubato_unit or self.crypto_unit.rubato_unit
+            self.shape = dataclasses.replace(self.shape, rubato_set=rubato_part.set_id)
+        self.basis_unit = BasisUnit(**common, tag_width=tw, primes=self.primes) if basis else None
+        self.memory_unit = MemoryUnit(**common, tag_width=tw, beat_words=beat_words)
+        self.beat_words = beat_words
+        self.sampler_unit = None
+        if sampler is not False:
+            self.sampler_unit = SamplerUnit(**common, tag_width=tw, primes=self.primes, **(sampler or {}))
         self.units = tuple((name, getattr(self, name)) for name in UNITS if getattr(self, name) is not None)
         self.buffer_ports = PortAllocation.of(self.units)
         self.manager = TaskManager(manager_shape, window=window, ooo=ooo, queue=queue, exclusive_reads=True,

@@ -63,10 +63,22 @@ from .buffers import read_port_signature, write_port_signature
 from .units import UnitPort, check_unit_sizes
 from .unit_ports import UnitDeclaration
 
-__all__ = ["PointwiseUnit"]
+__all__ = ["PointwiseUnit", "pointwise_zq", "KINDS"]
 
 KINDS = ("barrett", "special-barrett")
 BUTTERFLIES = ("own", "external")
+
+
+def pointwise_zq(n: int, primes, kind: str, reducer: dict) -> dict:
+    """The Z_q configuration of the pointwise butterflies (the Butterfly's ``zq``): ``kind`` must
+    give a*b itself (:data:`KINDS`)."""
+    if kind not in KINDS:
+        raise ParameterError("kind", kind, "one of " + ", ".join(map(repr, KINDS))
+                             + " (the pointwise unit needs a*b itself, not a Montgomery form)")
+    zq = dict(kind=kind, moduli=list(primes), **reducer)
+    if kind == "special-barrett":
+        zq.setdefault("log_n", n.bit_length() - 1)
+    return zq
 
 
 class PointwiseUnit(wiring.Component):
@@ -77,12 +89,7 @@ class PointwiseUnit(wiring.Component):
                  primes, *, kind: str = "barrett", latency=None, target: str = "ecp5", butterflies: str = "own",
                  **reducer):
         check_unit_sizes(self, n, lanes, word_bits, buffers, slots, primes, fit_primes=True)
-        if kind not in KINDS:
-            raise ParameterError("kind", kind, "one of " + ", ".join(map(repr, KINDS))
-                                 + " (the pointwise unit needs a*b itself, not a Montgomery form)")
-        zq = dict(kind=kind, moduli=list(self.primes), **reducer)
-        if kind == "special-barrett":
-            zq.setdefault("log_n", n.bit_length() - 1)
+        zq = pointwise_zq(n, self.primes, kind, reducer)
         if butterflies not in BUTTERFLIES:
             raise ParameterError("butterflies", butterflies, "one of " + ", ".join(map(repr, BUTTERFLIES)))
         self.butterflies = butterflies

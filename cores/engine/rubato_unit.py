@@ -29,13 +29,17 @@ n, lanes, word_bits, buffers, slots, tag_width : the engine's sizes (:func:`.uni
 params : RubatoParams or set name    the set built (``isa.RUBATO_SET_IDS``); its key block (n + 6
                                      words) must fit N
 rubato_lanes : int                   the core's lanes (words per cycle in its layers, a divisor of n)
-multiplier : str                     the core's multipliers, "barrett" or "butterfly"
+multiplier : str                     the core's multipliers, "barrett" or "butterfly"; "external":
+                                     its Feistel squarers on the ``lanes_port`` (lanes 0 ..
+                                     rubato_lanes - 1 of the crypto unit's array, its Z_t field)
+mul_latency : int or None            the core's multipliers' latency ("external": the array's)
 
 Members
 -------
 port : In(UnitPort(tag_width))       the task manager's command / status port
 rd : Out(read_port_signature(...))   read port (key blocks, messages)
 wr : Out(write_port_signature(...))  write port (keystream, ciphertext)
+lanes_port : Out(butterfly lanes)    ``multiplier="external"`` only: the core's
 
 Latency
 -------
@@ -80,9 +84,9 @@ class RubatoUnit(wiring.Component):
 
     @quiet_on_error
     def __init__(self, n: int, lanes: int, word_bits: int, buffers: int, slots: int, tag_width: int, *,
-                 params="Par-128S", rubato_lanes: int = 2, multiplier: str = "barrett"):
+                 params="Par-128S", rubato_lanes: int = 2, multiplier: str = "barrett", mul_latency=None):
         check_unit_sizes(self, n, lanes, word_bits, buffers, slots)
-        self.core = RubatoCore(params, rubato_lanes, noise=True, multiplier=multiplier)
+        self.core = RubatoCore(params, rubato_lanes, noise=True, multiplier=multiplier, mul_latency=mul_latency)
         p = self.params = self.core.params
         mark_unused(self.core, deep=True)
         if p.name not in isa.RUBATO_SET_IDS:
@@ -98,6 +102,7 @@ class RubatoUnit(wiring.Component):
             "port": In(UnitPort(tag_width)),
             "rd": Out(read_port_signature(buffers, self.rows, lanes, word_bits)),
             "wr": Out(write_port_signature(buffers, self.rows, lanes, word_bits)),
+            **({"lanes_port": self.core.signature.members["lanes_port"]} if multiplier == "external" else {}),
         })
 
     @property
@@ -110,6 +115,8 @@ class RubatoUnit(wiring.Component):
         p, P, W = self.params, self.lanes, self.word_bits
         task, abort = self.port.task, self.port.abort
         m.submodules.core = core = self.core
+        if "lanes_port" in self.signature.members:
+            wiring.connect(m, core.lanes_port, wiring.flipped(self.lanes_port))
         reader = RowReader(self.n, P, W, self.buffers)
         m.submodules.reader = ResetInserter(abort)(reader)
         wiring.connect(m, reader.rd, wiring.flipped(self.rd))

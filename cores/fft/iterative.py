@@ -56,6 +56,9 @@ bf_latency : int|None   the Butterfly's latency (default: its default, 5 for a c
 output_register : bool  True (default): a register after the read-data lane multiplexer (the
                         bank -> mux -> port path was the ECP5 critical path, 79 MHz); one cycle
                         more latency, the same throughput
+butterflies : str       "own" (its P butterflies) or "external": the ``lanes_port`` drives an array
+                        of butterflies outside (the engine's crypto unit), which must have this
+                        core's latency ``bf_latency`` and a complex field of ``fmt``
 
 Members
 -------
@@ -63,6 +66,9 @@ i_stream : In(stream.Signature(ArrayLayout(2W, P)))   packed ``re | im << W`` pe
 o_stream : Out(stream.Signature(ArrayLayout(2W, P)))
 inverse : In(1)         only with ``inverse="both"``: 1 = IFFT, 0 = FFT, sampled with the first
                         input beat of each transform (with True / False, ``inverse`` is that bool)
+lanes_port : Out(:func:`~hhe_gen.cores.arith.butterfly_array.butterfly_lanes_signature` of
+                        ``butterfly_plan``)   external butterflies only
+butterfly_plan : the lanes' :class:`~hhe_gen.cores.arith.butterfly.ButterflyPlan` (complex field)
 direction : True | False | "both"     the ``inverse`` parameter;  both : bool  direction == "both"
 passes, split_load : as given (with "both": pairs (for_inverse, for_forward))
 plans : {direction: FftPlan}, delay (read-to-write cycles)
@@ -100,14 +106,17 @@ from amaranth.lib import data, stream, wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
-from hhe_gen.cores.arith.butterfly import OP_CODES, Butterfly, ButterflyPlan, pack_complex
+from hhe_gen.cores.arith.butterfly import OP_CODES, ButterflyPlan, pack_complex
+from hhe_gen.cores.arith.butterfly_array import ButterflyArray, butterfly_lanes_signature
 from hhe_gen.cores.unused import quiet_on_error
 from hhe_gen.models import fft as fftm
 from hhe_gen.params.errors import ParameterError
 
 from .plan import FftPlan, check_lanes, check_shared_twiddles, check_slots
 
-__all__ = ["IterativeFft", "SpecialFft", "SpecialIfft", "FftTiming"]
+__all__ = ["IterativeFft", "SpecialFft", "SpecialIfft", "FftTiming", "BUTTERFLIES"]
+
+BUTTERFLIES = ("own", "external")
 
 
 class FftTiming(NamedTuple):
@@ -156,7 +165,7 @@ class IterativeFft(wiring.Component):
 
     @quiet_on_error
     def __init__(self, n, lanes, fmt, inverse=True, *, passes=1, split_load=False, target="ecp5",
-                 bf_latency=None, output_register=True):
+                 bf_latency=None, output_register=True, butterflies="own"):
         check_slots(n, "n")
         check_lanes(lanes, n)
         if not isinstance(fmt, fftm.FixedPointFormat):
@@ -178,7 +187,11 @@ class IterativeFft(wiring.Component):
         self.bf_kw = dict(complex=fmt, target=target)
         if bf_latency is not None:
             self.bf_kw["latency"] = bf_latency
-        self.bf_latency = ButterflyPlan(**self.bf_kw).latency
+        if butterflies not in BUTTERFLIES:
+            raise ParameterError("butterflies", butterflies, "one of " + ", ".join(map(repr, BUTTERFLIES)))
+        self.butterflies = butterflies
+        self.butterfly_plan = ButterflyPlan(**self.bf_kw)
+        self.bf_latency = self.butterfly_plan.latency
         self.delay = self.bf_latency + 2
         self.plans = {d: FftPlan(n, lanes, d, self.delay) for d in self.directions}
         if both:
@@ -201,6 +214,8 @@ class IterativeFft(wiring.Component):
             members["inverse"] = In(1)
         else:
             self.inverse = inverse
+        if butterflies == "external":
+            members["lanes_port"] = Out(butterfly_lanes_signature(self.butterfly_plan, lanes))
         super().__init__(members)
 
     # -- per direction ----------------------------------------------------------------------------
@@ -485,9 +500,13 @@ class IterativeFft(wiring.Component):
         op = pick(mode, lambda d: OP_CODES["gs" if d else "ct"])
         outs = []
         w_bits = fmt.width
+        if self.butterflies == "external":
+            lanes = self.lanes_port
+        else:
+            m.submodules.butterflies = array = ButterflyArray(p, **self.bf_kw)
+            lanes = array.lanes_port
+        m.d.comb += lanes.op.eq(op)
         for lane in range(p):
-            bf = Butterfly(**self.bf_kw)
-            m.submodules[f"bf{lane}"] = bf
             a, bb, w = Signal(cw, name=f"a{lane}"), Signal(cw, name=f"b{lane}"), Signal(cw, name=f"w{lane}")
             _, mem1 = line[1]
             tw = tw_rps[lane].data
@@ -495,8 +514,8 @@ class IterativeFft(wiring.Component):
                 im = tw[w_bits:cw]
                 tw = Cat(tw[:w_bits], Mux(mode, (-im.as_signed())[:w_bits], im))
             m.d.sync += [a.eq(rdata[mem1[2 * lane][0]]), bb.eq(rdata[mem1[2 * lane + 1][0]]), w.eq(tw)]
-            m.d.comb += [bf.op.eq(op), bf.en.eq(1), bf.a.eq(a), bf.b.eq(bb), bf.w.eq(w), bf.c.eq(0)]
-            outs.extend([bf.x[:cw], bf.y[:cw]])
+            m.d.comb += [lanes.a[lane].eq(a), lanes.b[lane].eq(bb), lanes.w[lane].eq(w), lanes.c[lane].eq(0)]
+            outs.extend([lanes.x[lane][:cw], lanes.y[lane][:cw]])
         wv, wmem = line[self.delay]
         for k in range(nb):
             hit = [bk == k for bk, _ in wmem]

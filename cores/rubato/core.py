@@ -65,6 +65,10 @@ class RubatoCore(wiring.Component):
                            Butterfly's Z_t mode: op "mac" in the Feistel, "mul" for the round
                            keys); see :mod:`.multiplier`
     mul_latency : int or None  latency of every modular multiplier (None: the minimum, 3)
+                           ``multiplier="external"``: the Feistel squarers are lanes 0 .. L-1 of a
+                           butterfly array outside (the engine's crypto unit; ``lanes_port``, its
+                           Z_t field), ``mul_latency`` its latency; the round keys keep a Barrett
+                           multiplier of their own at its minimum latency
     shared_xof : bool      (noise only) one XOF for the round constants and then the noise
                            (True, default) or one XOF each (False: ~7k LUT4 and 1.6k FF more on
                            ECP5, and the noise never delays the output)
@@ -110,8 +114,9 @@ class RubatoCore(wiring.Component):
             from hhe_gen.cores.keccak.permutation import check_rounds_per_cycle
             check_rounds_per_cycle(xof_rounds_per_cycle)
             self.datapath = RubatoDatapath(p, lanes, multiplier=multiplier, mul_latency=mul_latency)
-            self.round_keys = RoundKeySchedule(p, lanes, multiplier=multiplier, mul_latency=mul_latency,
-                                               in_bytes=BEAT_BYTES)
+            external = multiplier == "external"     # the squarers on an array outside, the round keys' own
+            self.round_keys = RoundKeySchedule(p, lanes, multiplier="barrett" if external else multiplier,
+                                               mul_latency=None if external else mul_latency, in_bytes=BEAT_BYTES)
             from hhe_gen.cores.keccak import ShakeXof
             from hhe_gen.cores.sampler import RubatoNoise, SeedMessage
             if not isinstance(shared_xof, bool):
@@ -137,6 +142,8 @@ class RubatoCore(wiring.Component):
                    "o_stream": Out(stream.Signature(p.q_bits))}
         if noise:
             members.update({"seed_we": In(1), "seed_addr": In(range(2)), "seed_data": In(32)})
+        if multiplier == "external":
+            members["lanes_port"] = self.datapath.signature.members["lanes_port"]
         super().__init__(members)
         self.commit_phase = Signal(range(len(self.phases)))
         self.rk_count = self.round_keys.rk_count
@@ -159,6 +166,8 @@ class RubatoCore(wiring.Component):
         S = n // L
         total = p.round_constant_count
         m.submodules.datapath = dp = self.datapath
+        if dp.mul_kind == "external":
+            wiring.connect(m, dp.lanes_port, wiring.flipped(self.lanes_port))
         state = self.state
         cmd = Signal(command_layout(self.noise))
 

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 from amaranth.hdl import Const, Module, Mux, Signal
 from amaranth.lib import data, enum, wiring
 from amaranth.lib.wiring import In, Out
 
+from hhe_gen.cores.arith.butterfly import OP_CODES, ButterflyPlan
+from hhe_gen.cores.arith.butterfly_array import butterfly_lanes_signature
 from hhe_gen.cores.unused import mark_unused
 from hhe_gen.params import checks
 from hhe_gen.params.errors import ParameterError
@@ -54,8 +58,11 @@ class RubatoDatapath(wiring.Component):
     multiplier : str            the Feistel squarers, one per lane: "barrett" (cores/arith
                                 ``modmul``, then a modular addition here) or "butterfly" (the
                                 multi-field Butterfly's Z_t field in op "mac": x[i] + x[i-1]^2 in
-                                the unit; word 0 squares 0)
-    mul_latency : int or None   the squarers' latency (None = minimum)
+                                the unit; word 0 squares 0) or "external": the same "mac" on the
+                                ``lanes_port``, lanes 0 .. L-1 of a butterfly array outside with a
+                                Z_t field of t (the engine's crypto unit)
+    mul_latency : int or None   the squarers' latency (None = minimum; "external": the array's,
+                                required)
 
     Members
     -------
@@ -70,6 +77,7 @@ class RubatoDatapath(wiring.Component):
     commit : Out(1)       the cycle ``state <= next_state``
     rotate : In(1)        (idle only) rotate the state by L words: ``head`` shows the next group
     head : Out(ArrayLayout(q_bits, L))   state words 0..L-1
+    lanes_port : Out(butterfly lanes of ``lanes_plan``)   "external" only: op mac, field Z_t
 
     Observation (not ports): ``state``, ``next_state`` (lists of n Signals; aligned, word i at
     index i, while idle and in the commit cycle), ``depth``.
@@ -87,20 +95,31 @@ class RubatoDatapath(wiring.Component):
             p = self.params = check_params(params)
             self.lanes = check_lanes(lanes, p.n)
             self.mul_kind = multiplier
-            self._muls = [make_multiplier(multiplier, p.q, mul_latency, mac=True) for _ in range(self.lanes)]
+            if multiplier == "external":
+                if mul_latency is None:
+                    raise ParameterError("mul_latency", mul_latency, "the butterfly array's latency with "
+                                         "multiplier='external'")
+                self.lanes_plan = ButterflyPlan(zt=dict(kind="barrett", moduli=[p.q]), latency=mul_latency)
+                self._muls = []
+            else:
+                self._muls = [make_multiplier(multiplier, p.q, mul_latency, mac=True) for _ in range(self.lanes)]
         except ParameterError:
             mark_unused(self, deep=True)
             raise
         self.steps = p.n // self.lanes
-        self.mul_latency = self._muls[0].latency
-        self.feistel_latency = self.mul_latency + (1 if multiplier == "butterfly" else 2)
+        self.mul_latency = self.lanes_plan.latency if multiplier == "external" else self._muls[0].latency
+        self.feistel_latency = self.mul_latency + (2 if multiplier == "barrett" else 1)
         self.depth = max(3, self.feistel_latency)
         w = p.q_bits
+        external = {}
+        if multiplier == "external":
+            external["lanes_port"] = Out(butterfly_lanes_signature(self.lanes_plan, self.lanes))
         super().__init__({
             "init": In(1), "go": In(1), "layer": In(Layer), "ready": Out(1),
             "issue": Out(1), "step": Out(range(max(2, self.steps))),
             "rk": In(data.ArrayLayout(w, self.lanes)),
             "commit": Out(1), "rotate": In(1), "head": Out(data.ArrayLayout(w, self.lanes)),
+            **external,
         })
         self.state = [Signal(w, name=f"x{i}") for i in range(p.n)]
         self.next_state = [Signal(w, name=f"y{i}") for i in range(p.n)]
@@ -149,9 +168,17 @@ class RubatoDatapath(wiring.Component):
             return sig
 
         results = []
+        if self.mul_kind == "external":
+            port = self.lanes_port
+            m.d.comb += port.op.eq(OP_CODES["mac"])
+            muls = [SimpleNamespace(a=port.a[a], b=port.b[a], c=port.c[a], en=Signal(name=f"en{a}"), p=port.x[a])
+                    for a in range(L)]
+        else:
+            muls = self._muls
+            for a, mul in enumerate(muls):
+                m.submodules[f"square{a}"] = mul
         for a in range(L):
-            mul = self._muls[a]
-            m.submodules[f"square{a}"] = mul
+            mul = muls[a]
             # MixColumns / MixRows taps; the MixRows wrap pattern depends on the column of word
             # step*L + a, a constant table indexed by step.
             taps = []
@@ -183,7 +210,7 @@ class RubatoDatapath(wiring.Component):
             # Feistel: y = x[i] + x[i-1]^2, y[0] = x[0]
             prev = x[(a - 1) % n]
             fei = Signal(w, name=f"feistel{a}")
-            if self.mul_kind == "butterfly":
+            if self.mul_kind in ("butterfly", "external"):
                 # x[i] + x[i-1]^2 as the unit's c + a*b; word 0: x[0] + 0^2
                 first = Signal(name=f"first{a}")
                 m.d.comb += first.eq((step == 0) if a == 0 else 0)

@@ -35,6 +35,8 @@ datapath : str or None        "shared": the NTT and the pointwise ops on one arr
                               "separate": a unit each, with P butterflies each; None: separate
                               (client), the server's is always separate
 slot_format : (W, F) or None  the slots' fixed point; None: :data:`SLOT_FORMAT`
+slot_rounding : str or None   how the codec's right shifts round (:data:`~hhe_gen.models.fft.ROUNDING_MODES`);
+                              None: :data:`SLOT_ROUNDING`
 decode_rows : frozenset or None   the row counts decode is built for; None: {1} when q_0 alone
                               decodes every message the slot format holds, else 1 and every prime
 beat_words : int              64-bit words per memory beat, 1 .. min(P, 8) (1: a SoC's 64-bit port)
@@ -51,16 +53,19 @@ import dataclasses
 from dataclasses import dataclass, field
 
 from hhe_gen.cores.engine import isa
-from hhe_gen.models.fft import FixedPointFormat
+from hhe_gen.models.fft import ROUNDING_MODES, FixedPointFormat
 from hhe_gen.params.checks import check_int, check_power_of_two
 from hhe_gen.params.ckks import CKKSParams
 from hhe_gen.params.errors import ParameterError
 
-__all__ = ["SLOT_FORMAT", "DATAPATHS", "REDUCERS", "TARGETS", "ROLES", "SERVER_BUFFERS", "AcceleratorConfig"]
+__all__ = ["SLOT_FORMAT", "SLOT_ROUNDING", "DATAPATHS", "REDUCERS", "TARGETS", "ROLES", "SERVER_BUFFERS", "AcceleratorConfig"]
 
 SLOT_FORMAT = (38, 36)
 """The slot format (W, F) of a client accelerator: the narrowest whose precision at N = 2^13 meets
 the demo's 30-bit bar (precision by format: ``hhe-gen bench fft``, docs/engine.md)."""
+SLOT_ROUNDING = "half-even"
+"""The client's rounding of the codec's shifts: ties to even, so the IFFT's halving steps carry no
+bias (half-up's +1/4 LSB per halving gathers into one slot, the worst; :mod:`hhe_gen.models.fft`)."""
 DATAPATHS = ("separate", "shared")
 REDUCERS = ("barrett", "special-barrett")
 """The reducers a client accelerator's NTT and pointwise units are built with."""
@@ -114,6 +119,7 @@ class AcceleratorConfig:
     ntt_in_place: bool | None = None
     datapath: str | None = None
     slot_format: tuple | None = None
+    slot_rounding: str | None = None
     decode_rows: frozenset | None = None
     beat_words: int = 1
     target: str = "ecp5"
@@ -127,7 +133,7 @@ class AcceleratorConfig:
     def resolved(self) -> bool:
         return isinstance(self.params, CKKSParams) and None not in (
             self.buffers, self.window, self.reducer, self.twiddles, self.ntt_in_place, self.datapath,
-            self.slot_format) and \
+            self.slot_format, self.slot_rounding) and \
             self.decode_rows is not None
 
     def resolve(self) -> "AcceleratorConfig":
@@ -164,6 +170,8 @@ class AcceleratorConfig:
             raise ParameterError("role", self.role, "one of " + ", ".join(ROLES))
         if self.window is not None:
             check_power_of_two("window", self.window, 2, 16)
+        if self.slot_rounding not in (None, *ROUNDING_MODES):
+            raise ParameterError("slot_rounding", self.slot_rounding, "one of " + ", ".join(ROUNDING_MODES))
         if self.datapath not in (None, *DATAPATHS):
             raise ParameterError("datapath", self.datapath, "one of " + ", ".join(DATAPATHS))
         if self.role == "server":
@@ -245,6 +253,11 @@ class AcceleratorConfig:
             in_place, banked, streamed = _in_place_saves(params.n, lanes, buffers, max(qbits, fmt[0]), qbits)
             reasons.append(("ntt_in_place", f"{in_place}: in place {banked} DP16KD, streaming {streamed} (in place "
                             "also saves the load and unload)"))
+        rounding = self.slot_rounding
+        if rounding is None:
+            rounding = SLOT_ROUNDING
+            reasons.append(("slot_rounding", f"{rounding}: the IFFT's halving steps unbiased (half-up's bias "
+                            "gathers into the worst slot)"))
         datapath = self.datapath
         if datapath is None:
             datapath = "separate"
@@ -252,6 +265,7 @@ class AcceleratorConfig:
                             "(shared: one butterfly array for both, fewer multipliers)"))
         return dataclasses.replace(self, params=params, lanes=lanes, rubato=rubato, buffers=buffers,
                                    window=16 if self.window is None else self.window, datapath=datapath,
+                                   slot_rounding=rounding,
                                    slot_format=fmt, reducer=reducer, decode_rows=decode_rows, twiddles=twiddles,
                                    ntt_in_place=bool(in_place), reasons=tuple(self.reasons) + tuple(reasons))
 
@@ -275,14 +289,16 @@ class AcceleratorConfig:
             reasons.append(("window", "8: the server programs' tasks are long, a short window keeps them busy"))
         return dataclasses.replace(self, params=params, lanes=lanes, network=False, buffers=buffers,
                                    window=8 if self.window is None else self.window,
-                                   slot_format=self.slot_format or SLOT_FORMAT, decode_rows=frozenset(),
+                                   slot_format=self.slot_format or SLOT_FORMAT,
+                                   slot_rounding=self.slot_rounding or SLOT_ROUNDING, decode_rows=frozenset(),
                                    **fixed, reasons=tuple(self.reasons) + tuple(reasons))
 
     # -- what it builds --------------------------------------------------------------------------
     @property
     def fmt(self) -> FixedPointFormat:
         """The slot format as a :class:`~hhe_gen.models.fft.FixedPointFormat`."""
-        return FixedPointFormat(*self.resolve().slot_format)
+        c = self.resolve()
+        return FixedPointFormat(*c.slot_format, rounding=c.slot_rounding)
 
     @property
     def shape(self) -> isa.EngineShape:
@@ -370,7 +386,7 @@ class AcceleratorConfig:
             "rubato_lanes": c.rubato_lanes if c.rubato else None, "network": c.network, "buffers": c.buffers,
             "window": c.window, "dispatch": "out-of-order" if c.ooo else "in-order", "reducer": c.reducer,
             "twiddles": c.twiddles, "ntt": "in place" if c.ntt_in_place else "streaming", "datapath": c.datapath,
-            "slot_format": {"width": c.slot_format[0], "frac_bits": c.slot_format[1]},
+            "slot_format": {"width": c.slot_format[0], "frac_bits": c.slot_format[1], "rounding": c.slot_rounding},
             "decode_rows": sorted(c.decode_rows), "beat_words": c.beat_words, "word_bits": c.word_bits,
             "target": c.target, "device": c.device,
         }

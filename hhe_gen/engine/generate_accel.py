@@ -62,8 +62,6 @@ def _testbench_vectors(params, shape, layout, fmt, seed: int):
     from hhe_gen.engine import programs
     from hhe_gen.engine.client_memory import client_memory, run_model
     from hhe_gen.models import ckks
-    from hhe_gen.models.fft import FixedPointFormat
-    fmt = FixedPointFormat(*fmt)
     rng = random.Random(seed)
     slots = [cmath.rect(rng.random(), rng.random() * 2 * math.pi) for _ in range(params.slots)]
     before = client_memory(params, shape, ckks.keygen(params, seed), seed=seed, slots=slots, fmt=fmt, layout=layout)
@@ -85,7 +83,7 @@ def generate_accel(config: AcceleratorConfig, out_dir, *, name: str | None = Non
     if not isinstance(config, AcceleratorConfig):
         raise ParameterError("config", config, "a hhe_gen.engine.config.AcceleratorConfig")
     config = config.resolve()
-    params, lanes, fmt = config.params, config.lanes, config.slot_format
+    params, lanes, fmt = config.params, config.lanes, config.fmt
     check_int("seed", seed, 0, (1 << 256) - 1)
     name = check_name(name or f"hhe_accel_n{params.n}_p{lanes}")
     engine = config.engine()

@@ -36,7 +36,7 @@ def test_resolve_fills_every_default_with_its_reason_once():
     assert (done.buffers, done.reducer, done.ntt_in_place, done.slot_format, done.decode_rows) == \
         (5, "special-barrett", True, SLOT_FORMAT, frozenset({1}))
     assert set(dict(done.reasons)) == {"buffers", "window", "reducer", "twiddles", "ntt_in_place", "datapath",
-                                       "slot_format", "decode_rows"}
+                                       "slot_format", "slot_rounding", "decode_rows"}
     given = AcceleratorConfig("dna-hhe", 2, buffers=7, reducer="barrett").resolve()
     assert "buffers" not in dict(given.reasons) and "reducer" not in dict(given.reasons)
     assert given.buffers == 7 and given.reducer == "barrett"
@@ -45,9 +45,13 @@ def test_resolve_fills_every_default_with_its_reason_once():
 
 
 def test_the_slot_format_is_the_accelerators_everywhere():
-    """The model of the configuration reads slots in 38/36, the format the codec is built with."""
+    """The model of the configuration reads slots in 38/36, the format the codec is built with,
+    rounding half to even unless told otherwise."""
     config = AcceleratorConfig("toy")
-    assert config.fmt.width == 38 and config.fmt.frac_bits == 36
+    assert config.fmt.width == 38 and config.fmt.frac_bits == 36 and config.fmt.rounding == "half-even"
+    assert AcceleratorConfig("toy", slot_rounding="half-up").fmt.rounding == "half-up"
+    with pytest.raises(ParameterError, match="'slot_rounding'"):
+        AcceleratorConfig("toy", slot_rounding="nearest").resolve()
     assert config.model().fmt == config.fmt
     assert config.shape.message_bound == 1 << (38 - 1 - 36 + preset("toy").log_scale)
 
@@ -91,7 +95,7 @@ def test_accel_run_runs_the_generated_accelerator(tmp_path, capsys):
                  "--json", str(tmp_path / "run.json")]) == 0
     report = json.loads((tmp_path / "run.json").read_text())
     assert report["configuration"] == manifest["configuration"]["values"]
-    assert report["configuration"]["slot_format"] == {"width": 38, "frac_bits": 36}
+    assert report["configuration"]["slot_format"] == {"width": 38, "frac_bits": 36, "rounding": "half-even"}
     assert manifest["configuration"]["chosen"]["buffers"].startswith("5:")
 
 

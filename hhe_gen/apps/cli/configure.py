@@ -18,7 +18,7 @@ OPTIONS = {
     "params": "--params", "lanes": "--lanes", "rubato": "--rubato", "rubato_lanes": "--rubato-lanes",
     "network": "--no-network", "buffers": "--buffers", "window": "--window", "ooo": "--in-order",
     "reducer": "--reducer", "kind": "--reducer", "twiddles": "--twiddles", "ntt_in_place": "--ntt", "datapath": "--datapath",
-    "slot_format": "--width / --frac-bits", "width": "--width", "frac_bits": "--frac-bits",
+    "slot_format": "--width / --frac-bits", "width": "--width", "frac_bits": "--frac-bits", "slot_rounding": "--rounding",
     "beat_words": "--beat-words", "target": "--target", "device": "--device",
 }
 """A field of the configuration (or a part's own name for it) -> the option that sets it."""
@@ -51,6 +51,8 @@ def add_accelerator_options(q, *, params_help: str | None = None) -> None:
                    "ops on a unit each (separate, the default) or on one butterfly array (shared)")
     q.add_argument("--width", type=int, help="the slots' fixed-point width W (default 38)")
     q.add_argument("--frac-bits", type=int, help="the slots' fraction bits F (default 36)")
+    q.add_argument("--rounding", default=None, choices=["half-even", "half-up", "truncate"], help="how the "
+                   "codec's shifts round (default half-even: the IFFT's halvings unbiased)")
     q.add_argument("--target", default="ecp5", help="ecp5 | xilinx | generic (DSP tile size)")
     q.add_argument("--device", default="LFE5UM5G-85F", help="the part the block-RAM plan counts against "
                    "(default LFE5UM5G-85F)")
@@ -77,7 +79,7 @@ def config_from_args(args, *, params=None):
         window=getattr(args, "window", None), ooo=not getattr(args, "in_order", False),
         reducer=getattr(args, "reducer", None), twiddles=getattr(args, "twiddles", None),
         ntt_in_place=NTT_MEMORY[getattr(args, "ntt", "auto")], datapath=getattr(args, "datapath", None),
-        slot_format=fmt,
+        slot_format=fmt, slot_rounding=getattr(args, "rounding", None),
         target=getattr(args, "target", "ecp5"), device=getattr(args, "device", "LFE5UM5G-85F"))
     with option_names():
         return config.resolve()

@@ -47,7 +47,7 @@ def _generate_fft(args):
     res = generate_fft(args.core, args.n, args.lanes, args.output,
                        width=29 if args.width is None else args.width,
                        frac_bits=26 if args.frac_bits is None else args.frac_bits,
-                       rounding=args.rounding, log_scale=args.log_scale, bits=args.bits,
+                       rounding=args.rounding or "half-up", log_scale=args.log_scale, bits=args.bits,
                        count=args.count, primes=primes, latency=args.latency, target=args.target,
                        vectors=args.vectors, seed=args.seed, name=args.name, keep_src=args.keep_src)
     m = res["manifest"]
@@ -120,7 +120,8 @@ def register(sub) -> None:
                    "has one direction: both writes <name>_fwd and <name>_inv)")
     p.add_argument("--width", type=int, help="FFT/codec/accel: fixed-point width W (default 29, accel 38)")
     p.add_argument("--frac-bits", type=int, help="FFT/codec/accel: fraction bits (default 26, accel 36)")
-    p.add_argument("--rounding", default="half-up", help="FFT/codec: half-up | half-even")
+    p.add_argument("--rounding", default=None, choices=["half-up", "half-even", "truncate"],
+                   help="FFT/codec/accel: how the shifts round (default half-up, accel half-even)")
     p.add_argument("--log-scale", type=int, help="encoder/decoder: Delta = 2^log_scale")
     p.add_argument("--latency", type=int, help="butterfly latency (default: the butterfly's)")
     p.add_argument("--target", default="ecp5", help="ecp5 | xilinx | generic (DSP tile size)")

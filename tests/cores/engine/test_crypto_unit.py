@@ -1,8 +1,9 @@
-"""CryptoUnit: ntt / intt and the pointwise ops on one array of P butterflies, in place in banked
-buffers and streaming: tasks of both kinds back to back equal hhe_gen.models.ntt and the pointwise
-formulas (two primes by slot, a lifted input, mac and msub on corner residues), each in its
-sequencer's cycle count; the unit holds P butterflies, not 2P; an abort in a transform leaves the
-next pointwise task right; bad parameters name the parameter."""
+"""CryptoUnit: ntt / intt, the pointwise ops and the codec on one array of P butterflies, in place in
+banked buffers and streaming: NTT and pointwise tasks back to back equal hhe_gen.models.ntt and the
+pointwise formulas (two primes by slot, a lifted input, mac and msub on corner residues), each in
+its sequencer's cycle count; the engine holds P butterflies, not 3P; an abort in a transform leaves
+the next pointwise task right; bad parameters name the parameter.  (Encode and decode on the
+array: tests/cores/engine/test_engine.py, datapath "shared".)"""
 
 import random
 
@@ -90,14 +91,15 @@ def _butterflies(fragment) -> int:
 
 
 def test_one_array_of_p_butterflies():
-    """The crypto unit elaborates P butterflies; the two separate units 2P."""
+    """The crypto unit elaborates P butterflies (Z_q and complex); the separate NTT, pointwise and
+    codec units 3P."""
     n, lanes = 32, 2
     primes = tuple(ntt_primes(n, 30, 2))
 
     def count(datapath):
-        engine = Engine(n, primes, lanes=lanes, buffers=6, sampler=False, codec=False, datapath=datapath)
+        engine = Engine(n, primes, lanes=lanes, buffers=6, sampler=False, datapath=datapath, log_scale=20)
         return _butterflies(Fragment.get(engine, None))
-    assert count("shared") == lanes and count("separate") == 2 * lanes
+    assert count("shared") == lanes and count("separate") == 3 * lanes
 
 
 def test_abort_in_a_transform_then_a_pointwise_task():

@@ -126,10 +126,13 @@ def test_abort_mid_block_leaves_the_engine_idle():
     assert aborted.cycles < whole.cycles
 
 
+@pytest.mark.parametrize("datapath", ["separate", "shared"])
 @pytest.mark.parametrize("path", shipped_kat_files(), ids=lambda path: path.stem)
-def test_every_kat_vector_through_the_engine(path):
+def test_every_kat_vector_through_the_engine(path, datapath):
+    """Every KAT vector, on the Rubato unit's own multipliers and with its Feistel on the crypto
+    unit's shared butterfly array (Z_t field)."""
     data, p = load_rubato_kat_file(path)
-    engine = _engine(p.name, n=128)
+    engine = _engine(p.name, n=128, datapath=datapath)
     set_id = isa.RUBATO_SET_IDS.index(p.name)
     src, mem = [f"cfg.rubato {set_id}"], {}
     for j, vec in enumerate(data["vectors"]):
@@ -244,9 +247,9 @@ def test_random_dual_mode_programs_equal_the_model(seed):
     memory, the packets, the notify codes and the error status of the ISA model."""
     rng = random.Random(seed)
     src, memory = _dual_program(rng, 16)
-    for ooo in (True, False):
+    for ooo, datapath in ((True, "separate"), (False, "separate"), (True, "shared")):
         engine = Engine(RN, (RPRIME,), lanes=2, buffers=RBUFFERS, ooo=ooo, window=8, codec=False,
-                        net=dict(max_segment=8), rubato=dict(params="Par-128S"))
+                        net=dict(max_segment=8), rubato=dict(params="Par-128S"), datapath=datapath)
         model, run = _run_both(engine, src, memory)
         assert (run.error_cause, run.error_position if run.error_cause else 0) == \
             (int(model.error), model.error_position if model.error else 0)
