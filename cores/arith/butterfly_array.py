@@ -27,7 +27,7 @@ from hhe_gen.params.checks import check_int
 
 from .butterfly import Butterfly, ButterflyPlan
 
-__all__ = ["butterfly_lanes_signature", "ButterflyArray"]
+__all__ = ["butterfly_lanes_signature", "ButterflyArray", "sequencer_lanes"]
 
 
 def butterfly_lanes_signature(plan: ButterflyPlan, lanes: int) -> wiring.Signature:
@@ -84,3 +84,13 @@ class ButterflyArray(wiring.Component):
             if self.plan.n_sel > 1:
                 m.d.comb += bf.sel.eq(port.sel)
         return m
+
+
+def sequencer_lanes(m, sequencer, lanes: int, **butterfly):
+    """The lanes a sequencer drives in its module ``m``: its ``lanes_port`` when it was built with
+    external butterflies (the member is in its signature), else a :class:`ButterflyArray` of
+    ``lanes`` butterflies of ``butterfly`` made its submodule ``butterflies``."""
+    if "lanes_port" in sequencer.signature.members:
+        return sequencer.lanes_port
+    m.submodules.butterflies = array = ButterflyArray(lanes, **butterfly)
+    return array.lanes_port

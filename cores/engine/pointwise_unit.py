@@ -54,7 +54,7 @@ from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
 from hhe_gen.cores.arith.butterfly import OP_CODES, ButterflyPlan
-from hhe_gen.cores.arith.butterfly_array import ButterflyArray, butterfly_lanes_signature
+from hhe_gen.cores.arith.butterfly_array import butterfly_lanes_signature, sequencer_lanes
 from hhe_gen.cores.unused import quiet_on_error
 from hhe_gen.params.errors import ParameterError
 
@@ -164,11 +164,7 @@ class PointwiseUnit(wiring.Component):
             signed_word = word.as_signed()
             return Mux(on & signed_word[-1], (signed_word + q)[:wb], word)
 
-        if self.butterflies == "external":
-            lanes = self.lanes_port
-        else:
-            m.submodules.butterflies = array = ButterflyArray(p, **self._butterfly)
-            lanes = array.lanes_port
+        lanes = sequencer_lanes(m, self, p, **self._butterfly)
         m.d.comb += lanes.op.eq(bf_op)
         if len(self.primes) > 1:
             m.d.comb += lanes.sel.eq(sel)

@@ -107,7 +107,7 @@ from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
 from hhe_gen.cores.arith.butterfly import OP_CODES, ButterflyPlan, pack_complex
-from hhe_gen.cores.arith.butterfly_array import ButterflyArray, butterfly_lanes_signature
+from hhe_gen.cores.arith.butterfly_array import butterfly_lanes_signature, sequencer_lanes
 from hhe_gen.cores.unused import quiet_on_error
 from hhe_gen.models import fft as fftm
 from hhe_gen.params.errors import ParameterError
@@ -500,11 +500,7 @@ class IterativeFft(wiring.Component):
         op = pick(mode, lambda d: OP_CODES["gs" if d else "ct"])
         outs = []
         w_bits = fmt.width
-        if self.butterflies == "external":
-            lanes = self.lanes_port
-        else:
-            m.submodules.butterflies = array = ButterflyArray(p, **self.bf_kw)
-            lanes = array.lanes_port
+        lanes = sequencer_lanes(m, self, p, **self.bf_kw)
         m.d.comb += lanes.op.eq(op)
         for lane in range(p):
             a, bb, w = Signal(cw, name=f"a{lane}"), Signal(cw, name=f"b{lane}"), Signal(cw, name=f"w{lane}")

@@ -114,7 +114,7 @@ from amaranth.lib import data, memory, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from hhe_gen.cores.arith.butterfly import OP_CODES
-from hhe_gen.cores.arith.butterfly_array import ButterflyArray, butterfly_lanes_signature
+from hhe_gen.cores.arith.butterfly_array import butterfly_lanes_signature, sequencer_lanes
 from hhe_gen.cores.unused import quiet_on_error
 from hhe_gen.params.checks import check_int
 from hhe_gen.params.errors import ParameterError
@@ -486,12 +486,7 @@ class IterativeNtt(IterativeNttPlan, wiring.Component):
             w2 = [Signal(qw, name=f"w_late{lane}") for lane in range(P)]
             for lane in range(P):       # the twiddle at stage 2 + X, registered (the load's mul ignores it)
                 m.d.sync += w2[lane].eq(s.tw_lane[lane] if self.twiddles == "otf" else s.rom_data[s.twb2[lane]])
-        if self.butterflies == "external":
-            lanes = self.lanes_port
-        else:
-            m.submodules.butterflies = array = ButterflyArray(P, zq=self._zq, target=self.target,
-                                                              latency=self.butterfly_latency)
-            lanes = array.lanes_port
+        lanes = sequencer_lanes(m, self, P, zq=self._zq, target=self.target, latency=self.butterfly_latency)
         m.d.comb += lanes.op.eq(op2)
         if len(self.moduli) > 1:
             m.d.comb += lanes.sel.eq(sel)

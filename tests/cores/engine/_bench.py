@@ -49,6 +49,20 @@ async def run_task(ctx, unit, ins):
             return cycles, error
 
 
+async def abort_task(ctx, unit, ins, after: int):
+    """Hand ``ins`` to ``unit``, pulse ``abort`` ``after`` cycles past the transfer (one cycle)."""
+    port = unit.port
+    ctx.set(port.task.payload, payload(ins))
+    ctx.set(port.task.valid, 1)
+    await ctx.tick().until(port.task.ready)
+    ctx.set(port.task.valid, 0)
+    for _ in range(after):
+        await ctx.tick()
+    ctx.set(port.abort, 1)
+    await ctx.tick()
+    ctx.set(port.abort, 0)
+
+
 def simulate(dut, bench, processes=()):
     """Run the testbench ``bench`` on ``dut`` (1 MHz clock) with background ``processes``."""
     from amaranth.sim import Simulator

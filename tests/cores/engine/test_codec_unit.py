@@ -26,7 +26,7 @@ from hhe_gen.models import ckks_fixed
 from hhe_gen.models import fft as fftm
 from hhe_gen.params import ntt_primes
 
-from ._bench import dump, fill, payload, run_task, simulate
+from ._bench import abort_task, dump, fill, run_task, simulate
 
 N = 32
 FMT = fftm.FixedPointFormat(29, 26)
@@ -162,16 +162,7 @@ def test_encode_decode_alternating_and_abort(lanes):
         for r in range(3):
             await fill(ctx, bufs, 1 + r, rows[r], lanes)
         # an encode aborted while the FFT computes: the next task runs on a clean FFT
-        port = unit.port
-        ctx.set(port.task.payload, payload(isa.Instruction(isa.Opcode.ENCODE, dst=4, a=0, slot=0, imm=3)))
-        ctx.set(port.task.valid, 1)
-        await ctx.tick().until(port.task.ready)
-        ctx.set(port.task.valid, 0)
-        for _ in range(N // lanes + 12):
-            await ctx.tick()
-        ctx.set(port.abort, 1)
-        await ctx.tick()
-        ctx.set(port.abort, 0)
+        await abort_task(ctx, unit, isa.Instruction(isa.Opcode.ENCODE, dst=4, a=0, slot=0, imm=3), N // lanes + 12)
         jobs = [("dec", 3, None), ("enc", 3, 0), ("dec", 1, None), ("dec", 3, None), ("enc", 3, 1),
                 ("enc", 2, 2), ("dec", 3, None)]
         for kind, count, s in jobs:

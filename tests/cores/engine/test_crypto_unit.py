@@ -19,7 +19,7 @@ from hhe_gen.cores.engine.engine import Engine
 from hhe_gen.models.ntt import intt, ntt
 from hhe_gen.params import ParameterError, ntt_primes
 
-from ._bench import dump, fill, payload, run_task, simulate
+from ._bench import abort_task, dump, fill, run_task, simulate
 
 TEST_WRITE, TEST_READ = 1, 3            # the buffer ports the bench fills and dumps through
 
@@ -114,17 +114,8 @@ def test_abort_in_a_transform_then_a_pointwise_task():
         ctx.set(unit.slot_prime, [0, 0])
         await fill(ctx, bufs, 0, a, lanes, TEST_WRITE)
         await fill(ctx, bufs, 1, b, lanes, TEST_WRITE)
-        port = unit.port
-        ctx.set(port.task.payload, payload(isa.Instruction(isa.Opcode.NTT, dst=2, a=0)))
-        ctx.set(port.task.valid, 1)
-        await ctx.tick().until(port.task.ready)
-        ctx.set(port.task.valid, 0)
-        for _ in range(n // lanes + 5):
-            await ctx.tick()
-        ctx.set(port.abort, 1)
-        await ctx.tick()
-        ctx.set(port.abort, 0)
-        got["ready"] = ctx.get(port.task.ready)
+        await abort_task(ctx, unit, isa.Instruction(isa.Opcode.NTT, dst=2, a=0), n // lanes + 5)
+        got["ready"] = ctx.get(unit.port.task.ready)
         got["cycles"], _ = await run_task(ctx, unit, isa.Instruction(isa.Opcode.MUL, dst=3, a=0, b=1))
         got["mul"] = await dump(ctx, bufs, 3, n, lanes, TEST_READ)
         await run_task(ctx, unit, isa.Instruction(isa.Opcode.NTT, dst=2, a=0))
