@@ -1,13 +1,14 @@
 """The engine's crypto unit: one array of P multi-field butterflies
 (:class:`~hhe_gen.cores.arith.butterfly_array.ButterflyArray`) that the sequencers of the NTT, the
-pointwise operations and the codec's special FFT take turns on, one task at a time (DNA-HHE's
-crypto unit, section III-A, Fig. 5).
+pointwise operations, the codec's special FFT and Rubato's Feistel take turns on, one task at a
+time (DNA-HHE's crypto unit, section III-A, Fig. 5).
 
 ::
 
-    port (NTT, POINTWISE, CODEC tasks) --> task router --> NttUnit        --+
-                                                       --> PointwiseUnit  --+-- lanes_port --> mode mux --> ButterflyArray
-                                                       --> CodecUnit      --+                  (Z_q and complex fields)
+    port (NTT, POINTWISE, CODEC,  --> task router --> NttUnit        --+
+          RUBATO tasks)                           --> PointwiseUnit  --+-- lanes_port --> mode mux --> ButterflyArray
+                                                  --> CodecUnit      --+                  (Z_q, Z_t, complex)
+                                                  --> RubatoUnit     --+
                                                                               <-- x, y (to every sequencer)
 
 Each sequencer is the engine's unit of that kind built with ``butterflies="external"``: its
@@ -16,16 +17,17 @@ latency (one latency for every field: the butterfly's fixed pipeline).  The unit
 on one task-manager port (its declaration's ``also``), so the manager offers it one task at a time
 and the sequencers never run together.  A task goes to the sequencer of its opcode's kind; the
 register ``mode``, set when a task is taken, selects whose ``op``, ``field``, ``sel`` and operands
-the array sees.  An operand only one sequencer drives (``c``: the pointwise ``mac``) is wired
-straight to the array: the other sequencers' ops ignore it (the butterfly's datapath,
-:mod:`hhe_gen.cores.arith.butterfly`: ct, gs and the complex ops never read ``c``).  Each
+the array sees.  An operand only some sequencers drive (``c``: the pointwise ``mac`` and Rubato's
+Feistel; ``w``: the NTT's and the FFT's twiddles) is multiplexed among those alone: the other
+sequencers' ops ignore it (the butterfly's datapath, :mod:`hhe_gen.cores.arith.butterfly`: ct and
+gs never read ``c``, mul / add / sub / mac never read ``w``).  Each
 sequencer's results come back on ``x`` and ``y`` the array's latency later, while its task still
 holds the unit (a task's ``done`` follows its last result).
 
 Buffer ports are shared the same way: read port k of the unit is the k-th read member of every
 sequencer that has one (the NTT streaming ``rd``; pointwise ``rd0``, ``rd1``, ``rd2``; the codec's
-``rd`` and decode's ``rd_row0`` ..), multiplexed by ``mode``, its data to all of them; the write
-port likewise.  The NTT in place keeps the buffer file's bank port (``bank``).
+``rd`` and decode's ``rd_row0`` ..; Rubato's ``rd``), multiplexed by ``mode``, its data to all of
+them; the write port likewise.  The NTT in place keeps the buffer file's bank port (``bank``).
 
 Parameters
 ----------
@@ -106,7 +108,7 @@ def _opcodes_of(kind) -> tuple:
 
 
 class CryptoUnit(wiring.Component):
-    """The NTT, the pointwise ops (and the codec) on one butterfly array (see the module docstring)."""
+    """The NTT, the pointwise ops (and the codec, Rubato) on one butterfly array (module docstring)."""
 
     @quiet_on_error
     def __init__(self, n: int, lanes: int, word_bits: int, buffers: int, slots: int, tag_width: int,
