@@ -34,7 +34,8 @@ Parameters
 n, lanes, word_bits, buffers, slots, tag_width, primes : the engine's sizes
     (:class:`.pointwise_unit.PointwiseUnit`)
 kind, latency, target, **reducer : the butterflies' Z_q reducer (a kind the pointwise unit takes:
-    "barrett", "special-barrett"), the array's latency (None: the default of its fields) and target
+    "barrett", "special-barrett"), the array's latency (None: of the default of its fields and the
+    next two, the one whose sharing plan needs the fewest DSP tiles) and target
 twiddles, banking, in_place : the NTT's (:class:`.ntt_unit.NttUnit`)
 codec : dict or None  the codec's options (``fmt``, ``log_scale``, ``decode_rows``;
     :class:`.codec_unit.CodecUnit`): the array gains the complex field of ``fmt`` and the unit
@@ -107,6 +108,21 @@ def _opcodes_of(kind) -> tuple:
     return tuple(code for code, info in isa.OPCODES.items() if info.unit == kind)
 
 
+#: Latencies above the array's default that :func:`_fewest_tiles` tries.
+LATENCY_SEARCH = 2
+
+
+def _fewest_tiles(butterfly: dict, latency) -> ButterflyPlan:
+    """The array's butterfly plan: at ``latency``, or (None) the one of the default latency and the
+    next :data:`LATENCY_SEARCH` with the fewest DSP tiles (the sharing plan packs the three fields'
+    products into fewer tiles at some depths; the earliest of the fewest)."""
+    if latency is not None:
+        return ButterflyPlan(**butterfly, latency=latency)
+    first = ButterflyPlan(**butterfly)
+    plans = [first] + [ButterflyPlan(**butterfly, latency=first.latency + k) for k in range(1, LATENCY_SEARCH + 1)]
+    return min(plans, key=lambda plan: (plan.tiles, plan.latency))
+
+
 class CryptoUnit(wiring.Component):
     """The NTT, the pointwise ops (and the codec, Rubato) on one butterfly array (module docstring)."""
 
@@ -120,10 +136,9 @@ class CryptoUnit(wiring.Component):
             fields["complex"] = codec["fmt"]
         if rubato is not None:
             fields["zt"] = dict(kind="barrett", moduli=[check_params(rubato.get("params", "Par-128S")).q])
-        self._array = dict(fields, target=target, latency=latency)
-        self.array_plan = ButterflyPlan(**self._array)
+        self.array_plan = _fewest_tiles(dict(fields, target=target), latency)
         L = self.array_plan.latency
-        self._array["latency"] = L
+        self._array = dict(fields, target=target, latency=L)
         common = dict(n=n, lanes=lanes, word_bits=word_bits, buffers=buffers, slots=slots, tag_width=tag_width,
                       primes=primes, target=target, butterflies="external")
         self.pointwise_unit = PointwiseUnit(**common, kind=kind, latency=L, **reducer)

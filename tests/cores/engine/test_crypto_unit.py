@@ -144,3 +144,23 @@ def test_the_engine_refuses_two_reducers_on_one_array():
                pointwise=dict(kind="special-barrett"))
     with pytest.raises(ParameterError, match="'datapath'"):
         Engine(32, primes, sampler=False, codec=False, datapath="one")
+
+
+def test_the_array_takes_the_latency_with_the_fewest_tiles():
+    """DNA-HHE's three fields (Z_q special primes, Rubato's t, complex 38/36): at the default
+    latency 8 the sharing plan needs 16 DSP tiles, at 9 it packs them into 13, so the array takes
+    9; a latency given is kept."""
+    from hhe_gen.cores.arith.butterfly import ButterflyPlan
+    from hhe_gen.cores.engine.crypto_unit import _fewest_tiles
+    from hhe_gen.models.fft import FixedPointFormat
+    from hhe_gen.params import preset
+    from hhe_gen.params.rubato import rubato_params
+    p = preset("dna-hhe")
+    fields = dict(zq=dict(kind="special-barrett", moduli=list(p.moduli), log_n=13),
+                  zt=dict(kind="barrett", moduli=[rubato_params("Par-128S").q]),
+                  complex=FixedPointFormat(38, 36), target="ecp5")
+    default = ButterflyPlan(**fields)
+    chosen = _fewest_tiles(fields, None)
+    assert (default.latency, default.tiles) == (8, 16)
+    assert (chosen.latency, chosen.tiles) == (9, 13)
+    assert _fewest_tiles(fields, 8).latency == 8
