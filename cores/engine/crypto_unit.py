@@ -184,7 +184,7 @@ class CryptoUnit(wiring.Component):
         return UnitDeclaration(kinds[0], reads=tuple(f"rd{k}" for k in range(self.read_ports)), writes=("wr",),
                                bank="bank" if self.in_place else None, also=tuple(kinds[1:]))
 
-    def task_cycles(self, opcode, **task) -> int:
+    def task_cycles(self, opcode) -> int:
         """Cycles from the task transfer to ``done`` for an NTT or pointwise task of ``opcode`` (an
         :class:`.isa.Opcode`); a codec task's are the codec unit's (its FFT's timing)."""
         if opcode in (isa.Opcode.NTT, isa.Opcode.INTT):
@@ -198,7 +198,7 @@ class CryptoUnit(wiring.Component):
         seqs = [(i, s, getattr(self, s.name)) for i, s in enumerate(self.sequencers)]
         for _, s, unit in seqs:
             m.submodules[s.name] = unit
-        m.submodules.butterflies = array = ButterflyArray(self.lanes, **{k: v for k, v in self._array.items()})
+        m.submodules.butterflies = array = ButterflyArray(self.lanes, **self._array)
         mode = Signal(range(len(seqs)), name="mode")
 
         def by_mode(users, value):
