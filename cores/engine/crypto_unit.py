@@ -43,13 +43,15 @@ codec : dict or None  the codec's options (``fmt``, ``log_scale``, ``decode_rows
 rubato : dict or None  the Rubato unit's options (``params``, ``rubato_lanes`` <= P;
     :class:`.rubato_unit.RubatoUnit`): the array gains the Z_t field of the set's t, the Feistel
     squarers are its lanes 0 .. rubato_lanes - 1 (op mac), and the unit takes RUBATO tasks (the
-    round keys keep their own multiplier, the linear layers their shift-and-add lanes)
+    round keys keep their own multiplier, the linear layers their shift-and-add lanes); with
+    ``xof="external"`` (the engine's one XOF) the unit has Rubato's ``xof`` port
 
 Members
 -------
 port : In(UnitPort(tag_width))         the tasks of every kind in ``declaration.kinds``
 rd0 .. rd{R-1} : Out(read port);  wr : Out(write port);  bank : Out(bank port) (in place)
 slot_prime : In(ArrayLayout(5, S))
+xof : Out(xof_client_signature(8))     Rubato's port on the one XOF (``rubato["xof"] = "external"``)
 ntt_unit, pointwise_unit, codec_unit, rubato_unit (or None) : the sequencers; ``sequencers``: (name, kind,
     field, operands, reads, writes) of each; ``array_plan``: the lanes'
     :class:`~hhe_gen.cores.arith.butterfly.ButterflyPlan`
@@ -175,6 +177,8 @@ class CryptoUnit(wiring.Component):
                  "wr": Out(write_port_signature(buffers, self.rows, lanes, word_bits))}
         if self.in_place:
             ports["bank"] = Out(bank_access_signature(buffers, lanes, self.rows, word_bits))
+        if self.rubato_unit is not None and "xof" in self.rubato_unit.signature.members:
+            ports["xof"] = self.rubato_unit.signature.members["xof"]
         super().__init__(ports)
 
     @property
@@ -269,4 +273,6 @@ class CryptoUnit(wiring.Component):
             m.d.comb += getattr(self.wr, name).eq(by_mode(users, lambda member: getattr(member, name)))
         if self.in_place:
             wiring.connect(m, wiring.flipped(self.bank), self.ntt_unit.bank)
+        if "xof" in self.signature.members:
+            wiring.connect(m, wiring.flipped(self.xof), self.rubato_unit.xof)
         return m

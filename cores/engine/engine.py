@@ -38,7 +38,7 @@ datapath : str        "separate" (default): the NTT unit, the pointwise unit and
                       with its P butterflies; "shared": the crypto unit (:class:`.crypto_unit.CryptoUnit`),
                       one array of P butterflies for the NTT, the pointwise ops, the codec's FFT and
                       Rubato's Feistel, ``ntt``, ``pointwise``, ``codec`` and ``rubato`` its options
-                      (one reducer kind and latency)
+                      (one reducer kind and latency), and one XOF for the sampling unit and Rubato
 sampler : dict or False   options of the sampling unit (sigma, bound_sigmas, hamming_weight,
                       rounds_per_cycle); False: no sampling unit (``sample.*`` are NOT_BUILT; the
                       server programs sample nothing, and its uniform sampler needs primes of one
@@ -76,6 +76,9 @@ network_unit, rubato_unit, basis_unit : the parts (sampler_unit / codec_unit / n
                                      with the separate datapath, ntt_unit, pointwise_unit,
                                      codec_unit and rubato_unit None with the shared one: they are its
                                      sequencers, ``crypto_unit.ntt_unit`` ...)
+xof : the one XOF (:class:`~hhe_gen.cores.keccak.shared.SharedXof`) of the sampling unit and
+      Rubato, with the shared datapath and both built (None otherwise: each has its own SHAKE256);
+      a sampling task and a Rubato stream take turns on it, one task at a time
 
 Latency
 -------
@@ -93,6 +96,7 @@ from amaranth.hdl import Array, Const, Module
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from hhe_gen.cores.keccak.shared import SharedXof
 from hhe_gen.cores.net.packetizer import UDP_LAYOUT
 from hhe_gen.cores.unused import mark_unused, quiet_on_error
 from hhe_gen.params.checks import check_int, check_power_of_two
@@ -109,7 +113,7 @@ from .network_unit import NetworkUnit
 from .ntt_unit import NttUnit
 from .pointwise_unit import PointwiseUnit
 from .rubato_unit import RubatoUnit
-from .sampler_unit import SamplerUnit
+from .sampler_unit import BEAT_BYTES as SAMPLER_BEAT_BYTES, SamplerUnit
 from .task_manager import TaskManager, check_window, status_members
 from .unit_ports import PortAllocation, task_groups
 from .units import tag_bits
@@ -161,6 +165,11 @@ class Engine(wiring.Component):
             raise ParameterError("datapath", datapath, "one of " + ", ".join(DATAPATHS))
         self.datapath = datapath
         self.crypto_unit = self.ntt_unit = self.pointwise_unit = self.codec_unit = None
+        # the one XOF: the sampling unit's and Rubato's streams on one SHAKE256 (shared datapath)
+        one_xof = datapath == "shared" and sampler is not False and rubato is not None
+        if one_xof:
+            rubato = dict(rubato, xof="external",
+                          xof_rounds_per_cycle=dict(sampler or {}).get("rounds_per_cycle", 1))
         if datapath == "shared":        # the NTT, the pointwise ops and the codec on one butterfly array
             ntt, pointwise = dict(ntt or {}), dict(pointwise or {})
             for name in set(ntt) & set(pointwise):
@@ -195,9 +204,12 @@ class Engine(wiring.Component):
         self.basis_unit = BasisUnit(**common, tag_width=tw, primes=self.primes) if basis else None
         self.memory_unit = MemoryUnit(**common, tag_width=tw, beat_words=beat_words)
         self.beat_words = beat_words
-        self.sampler_unit = None
+        self.sampler_unit = self.xof = None
         if sampler is not False:
-            self.sampler_unit = SamplerUnit(**common, tag_width=tw, primes=self.primes, **(sampler or {}))
+            self.sampler_unit = SamplerUnit(**common, tag_width=tw, primes=self.primes,
+                                            xof="external" if one_xof else "own", **(sampler or {}))
+        if one_xof:
+            self.xof = SharedXof(2, beat_bytes=SAMPLER_BEAT_BYTES, rounds_per_cycle=self.sampler_unit.rounds_per_cycle)
         self.units = tuple((name, getattr(self, name)) for name in UNITS if getattr(self, name) is not None)
         self.buffer_ports = PortAllocation.of(self.units)
         self.manager = TaskManager(manager_shape, window=window, ooo=ooo, queue=queue, exclusive_reads=True,
@@ -207,6 +219,8 @@ class Engine(wiring.Component):
                                        read_ports=max(1, len(self.buffer_ports.reads)),
                                        write_ports=max(1, len(self.buffer_ports.writes)), banked=self.ntt_in_place)
         mark_unused(self.manager, self.buffers_file, *(unit for _, unit in self.units))
+        if self.xof is not None:
+            mark_unused(self.xof, deep=True)
         super().__init__({
             "i_instr": In(stream.Signature(isa.WORD_BITS)),
             "abort": In(1),
@@ -266,6 +280,10 @@ class Engine(wiring.Component):
                 m.d.comb += unit.slot_prime.eq(mgr.cfg.prime)
         if su is not None:
             m.d.comb += su.seed.eq(mu.seed)
+        if self.xof is not None:                # the sampling unit first when both request at once
+            m.submodules.xof = self.xof
+            wiring.connect(m, su.xof, self.xof.client0)
+            wiring.connect(m, self.crypto_unit.xof, self.xof.client1)
         if self.network_unit is not None:
             nw = self.network_unit
             wiring.connect(m, nw.o_udp, wiring.flipped(self.o_udp))

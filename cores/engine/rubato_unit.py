@@ -33,6 +33,11 @@ multiplier : str                     the core's multipliers, "barrett" or "butte
                                      its Feistel squarers on the ``lanes_port`` (lanes 0 ..
                                      rubato_lanes - 1 of the crypto unit's array, its Z_t field)
 mul_latency : int or None            the core's multipliers' latency ("external": the array's)
+xof : str                            "own" (the core's SHAKE256) or "external": the engine's one XOF
+                                     through the member ``xof`` (8-byte beats), held from a
+                                     ``rubato.stream`` / ``rubato.enc`` task's start to its last
+                                     block; the first block's command waits for the grant
+xof_rounds_per_cycle : int           the XOF's Keccak rounds per cycle (the core's cycle formula)
 
 Members
 -------
@@ -40,6 +45,7 @@ port : In(UnitPort(tag_width))       the task manager's command / status port
 rd : Out(read_port_signature(...))   read port (key blocks, messages)
 wr : Out(write_port_signature(...))  write port (keystream, ciphertext)
 lanes_port : Out(butterfly lanes)    ``multiplier="external"`` only: the core's
+xof : Out(xof_client_signature(8))   ``xof="external"`` only: the core's, requested for the whole task
 
 Latency
 -------
@@ -67,7 +73,10 @@ from .row_reader import RowReader
 from .units import UnitPort, check_unit_sizes
 from .unit_ports import UnitDeclaration
 
-__all__ = ["RubatoUnit"]
+__all__ = ["RubatoUnit", "XOF_BEAT_BYTES"]
+
+#: Bytes per beat of the engine's one XOF as the Rubato core sees it (the sampling unit's beats).
+XOF_BEAT_BYTES = 8
 
 
 def _times(value, constant: int):
@@ -84,9 +93,11 @@ class RubatoUnit(wiring.Component):
 
     @quiet_on_error
     def __init__(self, n: int, lanes: int, word_bits: int, buffers: int, slots: int, tag_width: int, *,
-                 params="Par-128S", rubato_lanes: int = 2, multiplier: str = "barrett", mul_latency=None):
+                 params="Par-128S", rubato_lanes: int = 2, multiplier: str = "barrett", mul_latency=None,
+                 xof: str = "own", xof_rounds_per_cycle: int = 1):
         check_unit_sizes(self, n, lanes, word_bits, buffers, slots)
-        self.core = RubatoCore(params, rubato_lanes, noise=True, multiplier=multiplier, mul_latency=mul_latency)
+        self.core = RubatoCore(params, rubato_lanes, noise=True, multiplier=multiplier, mul_latency=mul_latency,
+                               xof=xof, xof_beat_bytes=XOF_BEAT_BYTES, xof_rounds_per_cycle=xof_rounds_per_cycle)
         p = self.params = self.core.params
         mark_unused(self.core, deep=True)
         if p.name not in isa.RUBATO_SET_IDS:
@@ -103,6 +114,7 @@ class RubatoUnit(wiring.Component):
             "rd": Out(read_port_signature(buffers, self.rows, lanes, word_bits)),
             "wr": Out(write_port_signature(buffers, self.rows, lanes, word_bits)),
             **({"lanes_port": self.core.signature.members["lanes_port"]} if multiplier == "external" else {}),
+            **({"xof": self.core.signature.members["xof"]} if self.core.external_xof else {}),
         })
 
     @property
@@ -117,6 +129,15 @@ class RubatoUnit(wiring.Component):
         m.submodules.core = core = self.core
         if "lanes_port" in self.signature.members:
             wiring.connect(m, core.lanes_port, wiring.flipped(self.lanes_port))
+        holding = Signal()                          # a blocks task: the XOF stays the core's
+        if self.core.external_xof:
+            inner, outer = core.xof, self.xof
+            m.d.comb += [outer.req.eq(inner.req | holding), inner.grant.eq(outer.grant),
+                         outer.restart.eq(inner.restart),
+                         outer.absorb.valid.eq(inner.absorb.valid), outer.absorb.payload.eq(inner.absorb.payload),
+                         inner.absorb.ready.eq(outer.absorb.ready),
+                         inner.squeeze.valid.eq(outer.squeeze.valid), inner.squeeze.payload.eq(outer.squeeze.payload),
+                         outer.squeeze.ready.eq(inner.squeeze.ready)]
         reader = RowReader(self.n, P, W, self.buffers)
         m.submodules.reader = ResetInserter(abort)(reader)
         wiring.connect(m, reader.rd, wiring.flipped(self.rd))
@@ -198,6 +219,7 @@ class RubatoUnit(wiring.Component):
                     with m.If(word == p.n + isa.RUBATO_KEY_EXTRA - 1):
                         m.next = "finish"
             with m.State("blocks"):
+                m.d.comb += holding.eq(1)
                 m.d.comb += core.i_stream.valid.eq((issued != blocks) & ~abort)
                 with m.If(core.i_stream.valid & core.i_stream.ready):
                     m.d.sync += issued.eq(issued + 1)

@@ -27,12 +27,17 @@ n, lanes, word_bits, buffers, slots, tag_width, primes : the engine's sizes
 sigma, bound_sigmas : the Gaussian (default 3.2, 6)
 hamming_weight : int or None   h of the Hamming sampler (None: N/2, as the ISA model)
 rounds_per_cycle : int         Keccak rounds per cycle
+xof : str                      "own" (a SHAKE256 of the unit's) or "external": the engine's one XOF
+                               (:class:`~hhe_gen.cores.keccak.shared.SharedXof`) through the member
+                               ``xof``, requested while a task runs (a task whose request finds
+                               the XOF free starts as on an XOF of its own)
 
 Members
 -------
 port : In(UnitPort(tag_width));  wr : Out(write port);  seed : In(256)
 slot_prime : In(ArrayLayout(5, S))
-xof, uniform, ternary, hamming, gaussian : the cores (after construction)
+xof : Out(xof_client_signature(BEAT_BYTES))   ("external" only) the unit's port on the one XOF
+shake (None with "external"), uniform, ternary, hamming, gaussian : the cores (after construction)
 
 Latency
 -------
@@ -47,7 +52,8 @@ from amaranth.hdl import Const, Module, Mux, Signal
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
-from hhe_gen.cores.keccak import ShakeXof
+from hhe_gen.cores.keccak import ShakeXof, check_rounds_per_cycle
+from hhe_gen.cores.keccak.shared import xof_client_signature
 from hhe_gen.cores.sampler import GaussianCDT, TernaryHamming, TernaryUniform, UniformModQ
 from hhe_gen.cores.unused import mark_unused, quiet_on_error
 from hhe_gen.params.checks import check_int
@@ -69,19 +75,24 @@ class SamplerUnit(wiring.Component):
 
     @quiet_on_error
     def __init__(self, n: int, lanes: int, word_bits: int, buffers: int, slots: int, tag_width: int,
-                 primes, *, sigma=3.2, bound_sigmas=6, hamming_weight=None, rounds_per_cycle: int = 1):
+                 primes, *, sigma=3.2, bound_sigmas=6, hamming_weight=None, rounds_per_cycle: int = 1,
+                 xof: str = "own"):
         check_unit_sizes(self, n, lanes, word_bits, buffers, slots, primes)
         if len({-(-q.bit_length() // 8) for q in self.primes}) != 1:
             raise ParameterError("primes", primes, "primes of one byte length ceil(bitlen(q)/8) "
                                  "(the uniform sampler draws candidates of that many bytes)")
         self.hamming_weight = n // 2 if hamming_weight is None else check_int("hamming_weight", hamming_weight, 0, n)
-        self.xof = ShakeXof(256, beat_bytes=BEAT_BYTES, rounds_per_cycle=rounds_per_cycle)
+        if xof not in ("own", "external"):
+            raise ParameterError("xof", xof, "'own' or 'external'")
+        check_rounds_per_cycle(rounds_per_cycle)
+        self.rounds_per_cycle = rounds_per_cycle
+        self.shake = ShakeXof(256, beat_bytes=BEAT_BYTES, rounds_per_cycle=rounds_per_cycle) if xof == "own" else None
         self.uniform = UniformModQ(list(self.primes) if len(self.primes) > 1 else self.primes[0],
                                    in_bytes=BEAT_BYTES)
         self.ternary = TernaryUniform(in_bytes=BEAT_BYTES)
         self.hamming = TernaryHamming(n, self.hamming_weight, in_bytes=BEAT_BYTES)
         self.gaussian = GaussianCDT(sigma, bound_sigmas, in_bytes=BEAT_BYTES)
-        mark_unused(self.xof, self.uniform, self.ternary, self.hamming, self.gaussian)
+        mark_unused(*(c for c in (self.shake, self.uniform, self.ternary, self.hamming, self.gaussian) if c))
         if self.uniform.value_bits > word_bits:
             raise ParameterError("word_bits", word_bits, f">= {self.uniform.value_bits} (the primes' width)")
         super().__init__({
@@ -89,6 +100,7 @@ class SamplerUnit(wiring.Component):
             "wr": Out(write_port_signature(buffers, self.rows, lanes, word_bits)),
             "seed": In(256),
             "slot_prime": In(data.ArrayLayout(5, slots)),
+            **({"xof": Out(xof_client_signature(BEAT_BYTES))} if xof == "external" else {}),
         })
 
     @property
@@ -100,14 +112,19 @@ class SamplerUnit(wiring.Component):
         m = Module()
         p, wb, n = self.lanes, self.word_bits, self.n
         task, abort = self.port.task, self.port.abort
-        xof = self.xof
         samplers = {isa.SampleKind.UNIFORM: self.uniform, isa.SampleKind.TERNARY: self.ternary,
                     isa.SampleKind.HAMMING: self.hamming, isa.SampleKind.GAUSSIAN: self.gaussian}
-        m.submodules.xof = xof
+        busy = Signal()
+        if self.shake is not None:
+            m.submodules.xof = self.shake
+            absorb, squeeze, xof_abort = self.shake.i_stream, self.shake.o_stream, self.shake.abort
+        else:                               # the one XOF, held while a task runs
+            absorb, squeeze, xof_abort = self.xof.absorb, self.xof.squeeze, self.xof.restart
+            m.d.comb += self.xof.req.eq(busy)
         for kind, smp in samplers.items():
             m.submodules[kind.name.lower()] = smp
 
-        busy, kind, done = Signal(), Signal(2), Signal()
+        kind, done = Signal(2), Signal()
         dst, domain, nonce = Signal(isa.BUFFER_BITS), Signal(8), Signal(24)
         beat = Signal(range(6 + 1))                  # message beat 0 .. 5 (41 bytes in 8-byte beats)
         count = Signal(range(n + 1))                 # values written
@@ -119,7 +136,7 @@ class SamplerUnit(wiring.Component):
         # offer (``task.valid``).  Nothing moves between them and the unit while it is idle.
         restart = Signal()
         m.d.sync += restart.eq(done | abort)
-        m.d.comb += xof.abort.eq(restart)
+        m.d.comb += xof_abort.eq(restart)
         for smp in samplers.values():
             m.d.comb += smp.abort.eq(restart)
         with m.If(abort):
@@ -135,7 +152,6 @@ class SamplerUnit(wiring.Component):
         message = Signal(8 * 48)
         m.d.comb += message.eq(self.seed | (domain << 256) | (nonce << 264))
         beats = -(-MESSAGE_BYTES // BEAT_BYTES)
-        absorb = xof.i_stream
         m.d.comb += [absorb.valid.eq(busy & (beat < beats) & ~abort),
                      absorb.payload.data.eq(message.word_select(beat, 64)),
                      absorb.payload.last.eq(beat == beats - 1),
@@ -149,11 +165,11 @@ class SamplerUnit(wiring.Component):
         valid = Signal()
         for k, smp in samplers.items():
             sel = kind == k
-            m.d.comb += [smp.i_stream.valid.eq(xof.o_stream.valid & sel & busy),
-                         smp.i_stream.payload.eq(xof.o_stream.payload),
+            m.d.comb += [smp.i_stream.valid.eq(squeeze.valid & sel & busy),
+                         smp.i_stream.payload.eq(squeeze.payload),
                          smp.o_stream.ready.eq(sel & busy & ~abort)]
             with m.If(sel):
-                m.d.comb += [xof.o_stream.ready.eq(smp.i_stream.ready & busy), valid.eq(smp.o_stream.valid & busy)]
+                m.d.comb += [squeeze.ready.eq(smp.i_stream.ready & busy), valid.eq(smp.o_stream.valid & busy)]
                 v = smp.o_stream.payload
                 m.d.comb += value.eq(v.as_signed() if k != isa.SampleKind.UNIFORM else v)
         write = valid & ~abort

@@ -60,6 +60,8 @@ Design notes
   ``synth_ecp5 -nowidelut -nodffe`` and nextpnr's static placer (measurements in
   :mod:`hhe_gen.apps.bench.rubato`).  The price: with many lanes the output may wait for the
   noise (:func:`~.schedule.cycles_per_block`, ``shared_noise``); 1 and 2 lanes never do.
+  ``xof="external"``: the XOF is outside the core (the engine's one XOF for its samplers and
+  Rubato, :class:`hhe_gen.cores.keccak.shared.SharedXof`), reached through the ``xof`` port.
 """
 
 from .core import RubatoCore, command_layout

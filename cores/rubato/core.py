@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from amaranth.hdl import Module, Mux, ResetInserter, Signal, signed
 from amaranth.lib import data, enum, stream, wiring
 from amaranth.lib.fifo import SyncFIFOBuffered
@@ -35,6 +37,31 @@ class CoreState(enum.Enum, shape=2):
     RUN = 1
     DRAIN = 2
     OUT = 3
+
+
+class _XofEnds(NamedTuple):
+    i_stream: object    # the absorb stream (driven)
+    o_stream: object    # 4-byte words (taken)
+    abort: object       # the restart strobe (driven)
+
+
+def _xof_ends(m, port, beat_bytes: int) -> _XofEnds:
+    """An external XOF's ``port`` (:func:`~hhe_gen.cores.keccak.shared.xof_client_signature`) seen
+    as the core's own XOF: its squeeze stream as 4-byte words (an 8-byte beat as its low, then its
+    high half, one per cycle, no register; a restart starts at a low half)."""
+    words = stream.Signature(8 * BEAT_BYTES).create()
+    sq = port.squeeze
+    if beat_bytes == BEAT_BYTES:
+        m.d.comb += [words.valid.eq(sq.valid), words.payload.eq(sq.payload), sq.ready.eq(words.ready)]
+    else:
+        high = Signal(name="xof_high_half")
+        m.d.comb += [words.valid.eq(sq.valid), words.payload.eq(Mux(high, sq.payload[32:], sq.payload[:32])),
+                     sq.ready.eq(words.ready & high)]
+        with m.If(port.restart):
+            m.d.sync += high.eq(0)
+        with m.Elif(words.valid & words.ready):
+            m.d.sync += high.eq(~high)
+    return _XofEnds(port.absorb, words, port.restart)
 
 
 class RubatoCore(wiring.Component):
@@ -73,6 +100,13 @@ class RubatoCore(wiring.Component):
                            (True, default) or one XOF each (False: ~7k LUT4 and 1.6k FF more on
                            ECP5, and the noise never delays the output)
     xof_rounds_per_cycle : int  Keccak rounds per cycle of the XOF(s) (1, 2, 3, 4, 6, 8, 12, 24)
+    xof : str              "own" (the core's SHAKE256) or "external": the core's messages go to,
+                           and its words come from, an XOF outside (the engine's one XOF,
+                           :class:`~hhe_gen.cores.keccak.shared.SharedXof`) through the member
+                           ``xof``, as with the shared XOF (round constants, then the noise); a
+                           command is taken only while the XOF is granted to the core
+    xof_beat_bytes : int   ("external") the outside XOF's bytes per beat, 4 or 8 (an 8-byte beat
+                           reaches the samplers as two 4-byte words, one per cycle)
 
     Members
     -------
@@ -81,6 +115,8 @@ class RubatoCore(wiring.Component):
                            cannot be read back.  Write it only while no block is in flight.
     seed_we, seed_addr, seed_data : In   (noise only) the 64-bit noise seed as two 32-bit words
                            (word 0 = the low half), write-only likewise.
+    xof : Out(xof_client_signature(xof_beat_bytes))   ("external" only) the core's port on the
+                           outside XOF: ``req`` while a command waits or a block runs
     i_stream : In(stream.Signature(command_layout(noise)))   one command per block
     o_stream : Out(stream.Signature(unsigned(q_bits)))       l words per block, in order
 
@@ -105,7 +141,8 @@ class RubatoCore(wiring.Component):
     """
 
     def __init__(self, params, lanes: int = 2, *, noise: bool = True, multiplier: str = "barrett",
-                 mul_latency=None, xof_rounds_per_cycle: int = 1, shared_xof: bool = True):
+                 mul_latency=None, xof_rounds_per_cycle: int = 1, shared_xof: bool = True, xof: str = "own",
+                 xof_beat_bytes: int = 8):
         try:
             p = self.params = check_params(params)
             self.lanes = check_lanes(lanes, p.n)
@@ -121,8 +158,17 @@ class RubatoCore(wiring.Component):
             from hhe_gen.cores.sampler import RubatoNoise, SeedMessage
             if not isinstance(shared_xof, bool):
                 raise ParameterError("shared_xof", shared_xof, "True or False")
-            self._rc_msg = SeedMessage(BEAT_BYTES)
-            self._rc_xof = ShakeXof(256, beat_bytes=BEAT_BYTES, rounds_per_cycle=xof_rounds_per_cycle)
+            if xof not in ("own", "external"):
+                raise ParameterError("xof", xof, "'own' or 'external'")
+            self.xof_beat_bytes = BEAT_BYTES
+            if xof == "external":
+                if xof_beat_bytes not in (BEAT_BYTES, 2 * BEAT_BYTES):
+                    raise ParameterError("xof_beat_bytes", xof_beat_bytes, f"{BEAT_BYTES} or {2 * BEAT_BYTES}")
+                self.xof_beat_bytes = xof_beat_bytes
+                shared_xof = True
+            self._rc_msg = SeedMessage(self.xof_beat_bytes)
+            self._rc_xof = None if xof == "external" else \
+                ShakeXof(256, beat_bytes=BEAT_BYTES, rounds_per_cycle=xof_rounds_per_cycle)
             if noise:
                 if not shared_xof:
                     self._nz_msg = SeedMessage(BEAT_BYTES)
@@ -133,6 +179,7 @@ class RubatoCore(wiring.Component):
             raise
         self.noise = noise
         self.shared_xof = bool(noise and shared_xof)
+        self.external_xof = xof == "external"
         self.xof_rounds_per_cycle = xof_rounds_per_cycle
         self.mul_latency = self.round_keys.mul_latency
         self.depth = self.datapath.depth
@@ -144,6 +191,9 @@ class RubatoCore(wiring.Component):
             members.update({"seed_we": In(1), "seed_addr": In(range(2)), "seed_data": In(32)})
         if multiplier == "external":
             members["lanes_port"] = self.datapath.signature.members["lanes_port"]
+        if self.external_xof:
+            from hhe_gen.cores.keccak.shared import xof_client_signature
+            members["xof"] = Out(xof_client_signature(self.xof_beat_bytes))
         super().__init__(members)
         self.commit_phase = Signal(range(len(self.phases)))
         self.rk_count = self.round_keys.rk_count
@@ -157,7 +207,7 @@ class RubatoCore(wiring.Component):
         p = self.params
         return cycles_per_block(p.n, p.l, p.rounds, self.lanes, self.depth, self.mul_latency,
                                 accepted_positions, rounds_per_cycle=self.xof_rounds_per_cycle,
-                                shared_noise=bool(noise) and self.shared_xof)
+                                shared_noise=bool(noise) and self.shared_xof, xof_beat_bytes=self.xof_beat_bytes)
 
     def elaborate(self, platform):
         m = Module()
@@ -174,9 +224,14 @@ class RubatoCore(wiring.Component):
         # -- command and XOF messages ------------------------------------------------------------
         from hhe_gen.cores.sampler import MessageKind
         m.submodules.rc_msg = rc_msg = self._rc_msg
-        m.submodules.rc_xof = rc_xof = self._rc_xof
         m.submodules.round_keys = rks = self.round_keys
         all_ready = rc_msg.i_stream.ready & (state == CoreState.IDLE)
+        if self.external_xof:
+            rc_xof = _xof_ends(m, self.xof, self.xof_beat_bytes)
+            m.d.comb += self.xof.req.eq((state != CoreState.IDLE) | self.i_stream.valid)
+            all_ready = all_ready & self.xof.grant
+        else:
+            m.submodules.rc_xof = rc_xof = self._rc_xof
         if self.noise:
             m.submodules.nz = nz = self._nz
             if not self.shared_xof:

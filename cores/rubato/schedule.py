@@ -52,16 +52,17 @@ def phases(rounds: int) -> list[Phase]:
     return out
 
 
-def xof_first_word(rounds_per_cycle: int = 1) -> int:
+def xof_first_word(rounds_per_cycle: int = 1, beat_bytes: int = 4) -> int:
     """Cycles from the command to the first candidate word at the rejection filter's output.
 
-    The message (16 bytes = 4 beats) is taken in cycles 2..5 after the command (the message
-    builder takes the command in cycle 0 and emits from cycle 1, the XOF's restart takes one
-    cycle), then padding (1) and a permutation (perm), the first output beat, the byte gatherer
-    (1) and the filter register (1).
+    The message (16 bytes = 16 / W beats of the XOF's W = ``beat_bytes``) is taken from cycle 2
+    after the command on (the message builder takes the command in cycle 0 and emits from cycle 1,
+    the XOF's restart takes one cycle), then padding (1) and a permutation (perm), the first output
+    beat, the byte gatherer (1) and the filter register (1).  An 8-byte XOF's beats reach the
+    filter as two 4-byte words, one per cycle (the core's downsizer, no register).
     """
     perm = 24 // rounds_per_cycle
-    return 4 + 2 + perm + 2
+    return 16 // beat_bytes + 2 + perm + 2
 
 
 def candidate_positions(q: int, q_bits: int, words, count: int) -> list[int]:
@@ -95,20 +96,20 @@ def block_positions(params, nonce: int, counter: int) -> list[int]:
     return candidate_positions(params.q, params.q_bits, struct.unpack(f"<{words}I", stream), count)
 
 
-def noise_first_word(rounds_per_cycle: int = 1) -> int:
+def noise_first_word(rounds_per_cycle: int = 1, beat_bytes: int = 4) -> int:
     """With a shared XOF: cycles from the one in which the last round constant is taken to the
     first cycle noise word 0 can be loaded into the output register: 1 (the controller sees the
     count and starts the noise message) + :func:`xof_first_word` (restart, message, padding,
-    permutation, first word) + 4 (the noise message is 32 bytes, 4 beats more than the round
-    constants' 16) + 4 (the noise sampler's gatherer and CDT register, the FIFO's write-to-read
+    permutation, first word) + 16 / W (the noise message is 32 bytes, 16 more than the round
+    constants', W = ``beat_bytes`` per beat) + 4 (the noise sampler's gatherer and CDT register, the FIFO's write-to-read
     latency, less the round-constant filter register counted in ``xof_first_word``).
     Measured in simulation for every set; the tests assert the whole formula."""
-    return 1 + xof_first_word(rounds_per_cycle) + 4 + 4
+    return 1 + xof_first_word(rounds_per_cycle, beat_bytes) + 16 // beat_bytes + 4
 
 
 def cycles_per_block(n: int, l: int, rounds: int, lanes: int, depth: int, mul_latency: int,
                      accepted_positions=None, *, rounds_per_cycle: int = 1,
-                     shared_noise: bool = False) -> int:
+                     shared_noise: bool = False, xof_beat_bytes: int = 4) -> int:
     """Cycles from the command's acceptance to the cycle the last keystream word is taken (an
     always-ready consumer).
 
@@ -121,6 +122,7 @@ def cycles_per_block(n: int, l: int, rounds: int, lanes: int, depth: int, mul_la
     accepted_positions : candidate-word index of every accepted round constant, in order
         (``(r+1)*n`` of them, :func:`candidate_positions`); None = no rejection (0, 1, 2, ...)
     rounds_per_cycle : the XOF's Keccak rounds per cycle
+    xof_beat_bytes : the XOF's bytes per beat (4: the core's own; 8: an external XOF's)
     shared_noise : the block adds noise and the core has one XOF for both streams
         (``RubatoCore(shared_xof=True)``, the default): the noise message starts only after the
         last round constant is taken, so the output may wait for the noise words
@@ -144,7 +146,7 @@ def cycles_per_block(n: int, l: int, rounds: int, lanes: int, depth: int, mul_la
     total = (rounds + 1) * n
     if accepted_positions is None:
         accepted_positions = list(range(total))
-    first = xof_first_word(rounds_per_cycle)
+    first = xof_first_word(rounds_per_cycle, xof_beat_bytes)
 
     def ready(j):
         w = accepted_positions[(j + 1) * n - 1]
@@ -159,7 +161,7 @@ def cycles_per_block(n: int, l: int, rounds: int, lanes: int, depth: int, mul_la
         return t + 1 + l
     w = accepted_positions[total - 1]
     t_rc = first + w + perm * (w // WORDS_PER_BLOCK)
-    noise_first = noise_first_word(rounds_per_cycle)
+    noise_first = noise_first_word(rounds_per_cycle, xof_beat_bytes)
     load = t
     for k in range(l):
         load = max(load + 1, t_rc + noise_first + k + perm * (k // WORDS_PER_BLOCK))

@@ -44,7 +44,8 @@ def simulate_blocks(core, key, blocks, *, seed: int | None = None, trace: bool =
 
     Parameters
     ----------
-    core : RubatoCore (not elaborated elsewhere)
+    core : RubatoCore (not elaborated elsewhere); one with ``xof="external"`` runs on a
+           :class:`~hhe_gen.cores.keccak.shared.SharedXof` of one client
     key : n ints in [0, q), or None (written per block, or left as it is)
     blocks : iterable of (nonce, counter) or (nonce, counter, noise) tuples (noise 0/1, only for
              a core with noise), or dicts with "nonce", "counter" and optionally "noise", "key"
@@ -113,7 +114,18 @@ def simulate_blocks(core, key, blocks, *, seed: int | None = None, trace: bool =
             run.xof_words = ctx.get(core.xof_words)
             runs.append(run)
 
-    sim = Simulator(core)
+    top = core
+    if getattr(core, "external_xof", False):      # the core's outside XOF: one of its own, always granted
+        from amaranth.hdl import Module
+        from amaranth.lib import wiring
+
+        from hhe_gen.cores.keccak.shared import SharedXof
+        top = Module()
+        top.submodules.core = core
+        top.submodules.xof = xof = SharedXof(1, beat_bytes=core.xof_beat_bytes,
+                                             rounds_per_cycle=core.xof_rounds_per_cycle)
+        wiring.connect(top, core.xof, xof.client0)
+    sim = Simulator(top)
     sim.add_clock(1e-6)
     sim.add_testbench(bench)
     run_simulation(sim, vcd)

@@ -11,7 +11,11 @@
   (``precision_bits``: mean bits of the slots).  ``target`` is the case's goal (:data:`TARGETS`, each
   with its source: DNA-HHE Table II x 0.8 at 2 lanes, its m-to-ct 1.79 ms at 60 MHz
   for 8 lanes), ``dna_hhe`` DNA-HHE's own cycles at 200 MHz (Table II).
-  ``ntt_busy`` is the share of the run the NTT unit was busy (the bottleneck of m-to-ct), ``ntt``
+  ``ntt_busy`` is the share of the run the NTT unit was busy (the bottleneck of m-to-ct),
+  ``crypto_busy`` the NTT, pointwise and codec tasks' share (on the shared datapath: the crypto
+  unit's), ``xof_busy`` the sampling tasks' (the XOF's demand: the samplers keep ahead of the
+  crypto unit when the XOF's tasks overlap its work, the out-of-order run's cycles near
+  ``crypto_busy``), ``ntt``
   whether it transforms in place in the banked buffers or streams through its own banks (the
   client engine's choice, :meth:`hhe_gen.engine.config.AcceleratorConfig.resolve`; the
   ``-inplace`` / ``-stream`` cases take the other one).  ``datapath``: the configuration's
@@ -32,6 +36,8 @@
   stream task against the separate core's own (:meth:`hhe_gen.cores.rubato.RubatoCore.cycles_per_block`
   for the same nonce and counters: the rubato-cycles table of docs/figures.md) and DNA-HHE's
   (DNA-HHE, Table III: 1235 / 2087 / 3036 cycles per block), checked against the ISA model.
+  ``rubato-*-shared``: the same on the shared datapath (the Feistel on the crypto unit's array, the
+  round constants and the noise from the one XOF; ``core_alone`` that core's formula).
 * ``plan-*`` (quick): the block-RAM plan (:meth:`hhe_gen.cores.engine.engine.Engine.memory_plan`).
 * ``area-*``: Yosys area, ECP5 and Xilinx 7 (:func:`area`), with Xilinx 7's equivalent slices
   (``xc7_ens``, :func:`xc7_ens`) and, for the 2-lane dual-mode accelerator with Par-128S (the
@@ -153,6 +159,9 @@ def program_cycles(params: str = "toy", lanes: int = 2, program: str = "encrypt_
     target = TARGETS.get((program, lanes)) if comparable else None
     out = {"cycles": run.cycles, "bit_exact": exact, "precision_bits": round(ckks_fixed.precision_bits(z, got)[0], 1),
            "ntt_busy": round(busy.get(int(isa.Unit.NTT), 0) / max(run.cycles, 1), 3),
+           "xof_busy": round(busy.get(int(isa.Unit.SAMPLER), 0) / max(run.cycles, 1), 3),
+           "crypto_busy": round(sum(busy.get(int(u), 0) for u in (isa.Unit.NTT, isa.Unit.POINTWISE, isa.Unit.CODEC))
+                                / max(run.cycles, 1), 3),
            "tasks": len(run.tasks), "ntt": "in place" if config.ntt_in_place else "streaming",
            "datapath": config.datapath}
     if target:
@@ -203,8 +212,9 @@ def _near_network(rtl, program, level, layout, keys, z, mem) -> dict:
             "gain_vs_wb": stored["gain_vs_wb"], "gain_vs_dram": stored["gain_vs_dram"], "dna_hhe_gain": "1.15 - 1.43"}
 
 
-def rubato_blocks(rubato: str = "Par-128S", rubato_lanes: int = 2, n: int = 256) -> dict:
-    """The ``rubato-*`` case (module docstring)."""
+def rubato_blocks(rubato: str = "Par-128S", rubato_lanes: int = 2, n: int = 256, datapath: str = "separate") -> dict:
+    """The ``rubato-*`` case (module docstring); ``datapath="shared"``: Rubato a sequencer of the crypto
+    unit (its Feistel on the array), on the one XOF."""
     import random as _random
 
     from hhe_gen.apps.bench.rubato import DNA_HHE as DNA_HHE_RUBATO
@@ -221,7 +231,7 @@ def rubato_blocks(rubato: str = "Par-128S", rubato_lanes: int = 2, n: int = 256)
 
     p = rubato_model.rubato_params(rubato)
     engine = Engine(n, ntt_primes(n, 30, 1), lanes=2, buffers=2, codec=False,
-                    rubato=dict(params=p.name, rubato_lanes=rubato_lanes))
+                    rubato=dict(params=p.name, rubato_lanes=rubato_lanes), datapath=datapath)
     rng = _random.Random(1)
     nonce, seed, counter = rng.getrandbits(64), rng.getrandbits(64), rng.getrandbits(32)
     mem: dict = {}
@@ -236,7 +246,7 @@ def rubato_blocks(rubato: str = "Par-128S", rubato_lanes: int = 2, n: int = 256)
     (task,) = [t for t in run.tasks if t.position == 3]
     exact = run.error_cause == 0 and all(run.memory.words.get(0x1000 + k, 0) == model.memory.get(0x1000 + k, 0)
                                          for k in range(n))
-    core = engine.rubato_unit.core
+    core = (engine.rubato_unit or engine.crypto_unit.rubato_unit).core
     alone = [core.cycles_per_block(block_positions(p, nonce, counter + k), noise=True) for k in range(blocks)]
     per_block = (task.finished - task.dispatched) / blocks
     out = {"blocks": blocks, "cycles_per_block": round(per_block, 1), "core_alone": round(sum(alone) / blocks, 1),
@@ -444,6 +454,8 @@ def _cases():
     for rubato in ("Par-128S", "Par-128M", "Par-128L"):
         bench_case("accel", f"rubato-{rubato[4:].lower()}-2lanes", quick=rubato == "Par-128S",
                    rubato=rubato)(rubato_blocks)
+        bench_case("accel", f"rubato-{rubato[4:].lower()}-2lanes-shared", quick=False, rubato=rubato,
+                   datapath="shared")(rubato_blocks)
     for lanes in (2, 8):
         bench_case("accel", f"plan-dna-hhe-{lanes}lanes", quick=True, lanes=lanes)(memory_plan)
         bench_case("accel", f"area-dna-hhe-{lanes}lanes", quick=False, lanes=lanes)(area)

@@ -198,11 +198,12 @@ def test_bad_parameters(kw, name):
 RN = 32                                         # a Par-128S key block (22 words) fits; 2 blocks of 12
 RPRIME = ntt_primes(RN, 30, 1)[0]
 RBUFFERS = 5
+SEED = 0x300
 
 
 def _dual_program(rng, length):
-    """Random interleavings of CKKS tasks (load, ntt / intt, add / mul), Rubato tasks (rubato.key,
-    rubato.stream, rubato.enc) and sends; the initial memory. state[b]: "res" (residues mod the
+    """Random interleavings of CKKS tasks (load, ntt / intt, add / mul, sample), Rubato tasks
+    (rubato.key, rubato.stream, rubato.enc) and sends; the initial memory. state[b]: "res" (residues mod the
     prime, or still all zero: None) | "key" | "msg" | "mixed" (neither: not an operand of the CKKS
     tasks, whose contract wants residues)."""
     p = rubato_model.rubato_params("Par-128S")
@@ -212,7 +213,9 @@ def _dual_program(rng, length):
                         rng.getrandbits(64), rng.getrandbits(64))
     memory.update({MSG + k: rng.randrange(-p.q + 1, p.q) % (1 << 64) for k in range(RN)})
     memory.update({0x200 + k: rng.randrange(RPRIME) for k in range(RN)})
-    lines = ["cfg.prime s0, p0", "cfg.rubato 3", "cfg.net.segment 7", f"cfg.net.message {rng.getrandbits(32)}"]
+    memory.update({SEED + k: rng.getrandbits(64) for k in range(4)})
+    lines = ["cfg.prime s0, p0", "cfg.rubato 3", "cfg.net.segment 7", f"cfg.net.message {rng.getrandbits(32)}",
+             f"ldseed {SEED:#x}"]
     state = [None] * RBUFFERS
     for _ in range(length):
         dst = rng.randrange(RBUFFERS)
@@ -234,6 +237,10 @@ def _dual_program(rng, length):
                 lines.append(f"rubato.stream b{dst}, blocks={blocks}, counter={counter}{noise}")
             # keystream words are < t < q; the words past the blocks keep what they held
             state[dst] = "res" if state[dst] in ("res", None) else "mixed"
+        elif choice < 0.6:          # the sampling unit and Rubato take turns on the shared datapath's one XOF
+            kind = rng.choice(["uniform", "ternary", "gaussian"])
+            lines.append(f"sample b{dst}, s0, {kind}, domain={rng.randrange(4)}, nonce={rng.getrandbits(24)}")
+            state[dst] = "res" if kind == "uniform" else "mixed"
         elif choice < 0.7 and res:
             lines.append(f"{rng.choice(['ntt', 'intt'])} b{dst}, b{rng.choice(res)}, s0")
             state[dst] = "res"

@@ -1,7 +1,8 @@
 """SamplerUnit: every kind equals hhe_gen.models.sampler on the same (seed, domain, nonce) - values
 in two's complement in the buffer, the uniform sampler's prime chosen by slot - and a task after an
 abort mid-sampling starts clean; a task offered in the cycle after the previous one ended takes as
-many cycles as on a unit fresh from reset (the XOF restarts in that cycle, from a register)."""
+many cycles as on a unit fresh from reset (the XOF restarts in that cycle, from a register).  The
+same on the engine's one XOF (``xof="external"``), with the cycles of the unit's own."""
 
 import pytest
 from amaranth.hdl import Module
@@ -9,7 +10,8 @@ from amaranth.lib import wiring
 
 from hhe_gen.cores.engine import isa
 from hhe_gen.cores.engine.buffers import BufferFile
-from hhe_gen.cores.engine.sampler_unit import SamplerUnit
+from hhe_gen.cores.engine.sampler_unit import BEAT_BYTES, SamplerUnit
+from hhe_gen.cores.keccak.shared import SharedXof
 from hhe_gen.models import sampler
 from hhe_gen.params import ParameterError, ntt_primes
 
@@ -26,6 +28,9 @@ def _rig(lanes, primes, **kw):
     bufs = BufferFile(3, N // lanes, lanes, bits, read_ports=1, write_ports=1)
     m.submodules.unit, m.submodules.bufs = unit, bufs
     wiring.connect(m, unit.wr, bufs.write0)
+    if kw.get("xof") == "external":         # the engine's one XOF, here with the unit its only client
+        m.submodules.xof = shared = SharedXof(1, beat_bytes=BEAT_BYTES)
+        wiring.connect(m, unit.xof, shared.client0)
     return m, unit, bufs, bits
 
 
@@ -34,10 +39,13 @@ def _words(values, bits):
     return [v % (1 << bits) for v in values]
 
 
-@pytest.mark.parametrize("lanes", [1, 4])
-def test_every_kind_equals_the_model(lanes):
+XOFS = ("own", "external")
+
+
+@pytest.mark.parametrize("lanes,xof", [(1, "own"), (4, "own"), (4, "external")])
+def test_every_kind_equals_the_model(lanes, xof):
     primes = tuple(ntt_primes(N, 54, 2))
-    m, unit, bufs, bits = _rig(lanes, primes, hamming_weight=5)
+    m, unit, bufs, bits = _rig(lanes, primes, hamming_weight=5, xof=xof)
     got = {}
     tasks = {
         "uniform": (isa.SampleKind.UNIFORM, 5, 1, 1),
@@ -66,9 +74,10 @@ def test_every_kind_equals_the_model(lanes):
     assert got["gaussian"] == _words(sampler.gaussian_cdt(xof("gaussian"), N), bits)
 
 
-def test_abort_mid_sampling_then_a_clean_task():
+@pytest.mark.parametrize("xof", XOFS)
+def test_abort_mid_sampling_then_a_clean_task(xof):
     primes = tuple(ntt_primes(N, 30, 1))
-    m, unit, bufs, bits = _rig(2, primes)
+    m, unit, bufs, bits = _rig(2, primes, xof=xof)
     got = {}
 
     async def bench(ctx):
@@ -98,8 +107,8 @@ def test_a_task_right_after_another_takes_the_cycles_of_a_first_task():
     ternary = isa.Instruction(isa.Opcode.SAMPLE, dst=2, flags=isa.SampleKind.TERNARY, imm=2 << 24)
     cycles = {}
 
-    def run(order, key):
-        m, unit, bufs, bits = _rig(2, primes)
+    def run(order, key, xof="own"):
+        m, unit, bufs, bits = _rig(2, primes, xof=xof)
 
         async def bench(ctx):
             ctx.set(unit.seed, int.from_bytes(SEED, "little"))
@@ -111,8 +120,10 @@ def test_a_task_right_after_another_takes_the_cycles_of_a_first_task():
 
     run([gaussian], "alone")
     run([ternary, gaussian, gaussian], "after")
+    run([ternary, gaussian, gaussian], "shared", xof="external")   # the one XOF, released and restarted
     assert cycles["after"][1] == cycles["after"][2] == cycles["alone"][0]
-    assert cycles["after_words"] == cycles["alone_words"] == \
+    assert cycles["shared"] == cycles["after"]
+    assert cycles["after_words"] == cycles["alone_words"] == cycles["shared_words"] == \
         _words(sampler.gaussian_cdt(sampler.seeded_xof(SEED, 3, 9), N), 30)
 
 
@@ -121,3 +132,5 @@ def test_bad_parameters():
         SamplerUnit(N, 1, 54, 3, 2, 2, (ntt_primes(N, 54, 1)[0], ntt_primes(N, 30, 1)[0]))
     with pytest.raises(ParameterError, match="'hamming_weight'"):
         SamplerUnit(N, 1, 30, 3, 2, 2, tuple(ntt_primes(N, 30, 1)), hamming_weight=N + 1)
+    with pytest.raises(ParameterError, match="'xof'"):
+        SamplerUnit(N, 1, 30, 3, 2, 2, tuple(ntt_primes(N, 30, 1)), xof="shared")
