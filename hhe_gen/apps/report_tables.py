@@ -133,6 +133,11 @@ TABLES: dict[str, Layout] = {
         (("case", "case"), ("unit", "unit"), ("LUT4", "lut4"), ("CCU2C", "ccu2c"), ("FF", "ff"),
          ("MULT18X18D", "mult18x18d"), ("DP16KD", "dp16kd"), ("DPR16X4", "dpr16x4")),
         "hhe-gen bench accel --only area-by-unit-dna-hhe-2lanes (Yosys synth_ecp5, the hierarchy kept, classic ABC)"),
+    "accel-area-by-unit-shared": Layout(
+        (("case", "case"), ("unit", "unit"), ("LUT4", "lut4"), ("CCU2C", "ccu2c"), ("FF", "ff"),
+         ("MULT18X18D", "mult18x18d"), ("DP16KD", "dp16kd"), ("DPR16X4", "dpr16x4")),
+        "hhe-gen bench accel --only area-by-unit-dna-hhe-2lanes-dual-128s-shared (Yosys synth_ecp5, the hierarchy "
+        "kept, classic ABC; the crypto unit's parts from the same run's stat.json)"),
     "accel-earlier-designs": Layout(
         (("case", "case"), ("design (not the current one)", "design"), ("ECP5 LUT4", "lut4"), ("FF", "ff"),
          ("MULT18X18D", "mult18x18d"), ("DP16KD", "dp16kd"), ("xc7 LUT", "xc7_lut"), ("xc7 FF", "xc7_ff"),
