@@ -94,8 +94,9 @@ class RubatoCore(wiring.Component):
     mul_latency : int or None  latency of every modular multiplier (None: the minimum, 3)
                            ``multiplier="external"``: the Feistel squarers are lanes 0 .. L-1 of a
                            butterfly array outside (the engine's crypto unit; ``lanes_port``, its
-                           Z_t field), ``mul_latency`` its latency; the round keys keep a Barrett
-                           multiplier of their own at its minimum latency
+                           Z_t field), ``mul_latency`` its latency; ARK is a MAC there too
+                           (x + key*rc: the round-key memory holds the constants, no multiplier
+                           of the core's own)
     shared_xof : bool      (noise only) one XOF for the round constants and then the noise
                            (True, default) or one XOF each (False: ~7k LUT4 and 1.6k FF more on
                            ECP5, and the noise never delays the output)
@@ -152,7 +153,7 @@ class RubatoCore(wiring.Component):
             check_rounds_per_cycle(xof_rounds_per_cycle)
             self.datapath = RubatoDatapath(p, lanes, multiplier=multiplier, mul_latency=mul_latency)
             external = multiplier == "external"     # the squarers on an array outside, the round keys' own
-            self.round_keys = RoundKeySchedule(p, lanes, multiplier="barrett" if external else multiplier,
+            self.round_keys = RoundKeySchedule(p, lanes, multiplier="none" if external else multiplier,
                                                mul_latency=None if external else mul_latency, in_bytes=BEAT_BYTES)
             from hhe_gen.cores.keccak import ShakeXof
             from hhe_gen.cores.sampler import RubatoNoise, SeedMessage
@@ -306,6 +307,7 @@ class RubatoCore(wiring.Component):
 
         # -- the phase sequence ---------------------------------------------------------------
         ph = Signal(range(len(self.phases)))
+        go = Signal()
         rk_base = Signal.like(rks.rk_addr)
         cur_layer = Signal(Layer)
         needed = Signal(range(total + 1))
@@ -316,8 +318,12 @@ class RubatoCore(wiring.Component):
                     m.d.comb += cur_layer.eq(_LAYER[phase.kind])
                     if phase.kind == ARK:
                         m.d.comb += [needed.eq((phase.round_key + 1) * n), base.eq(phase.round_key * S)]
-        m.d.comb += [dp.layer.eq(cur_layer), rks.rk_addr.eq(rk_base + dp.step)]
-        go = Signal()
+        if dp.mul_kind == "external":       # the constants and key words of the next cycle's issue
+            m.d.comb += [rks.rk_addr.eq(Mux(go & dp.ready, base, rk_base) + dp.fetch), rks.key_rd.eq(dp.fetch)]
+            m.d.comb += [dp.key[a].eq(rks.key[a]) for a in range(L)]
+        else:
+            m.d.comb += rks.rk_addr.eq(rk_base + dp.step)
+        m.d.comb += dp.layer.eq(cur_layer)
         m.d.comb += [go.eq((state == CoreState.RUN) & (self.rk_count >= needed)),
                      dp.go.eq(go), dp.init.eq(start)]
         with m.If(go & dp.ready):

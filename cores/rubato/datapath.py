@@ -60,7 +60,9 @@ class RubatoDatapath(wiring.Component):
                                 multi-field Butterfly's Z_t field in op "mac": x[i] + x[i-1]^2 in
                                 the unit; word 0 squares 0) or "external": the same "mac" on the
                                 ``lanes_port``, lanes 0 .. L-1 of a butterfly array outside with a
-                                Z_t field of t (the engine's crypto unit)
+                                Z_t field of t (the engine's crypto unit), which then also runs
+                                ARK as x[i] + key[i]*rc[i] ("mac" with the ``key`` and ``rk``
+                                members: the round constants, not the round keys)
     mul_latency : int or None   the squarers' latency (None = minimum; "external": the array's,
                                 required)
 
@@ -73,7 +75,12 @@ class RubatoDatapath(wiring.Component):
     issue : Out(1)        an issue cycle: words step*L .. step*L+L-1 enter the lanes
     step : Out(range(n/L))
     rk : In(ArrayLayout(q_bits, L))   ARK only: the round keys of the words issued in the
-                          previous cycle (a synchronous memory read addressed by ``step``)
+                          previous cycle (a synchronous memory read addressed by ``step``);
+                          "external": the round constants of the words issued in this cycle (a
+                          read addressed by ``fetch`` the cycle before)
+    key : In(ArrayLayout(q_bits, L))  "external" only: the key words issued in this cycle (as ``rk``)
+    fetch : Out(range(n/L))   "external" only: the step issued in the next cycle (0 in a ``go``
+                          cycle that starts a phase), the address of the reads of ``rk`` and ``key``
     commit : Out(1)       the cycle ``state <= next_state``
     rotate : In(1)        (idle only) rotate the state by L words: ``head`` shows the next group
     head : Out(ArrayLayout(q_bits, L))   state words 0..L-1
@@ -86,7 +93,8 @@ class RubatoDatapath(wiring.Component):
     ``depth = max(3, feistel_latency)``: the linear layers' sum, its quotient estimate and its
     corrections are a register each (3); the Feistel word is ``mul_latency + 2`` cycles behind its
     issue with the "barrett" squarer (the square is registered before the modular addition of
-    ``x[i]``) and ``mul_latency + 1`` with the "butterfly" unit (which adds ``x[i]`` itself).
+    ``x[i]``) and ``mul_latency + 1`` with the "butterfly" unit (which adds ``x[i]`` itself) and
+    "external" (where the ARK word is the same MAC's, its operands read a cycle ahead).
     Nothing depends on data.
     """
 
@@ -114,6 +122,8 @@ class RubatoDatapath(wiring.Component):
         external = {}
         if multiplier == "external":
             external["lanes_port"] = Out(butterfly_lanes_signature(self.lanes_plan, self.lanes))
+            external["key"] = In(data.ArrayLayout(w, self.lanes))
+            external["fetch"] = Out(range(max(2, self.steps)))
         super().__init__({
             "init": In(1), "go": In(1), "layer": In(Layer), "ready": Out(1),
             "issue": Out(1), "step": Out(range(max(2, self.steps))),
@@ -150,6 +160,8 @@ class RubatoDatapath(wiring.Component):
             m.d.sync += busy.eq(0)
         with m.If(self.go & self.ready):
             m.d.sync += [busy.eq(1), count.eq(0), layer.eq(self.layer)]
+        if self.mul_kind == "external":
+            m.d.comb += self.fetch.eq(Mux(self.go & self.ready, 0, step + 1))
 
         # state: init, rotate (issue or explicit), commit
         with m.If(last):
@@ -202,10 +214,11 @@ class RubatoDatapath(wiring.Component):
             lin = Signal(w, name=f"lin{a}")
             m.d.sync += lin.eq(reduce_corrected(m, lin_est, bound, q, f"lin{a}_red"))
 
-            self_1 = Signal(w, name=f"self{a}_1")
-            m.d.sync += self_1.eq(x[a])
-            ark = Signal(w, name=f"ark{a}")
-            m.d.sync += ark.eq(mod_add(self_1, self.rk[a], q))
+            if self.mul_kind != "external":     # ARK by a modular addition (external: on the MAC below)
+                self_1 = Signal(w, name=f"self{a}_1")
+                m.d.sync += self_1.eq(x[a])
+                ark = Signal(w, name=f"ark{a}")
+                m.d.sync += ark.eq(mod_add(self_1, self.rk[a], q))
 
             # Feistel: y = x[i] + x[i-1]^2, y[0] = x[0]
             prev = x[(a - 1) % n]
@@ -215,7 +228,11 @@ class RubatoDatapath(wiring.Component):
                 first = Signal(name=f"first{a}")
                 m.d.comb += first.eq((step == 0) if a == 0 else 0)
                 square_in = Mux(first, 0, prev) if a == 0 else prev
-                m.d.comb += [mul.a.eq(square_in), mul.b.eq(square_in), mul.c.eq(x[a]), mul.en.eq(1)]
+                ops = (square_in, square_in)
+                if self.mul_kind == "external":     # ARK: x[i] + key[i]*rc[i], the same MAC
+                    is_ark = layer == Layer.ARK
+                    ops = (Mux(is_ark, self.key[a], square_in), Mux(is_ark, self.rk[a], square_in))
+                m.d.comb += [mul.a.eq(ops[0]), mul.b.eq(ops[1]), mul.c.eq(x[a]), mul.en.eq(1)]
                 m.d.sync += fei.eq(mul.p[:w])
             else:
                 m.d.comb += [mul.a.eq(prev), mul.b.eq(prev), mul.en.eq(1)]
@@ -227,8 +244,9 @@ class RubatoDatapath(wiring.Component):
                 first_m = delay(first, self.mul_latency + 1, f"ffirst{a}")
                 m.d.sync += fei.eq(Mux(first_m, self_m, mod_add(self_m, square, q)))
 
-            lin_d, ark_d = delay(lin, D - 3, f"lin{a}"), delay(ark, D - 2, f"ark{a}")
+            lin_d = delay(lin, D - 3, f"lin{a}")
             fei_d = delay(fei, D - self.feistel_latency, f"fei{a}")
+            ark_d = fei_d if self.mul_kind == "external" else delay(ark, D - 2, f"ark{a}")
             res = Signal(w, name=f"result{a}")
             with m.Switch(layer):
                 with m.Case(Layer.ARK):

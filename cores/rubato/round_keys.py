@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from amaranth.hdl import Module, Mux, Signal
+from amaranth.hdl import Array, Const, Module, Mux, Signal
 from amaranth.lib import data, wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
@@ -30,8 +30,9 @@ class RoundKeySchedule(wiring.Component):
     ----------
     params : RubatoParams or set name
     lanes : int                 L, a divisor of n
-    multiplier : str            "barrett" or "butterfly" (:func:`~.multiplier.make_multiplier`, op "mul")
-    mul_latency : int or None   the multiplier's latency (None = its minimum)
+    multiplier : str            "barrett" or "butterfly" (:func:`~.multiplier.make_multiplier`, op "mul"),
+                                or "none" (no multiplier: see above)
+    mul_latency : int or None   the multiplier's latency (None = its minimum; "none": 0)
     in_bytes : int              XOF bytes per beat (4: one candidate word per beat)
 
     Members
@@ -42,7 +43,9 @@ class RoundKeySchedule(wiring.Component):
                                 no constant is being multiplied (between blocks)
     rk_addr : In(range((r+1)*n/L))    read address of every bank
     rk : Out(ArrayLayout(q_bits, L))  the banks' data at ``rk_addr`` of the previous cycle
-    rk_count : Out(range((r+1)*n + 1))   round keys written since ``clear``
+    key_rd : In(range(n/L)), key : Out(ArrayLayout(q_bits, L))   ("none" only) the key banks'
+                                data at ``key_rd`` of the previous cycle
+    rk_count : Out(range((r+1)*n + 1))   round keys (constants with "none") written since ``clear``
     xof_words : Out(16)         candidate words the rejection filter took up to (not after) the
                                 last constant (the KAT field ``rc_xof_words_read``)
 
@@ -52,7 +55,7 @@ class RoundKeySchedule(wiring.Component):
     operand stage), ``pipeline`` ((valid, bank, addr) of every multiplier stage),
     ``write_en``/``write_bank``/``write_addr``/``write_data`` (the bank write).
 
-    Latency: constant k taken in cycle c is written in cycle ``c + 1 + mul_latency`` and counted
+    Latency: constant k taken in cycle c is written in cycle ``c + 1 + mul_latency`` ("none": 0) and counted
     in ``rk_count`` from the cycle after; nothing depends on the key or the constants' values.
     """
 
@@ -64,22 +67,32 @@ class RoundKeySchedule(wiring.Component):
         try:
             p = self.params = check_params(params)
             self.lanes = check_lanes(lanes, p.n)
-            self.multiplier = make_multiplier(multiplier, p.q, mul_latency)
+            if multiplier == "none":
+                if mul_latency not in (None, 0):
+                    raise ParameterError("mul_latency", mul_latency, "None or 0 with multiplier='none'")
+                self.multiplier = None
+            else:
+                self.multiplier = make_multiplier(multiplier, p.q, mul_latency)
             self.rc = RubatoRoundConstants(p, in_bytes=in_bytes)
         except ParameterError:
             mark_unused(self, deep=True)
             raise
-        self.mul_latency = self.multiplier.latency
+        self.mul_latency = 0 if self.multiplier is None else self.multiplier.latency
         self.total = p.round_constant_count
         self.depth = (p.rounds + 1) * (p.n // self.lanes)
         w = p.q_bits
+        key_rd = {} if self.multiplier is not None else {
+            "key_rd": In(range(max(2, p.n // self.lanes))), "key": Out(data.ArrayLayout(w, self.lanes))}
         super().__init__({
             "abort": In(1), "i_stream": In(byte_stream(in_bytes)),
-            "key_we": In(1), "key_addr": In(range(p.n)), "key_data": In(w),
+            "key_we": In(1), "key_addr": In(range(p.n)), "key_data": In(w), **key_rd,
             "rk_addr": In(range(self.depth)), "rk": Out(data.ArrayLayout(w, self.lanes)),
             "rk_count": Out(range(self.total + 1)), "xof_words": Out(16),
         })
-        self.key_memory = Memory(shape=w, depth=p.n, init=[])
+        # the key: one memory read in the constants' order, or ("none") L banks read by key_rd
+        self.key_memory = Memory(shape=w, depth=p.n, init=[]) if self.multiplier is not None else None
+        self.key_banks = [] if self.multiplier is not None else \
+            [Memory(shape=w, depth=p.n // self.lanes, init=[]) for _ in range(self.lanes)]
         self.rc_count = Signal(range(self.total + 1))
         self.key_index = Signal(range(p.n))
         self.bank = Signal(range(max(2, self.lanes)))
@@ -100,15 +113,24 @@ class RoundKeySchedule(wiring.Component):
         wiring.connect(m, wiring.flipped(self.i_stream), rc.i_stream)
         m.d.comb += rc.abort.eq(clear)
 
-        m.submodules.key = key_mem = self.key_memory
         if not hasattr(self, "_key_ports"):       # once: a second elaboration (a memory plan, then the
-            self._key_ports = (key_mem.write_port(), key_mem.read_port())     # Verilog) reuses them
-        key_w, key_r = self._key_ports
-        m.d.comb += [key_w.en.eq(self.key_we), key_w.addr.eq(self.key_addr), key_w.data.eq(self.key_data)]
+            self._key_ports = [(mem.write_port(), mem.read_port())      # Verilog) reuses them
+                               for mem in ([self.key_memory] if self.key_memory is not None else self.key_banks)]
+        if self.key_memory is not None:
+            m.submodules.key = self.key_memory
+            key_w, key_r = self._key_ports[0]
+            m.d.comb += [key_w.en.eq(self.key_we), key_w.addr.eq(self.key_addr), key_w.data.eq(self.key_data)]
+        else:                   # word i in bank i mod L at i div L
+            key_bank = Array(Const(i % L, range(max(2, L))) for i in range(n))[self.key_addr]
+            key_row = Array(Const(i // L, range(max(2, n // L))) for i in range(n))[self.key_addr]
+            for a, (mem, (wp, rp)) in enumerate(zip(self.key_banks, self._key_ports)):
+                m.submodules[f"key_bank{a}"] = mem
+                m.d.comb += [wp.en.eq(self.key_we & (key_bank == a)), wp.addr.eq(key_row), wp.data.eq(self.key_data),
+                             rp.addr.eq(self.key_rd), self.key[a].eq(rp.data)]
 
         rc_count, key_index, bank, addr = self.rc_count, self.key_index, self.bank, self.addr
         take = rc.o_stream.valid & rc.o_stream.ready
-        m.d.comb += [rc.o_stream.ready.eq((rc_count < total) & ~clear), key_r.addr.eq(key_index)]
+        m.d.comb += rc.o_stream.ready.eq((rc_count < total) & ~clear)
         with m.If(clear):
             m.d.sync += [rc_count.eq(0), key_index.eq(0), bank.eq(0), addr.eq(0), self.xof_words.eq(0)]
         with m.Else():
@@ -132,14 +154,17 @@ class RoundKeySchedule(wiring.Component):
         # the multiplier's operand stage: the key word (a synchronous read) and the constant
         m.d.sync += [self.mul_rc.eq(rc.o_stream.payload), self.mul_valid.eq(take & ~clear),
                      self.mul_bank.eq(bank), self.mul_addr.eq(addr)]
-        m.submodules.rk_mul = mul = self.multiplier
-        m.d.comb += [mul.a.eq(key_r.data), mul.b.eq(self.mul_rc), mul.en.eq(1)]
+        if self.multiplier is not None:
+            m.submodules.rk_mul = mul = self.multiplier
+            m.d.comb += [key_r.addr.eq(key_index), mul.a.eq(key_r.data), mul.b.eq(self.mul_rc), mul.en.eq(1),
+                         self.write_data.eq(mul.p[:w])]
+        else:
+            m.d.comb += self.write_data.eq(self.mul_rc)
         wv, wb, wa = self.mul_valid, self.mul_bank, self.mul_addr
         for nv, nb, na in self.pipeline:
             m.d.sync += [nv.eq(wv & ~clear), nb.eq(wb), na.eq(wa)]
             wv, wb, wa = nv, nb, na
-        m.d.comb += [self.write_en.eq(wv), self.write_bank.eq(wb), self.write_addr.eq(wa),
-                     self.write_data.eq(mul.p[:w])]
+        m.d.comb += [self.write_en.eq(wv), self.write_bank.eq(wb), self.write_addr.eq(wa)]
         with m.If(clear):
             m.d.sync += self.rk_count.eq(0)
         with m.Elif(wv):

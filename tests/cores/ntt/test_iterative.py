@@ -222,17 +222,32 @@ def test_single_port_bad_lanes():
 
 @pytest.mark.parametrize("n,lanes,banking,kind", [
     (8, 4, "dual", "barrett"), (32, 2, "dual", "barrett"), (64, 8, "single", "barrett"),
-    (64, 4, "dual", "ntt-montgomery"), pytest.param(256, 4, "dual", "barrett", marks=pytest.mark.slow),
+    (64, 4, "dual", "ntt-montgomery"), (32, 2, "dual", "special-barrett"),
+    pytest.param(256, 4, "dual", "barrett", marks=pytest.mark.slow),
     pytest.param(256, 2, "single", "ntt-montgomery", marks=pytest.mark.slow),
 ])
 def test_otf_twiddles(n, lanes, banking, kind):
     """twiddles="otf": each lane multiplies two small-table entries; the operands wait for it
     (depth L + 4 + the multiplier's latency); outputs and cycles as documented."""
     qs = [p.q for p in abc_fhe_primes(n, 29)][:2] if kind == "ntt-montgomery" else ntt_primes(n, 24, 2)
+    if kind == "special-barrett":
+        qs = [p.q for p in dna_hhe_primes(54, n, count=2)]
     dut = IterativeNtt(n, lanes, qs, kind=kind, twiddles="otf", banking=banking)
     assert dut.tw_latency >= 1 and dut.depth == dut.butterfly_latency + 4 + dut.tw_latency + dut.out_regs
     jobs = _jobs(n, qs, random.Random(n + lanes), corners=n <= 32)
     _check(dut, jobs, simulate(dut, jobs), qs)
+
+
+def test_special_prime_twiddle_multiplier_takes_the_fewest_tiles():
+    """DNA-HHE's set (N = 2^13, 54-bit special primes): each lane's twiddle multiplier forms
+    q_est*bnd in LUT rows, 9 DSP tiles instead of 12 and one register less (plans only)."""
+    from hhe_gen.cores.arith import reducer_plan
+    qs = [p.q for p in dna_hhe_primes(54, 8192, count=3)]
+    dut = IterativeNtt(8192, 2, qs, kind="special-barrett", twiddles="otf")
+    mark_unused(dut)
+    tw = dut._twiddle_multiplier(plan=True)
+    tiled = reducer_plan("special-barrett", qs, 54, None, target="ecp5", log_n=13, bnd_luts=False)
+    assert (tw.tiles, tiled.tiles) == (9, 12) and dut.tw_latency == tw.latency == tiled.latency - 1
 
 
 @pytest.mark.parametrize("n,lanes,banking", [(64, 2, "dual"), (64, 4, "single")])

@@ -110,6 +110,18 @@ def test_external_xof(name, lanes, beat_bytes, rounds):
                                (rng.getrandbits(64), rng.getrandbits(64), 0)], seed=rng.getrandbits(64))
 
 
+def test_external_multiplier_has_no_multiplier_of_its_own():
+    """``multiplier="external"``: the squarers and ARK's key*rc are the array's MACs, so the
+    round-key path writes the constants themselves (no multiplier, latency 0) and the key is in
+    L banks the datapath reads (the engine's KAT and random-program tests run it on the array)."""
+    core = RubatoCore("Par-128S", 2, multiplier="external", mul_latency=9)
+    rks = core.round_keys
+    assert rks.multiplier is None and rks.mul_latency == core.mul_latency == 0
+    assert len(rks.key_banks) == 2 and rks.key_memory is None
+    assert {"key", "fetch", "lanes_port"} <= set(core.datapath.signature.members)
+    mark_unused(core, deep=True)
+
+
 def test_shared_xof_structure():
     """The shared-XOF core has one Keccak permutation; the separate one two; noise off one."""
     def xofs(core):

@@ -40,8 +40,11 @@ def _simulate(dut, bench):
 
 
 @pytest.mark.parametrize("name,lanes,multiplier", [("Par-80S", 2, "barrett"), ("Par-128M", 6, "butterfly"),
-                                                   ("Par-80L", 1, "barrett")])
+                                                   ("Par-80L", 1, "barrett"), ("Par-128S", 2, "none"),
+                                                   ("Par-128M", 3, "none")])
 def test_round_keys(name, lanes, multiplier):
+    """The banks hold key[i]*rc, or with ``multiplier="none"`` rc itself and the key banks the key
+    (word i in bank i mod L at i div L)."""
     p = rubato_params(name)
     rng = random.Random(name)
     key = [rng.randrange(p.q) for _ in range(p.n)]
@@ -51,7 +54,10 @@ def test_round_keys(name, lanes, multiplier):
     accepted = [i for i, x in enumerate(words) if x & mask < p.q][:p.round_constant_count]
     rc = [words[i] & mask for i in accepted]
     want = [key[k % p.n] * rc[k] % p.q for k in range(p.round_constant_count)]
+    if multiplier == "none":
+        want = rc
     dut = RoundKeySchedule(p, lanes, multiplier=multiplier)
+    assert dut.mul_latency == 0 or multiplier != "none"
     got = {}
 
     async def bench(ctx):
@@ -80,9 +86,20 @@ def test_round_keys(name, lanes, multiplier):
             await ctx.tick()
         assert ctx.get(dut.rk_count) == p.round_constant_count
         await _read_round_keys(ctx, dut, lanes, got)
+        if multiplier == "none":
+            for row in range(p.n // lanes):
+                ctx.set(dut.key_rd, row)
+                await ctx.tick()
+                for a in range(lanes):
+                    keys[row * lanes + a] = ctx.get(dut.key[a])
 
+    keys = {}
     _simulate(dut, bench)
     assert [got[k] for k in range(p.round_constant_count)] == want
+    if multiplier == "none":
+        assert [keys[i] for i in range(p.n)] == key
+    else:
+        assert "key" not in dut.signature.members
 
 
 def _kat_vector(name, index):
