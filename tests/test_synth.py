@@ -493,3 +493,6 @@ def test_unit_cells_sums_each_units_modules_and_skips_instances():
         "\\top": {"num_cells_by_type": {"TRELLIS_FF": 100, "\\top.dut": 1}},
     }}
     assert unit_cells(stat, "top") == {"": {"LUT4": 1}, "a": {"LUT4": 15, "TRELLIS_FF": 3}, "b": {"DP16KD": 2}}
+    # the units' parts: a unit's own module under "<unit>.(own)", each part with what is below it
+    assert unit_cells(stat, "top", 2) == {"": {"LUT4": 1}, "a.(own)": {"LUT4": 10, "TRELLIS_FF": 3},
+                                          "a.x": {"LUT4": 5}, "b.(own)": {"DP16KD": 2}}

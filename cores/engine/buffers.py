@@ -19,9 +19,9 @@ B = log2 2P), so the NTT unit transforms a polynomial where it lies, through the
 (per bank an address, the whole bank set of one buffer for its reads (``rsel``) and of one for its
 writes (``wsel``)).  A row port sees the same rows as before: row r's word j is in bank
 bank(rP) XOR j at address r >> 1; a read goes through a half select and an XOR network on the
-registered bank(rP), a write through an XOR network on the row's data.  The banks' reads are
-transparent for their writes (a read of a word in the cycle it is written returns the new word:
-the NTT's schedule needs it; no two units touch one buffer in a cycle).
+registered bank(rP), a write through an XOR network on the row's data.  The banks' reads are not
+transparent for their writes (the NTT reads a word at the earliest in the cycle after its write;
+no two units touch one buffer in a cycle), so no bypass sits beside the block RAMs.
 
 Parameters
 ----------
@@ -200,7 +200,7 @@ class BufferFile(wiring.Component):
                 mem = Memory(shape=unsigned(wb), depth=depth, init=[])
                 m.submodules[f"buffer{b}_bank{t}"] = mem
                 wp = mem.write_port()
-                rp = mem.read_port(transparent_for=(wp,))
+                rp = mem.read_port()
                 data_out.append(rp.data)
                 m.d.comb += [rp.addr.eq(Mux(read_hit, bank.raddr[t], r_addr >> 1)), rp.en.eq(read_hit | r_en)]
                 w_hit = bank.wen[t] & (bank.wsel == b)

@@ -42,8 +42,8 @@ codec : dict or None  the codec's options (``fmt``, ``log_scale``, ``decode_rows
     takes CODEC tasks; None: no codec
 rubato : dict or None  the Rubato unit's options (``params``, ``rubato_lanes`` <= P;
     :class:`.rubato_unit.RubatoUnit`): the array gains the Z_t field of the set's t, the Feistel
-    squarers are its lanes 0 .. rubato_lanes - 1 (op mac), and the unit takes RUBATO tasks (the
-    round keys keep their own multiplier, the linear layers their shift-and-add lanes); with
+    squarers and ARK's key*rc are its lanes 0 .. rubato_lanes - 1 (op mac), and the unit takes
+    RUBATO tasks (the linear layers keep their shift-and-add lanes); with
     ``xof="external"`` (the engine's one XOF) the unit has Rubato's ``xof`` port
 
 Members

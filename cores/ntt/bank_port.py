@@ -17,8 +17,9 @@ first : Out(1)                              the read belongs to the transform's 
                                             destination otherwise: a transform from one buffer
                                             into another needs no copy)
 rdata : In(ArrayLayout(width, 2P))          per bank, the word read in the previous cycle; the
-                                            read must be transparent for the same bank's write
-                                            in its cycle (the new word is returned)
+                                            read need not be transparent for the same bank's
+                                            write (the core reads a word at the earliest in the
+                                            cycle after the write it needs)
 waddr : Out(ArrayLayout(range(N/2P), 2P))   per bank, the address written this cycle
 wen : Out(2P)                               per bank, write enable
 wdata : Out(ArrayLayout(width, 2P))         per bank, the word written

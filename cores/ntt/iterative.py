@@ -15,7 +15,8 @@ Datapath
            (ROM addr  registered)         ROM data -> w         Butterfly (L)      perm -> v regs  banks (in place)
 
 * 2P banks (``amaranth.lib.memory.Memory``, N/2P words each): one read port, transparent for the
-  bank's one write port (a read in the cycle of a write to the same word sees the new value)
+  bank's one write port (a read in the cycle of a write to the same word sees the new value;
+  the banks of ``memory="external"`` need not be: the schedule then reads a cycle later)
   (``banking="single"``: 4P one-address banks, see Banking);
   the address generator (:class:`~.address_decoder.NttAddressDecoder`, submodules ``rd_decoder`` and
   ``wr_decoder``) works from the stage counter and the cycle counter (a few constants per
@@ -59,7 +60,8 @@ With L = the butterfly latency, D = the read-to-write depth (L + 4: read, one re
 crossbar, the operand registers; + X with ``twiddles="otf"`` or a pieced ROM; single-port: the
 next odd number, one register after the butterflies when needed), T = ``transform_cycles(inverse)``
 (dual-port: the total of ``stage_starts(ntt_schedule(N, P, inverse), D)``, bound (N/2) log2 N / P
-+ D - 1 for N >= 2^10, P <= 32; single-port: :func:`~.single_port.single_port_starts`):
++ D - 1 for N >= 2^10, P <= 32; with ``memory="external"`` write_first=False, the banks outside
+need no bypass; single-port: :func:`~.single_port.single_port_starts`):
 
 * cycle 0: ``cmd`` accepted;
 * load: cycles 1 .. N/P take the input beats, then ``load_wait`` cycles while the last beats go
@@ -101,8 +103,9 @@ into w + q when it is negative (a signed input), and the inverse's N^-1 is a pas
 after the transform (SCALE: N/P beats read through the read crossbar, multiplied in the
 butterflies as a load beat is and written back through the load's write path).  Cycles: cycle 0
 takes the command, the first read is in cycle 1, and ``done`` comes in cycle T + 1 (forward; the
-last write lands in it) or T + N/P + ``load_wait`` + 2 (inverse): ``command_cycles`` = T + 2 or
-T + N/P + ``load_wait`` + 3, against T + 2 N/P + ``load_wait`` + 2 with the core's own banks.
+last write lands in it) or T + N/P + ``load_wait`` + 3 (inverse: the scale pass reads from the
+cycle after the last write): ``command_cycles`` = T + 2 or T + N/P + ``load_wait`` + 4, against
+T + 2 N/P + ``load_wait`` + 2 with the core's own banks.
 """
 
 from __future__ import annotations
@@ -202,7 +205,10 @@ class IterativeNttPlan:
             if single:
                 self.starts[inv], self._totals[inv] = single_port_starts(n, lanes, inv, self.depth)
             else:
-                self.starts[inv], self._totals[inv] = schedule_starts(n, lanes, inv, self.depth)
+                # the core's own banks bypass a write to a read in its cycle; banks held outside
+                # need not (a read comes a cycle after the write it needs)
+                self.starts[inv], self._totals[inv] = schedule_starts(n, lanes, inv, self.depth,
+                                                                      write_first=not self.external)
         coef = unsigned(self.qbits)
         self.beat_layout = data.ArrayLayout(coef, lanes)
         fields = {"inverse": 1, "sel": range(len(self.moduli))}
@@ -255,9 +261,10 @@ class IterativeNttPlan:
 
     @property
     def scale_cycles(self) -> int:
-        """External memory, inverse: the N^-1 pass after the transform, N/P reads and
-        ``load_wait`` + 2 cycles until the last write."""
-        return self.beats + self.load_wait + 2
+        """External memory, inverse: the N^-1 pass after the transform (its first read a cycle
+        after the transform's last write), N/P reads and ``load_wait`` + 2 cycles until the last
+        write."""
+        return 1 + self.beats + self.load_wait + 2
 
     def command_cycles(self, inverse: bool = False) -> int:
         """Cycles from a command's acceptance to the next one's (full rate); ``done`` comes in the

@@ -49,7 +49,9 @@ def controller(m, core) -> SimpleNamespace:
     starts_f = Array(Const(s, range(total + 1)) for s in core.starts[False] + (total,))
     starts_i = Array(Const(s, range(total + 1)) for s in core.starts[True] + (total,))
     stage_start = Mux(inverse, starts_i[stage], starts_f[stage])
-    t_last = Mux(inverse, totals[True] - 1, totals[False] - 1)
+    # external memory, inverse: the scale pass reads from the cycle after the transform's last
+    # write (the banks outside need not be transparent)
+    t_last = Mux(inverse, totals[True] - 1 + core.external, totals[False] - 1)
 
     issue = Signal(name="issue")
     load_take = Signal(name="load_take")

@@ -84,10 +84,12 @@ def k_plan(k: int, n_log: int, lanes: int) -> KPlan:
 
 
 @lru_cache(maxsize=64)
-def schedule_starts(n: int, lanes: int, inverse: bool, depth: int) -> tuple[tuple[int, ...], int]:
+def schedule_starts(n: int, lanes: int, inverse: bool, depth: int,
+                    write_first: bool = True) -> tuple[tuple[int, ...], int]:
     """:func:`hhe_gen.cores.ntt.schedule.stage_starts` of the schedule (cached): (start cycle of
-    every stage, transform cycles) for a read-to-write depth of ``depth`` cycles."""
-    starts, total = stage_starts(ntt_schedule(n, lanes, inverse), depth)
+    every stage, transform cycles) for a read-to-write depth of ``depth`` cycles (``write_first``:
+    the banks' reads see a write in its cycle)."""
+    starts, total = stage_starts(ntt_schedule(n, lanes, inverse), depth, write_first)
     return tuple(starts), total
 
 

@@ -161,18 +161,23 @@ def run_schedule(schedule: NttSchedule, a, q: int) -> list[int]:
     return [banks[schedule.bank(i)][schedule.addr(i)] for i in range(n)]
 
 
-def stage_starts(schedule: NttSchedule, latency: int) -> tuple[list[int], int]:
+def stage_starts(schedule: NttSchedule, latency: int, write_first: bool = True) -> tuple[list[int], int]:
     """Earliest start cycle of every stage when results are written ``latency`` cycles after their
-    reads (a read in the same cycle as the write sees the written value: write-first), and the
-    cycle at which the last result is written (the transform's total cycle count)."""
+    reads, and the cycle at which the last result is written (the transform's total cycle count).
+    ``write_first``: a read in the same cycle as the write sees the written value (banks whose
+    read port is transparent for their write port); False: a read comes at least one cycle after
+    the write it needs (banks without that bypass)."""
     if not isinstance(latency, int) or latency < 1:
         raise ParameterError("latency", latency, "an integer >= 1 (butterfly pipeline depth)")
+    gap = 0 if write_first else 1
     ready, starts, t = {}, [], 0
     for stage in schedule.stages:
         start = t
         for c, cycle in enumerate(stage):
             for slot in cycle:
-                start = max(start, ready.get(slot.lo, 0) - c, ready.get(slot.hi, 0) - c)
+                for word in (slot.lo, slot.hi):
+                    if word in ready:
+                        start = max(start, ready[word] + gap - c)
         for c, cycle in enumerate(stage):
             for slot in cycle:
                 ready[slot.lo] = ready[slot.hi] = start + c + latency

@@ -96,7 +96,8 @@ def synth_ecp5(component, *, device: str = "85k", package: str = "CABGA381", see
     abc9 : bool        map LUTs with ABC9 (what ``synth_ecp5`` does); False maps them with the classic
                        ``abc -lut 4`` (:data:`_ECP5_CLASSIC_ABC`; LUT4 only, so the ``-nowidelut``
                        netlist): hours faster on large XOR networks (unrolled Keccak rounds)
-    by_unit : bool     also the area of each submodule of the component (``units``): Yosys keeps the
+    by_unit : bool     also the area of each submodule of the component (``units``) and of each of
+                       their submodules (``parts``, keyed ``"<unit>.<part>"``): Yosys keeps the
                        hierarchy (``-noflatten``, so no optimisation across units) and maps with the
                        classic ABC (Yosys 0.70's ABC9 fails an assertion on hierarchical netlists
                        here); Yosys only
@@ -202,7 +203,9 @@ def synth_ecp5(component, *, device: str = "85k", package: str = "CABGA381", see
             "target": "ecp5", "device": device, "package": package, "seed": seed,
             "router": router, "name": name, "synth_args": list(synth_args),
             "nextpnr_args": list(nextpnr_args), "place_and_route": place_and_route,
-            **({"units": {unit: ecp5_area(cells) for unit, cells in units.items()}} if by_unit else {}),
+            **({"units": {unit: ecp5_area(cells) for unit, cells in units.items()},
+                "parts": {part: ecp5_area(cells) for part, cells in unit_cells(stat, name, 2).items() if "." in part}}
+               if by_unit else {}),
         }
 
     return cached_run("ecp5", name, text, tools, options, cache, job, summarize)

@@ -29,18 +29,21 @@ def stat_cells(stat: dict, name: str) -> tuple[dict, dict]:
     return dut, total
 
 
-def unit_cells(stat: dict, name: str) -> dict:
+def unit_cells(stat: dict, name: str, depth: int = 1) -> dict:
     """Cells of each submodule of the DUT with everything below it (``{unit: cells}``), from the
     ``stat -json`` of a netlist kept hierarchical (``synth_ecp5 -noflatten``): Amaranth writes one
     module per instance, named by its path (``<name>.dut.<unit>.<sub>...``), so a unit's cells are
-    the sum over the modules under its path.  Cells of the DUT's own module are under ``""``."""
+    the sum over the modules under its path.  Cells of the DUT's own module are under ``""``.
+    ``depth`` 2: the units' parts instead (``"<unit>.<part>"``; a unit's own cells under
+    ``"<unit>.(own)"``)."""
     prefix = f"{name}.dut"
     units: dict[str, dict] = {}
     for key, module in stat["modules"].items():
         path = key.lstrip("\\")
         if path != prefix and not path.startswith(prefix + "."):
             continue
-        unit = path[len(prefix) + 1:].split(".")[0] if path != prefix else ""
+        names = path[len(prefix) + 1:].split(".") if path != prefix else []
+        unit = ".".join(names[:depth] + (["(own)"] if 0 < len(names) < depth else []))
         cells = units.setdefault(unit, {})
         for cell, count in module["num_cells_by_type"].items():
             if not cell.startswith(("$scopeinfo", "\\")) and not cell.startswith(prefix):

@@ -343,8 +343,9 @@ def area(params: str = "dna-hhe", lanes: int = 2, rubato: str | None = None, xil
 def area_by_unit(params: str = "dna-hhe", lanes: int = 2, rubato: str | None = None, datapath=None) -> dict:
     """Where the accelerator's ECP5 area goes: Yosys ``synth_ecp5`` with the hierarchy kept
     (``synth_ecp5(by_unit=True)``: classic ABC, no optimisation across units, so the sum is a
-    little above :func:`area`'s), one row per unit of the engine; ``datapath``: None: the
-    configuration's."""
+    little above :func:`area`'s), one row per unit of the engine, then one per part of the crypto
+    unit (``crypto_unit.<part>``: the array, each sequencer, and ``crypto_unit.(own)``, its router
+    and multiplexers); ``datapath``: None: the configuration's."""
     from hhe_gen.cores.unused import mark_unused
     from hhe_gen.flow.synth import synth_ecp5
     from hhe_gen.params import preset
@@ -354,8 +355,11 @@ def area_by_unit(params: str = "dna-hhe", lanes: int = 2, rubato: str | None = N
     r = synth_ecp5(engine, name=name, timeout=4 * 3600, by_unit=True)
     fields = ("LUT4", "CCU2C", "FF", "MULT18X18D", "DP16KD", "DPR16X4")
     units = {unit or "(glue)": {k: cells[k] for k in fields} for unit, cells in r["units"].items()}
+    parts = {part: {k: cells[k] for k in fields} for part, cells in r.get("parts", {}).items()
+             if part.startswith("crypto_unit.")}
     return {"total": {k: r[k] for k in fields},
-            **dict(sorted(units.items(), key=lambda kv: -kv[1]["LUT4"]))}
+            **dict(sorted(units.items(), key=lambda kv: -kv[1]["LUT4"])),
+            **dict(sorted(parts.items(), key=lambda kv: -kv[1]["LUT4"]))}
 
 
 _LABELS = {("encrypt_pk", None): "m-to-ct pk", ("encrypt_sk", None): "m-to-ct sk", ("decrypt", 0): "ct-to-m L0",
