@@ -9,7 +9,7 @@ whose pure-Python execution :func:`~hhe_gen.cores.fft.plan.run_plan` equals the 
 Datapath (one transform at a time)::
 
     i_stream (P values/beat) --> 2P banks (n/2P words of 2W bits, 1 write + 1 read port each,
-                                  write-first)
+                                  read-first: no bypass)
       compute: cycle t issues P pairs: read (t) -> read crossbar -> register (t+1) ->
                Butterfly (cores/arith, complex field, op ct/gs, ``bf_latency``) ->
                write crossbar -> write (t + delay), delay = bf_latency + 2;
@@ -83,7 +83,7 @@ Latency (cycles, full-rate producer and consumer; per direction for "both")
 * load: ``load_beats`` = n/P (2n/P with split_load) cycles, one beat each;
 * compute: ``compute_cycles`` = plan.compute_cycles + 1 cycles (the COMPUTE phase starts the cycle
   after the last load beat; plan.compute_cycles = the stage_starts total, the cycle of the last
-  write; = (n/2P) log2(n) + delay within 5% for n >= 2^7), then
+  write; = (n/2P) log2(n) + delay within 5% for n >= 2^8), then
 * unload: the UNLOAD phase starts the cycle after, its first read gives the first output beat one
   cycle later (R = ``output_register`` = 1: one more, through the output register);
   ``unload_beats`` = passes * n/P beats at one per cycle.
@@ -299,7 +299,7 @@ class IterativeFft(wiring.Component):
             mem = Memory(shape=unsigned(cw), depth=depth, init=[])
             m.submodules[f"bank{k}"] = mem
             wp = mem.write_port(granularity=fmt.width)
-            rp = mem.read_port(transparent_for=(wp,))
+            rp = mem.read_port()         # not transparent: the schedule reads a cycle after a write
             wps.append(wp)
             rps.append(rp)
         table = fftm.twiddle_table(n, fmt)

@@ -77,9 +77,11 @@ class FftPlan:
     n, n_log, lanes, lane_bits (log2 P), bank_bits (B), banks (2P), depth (n/2P), inverse
     stage_k : tuple       butterfly bit k of every stage
     stage_cycles : int    n/(2P) cycles per stage
-    starts : tuple        issue cycle of every stage (:func:`stage_starts` with ``delay``)
+    starts : tuple        issue cycle of every stage (:func:`stage_starts` with ``delay``,
+                          ``write_first=False``: a read a cycle after the write it needs, so the
+                          banks need no bypass)
     compute_cycles : int  cycle (from the first issue) of the last write, so the stored result
-                          can be read from that cycle on (write-first memories)
+                          can be read from the next cycle on
     tw_offset, tw_mask : per stage, the twiddle ROM addressing (module docstring)
     tw_offset_k, tw_mask_k : the same indexed by the butterfly bit k (tw_offset_k[stage_k[s]] ==
                           tw_offset[s])
@@ -160,7 +162,7 @@ def _schedule(n, lanes, inverse):
 
 @functools.lru_cache(maxsize=64)
 def _starts(n, lanes, inverse, delay):
-    return stage_starts(_schedule(n, lanes, inverse), delay)
+    return stage_starts(_schedule(n, lanes, inverse), delay, write_first=False)
 
 
 @functools.lru_cache(maxsize=32)

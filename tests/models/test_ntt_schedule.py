@@ -66,16 +66,27 @@ def test_stage_overlap_meets_the_cycle_target(inverse):
             assert bound + 15 <= total <= 1.03 * bound + 64, (n, p, total, bound)
 
 
-def test_stage_starts_respects_dependencies():
-    """Brute force on a small case: no read happens before the write it depends on."""
-    s = ntt_schedule(16, 4)
-    starts, total = stage_starts(s, 5)
-    written = {}
-    for st, start in zip(s.stages, starts):
-        for c, cyc in enumerate(st):
-            for sl in cyc:
-                assert written.get(sl.lo, 0) <= start + c and written.get(sl.hi, 0) <= start + c
-        for c, cyc in enumerate(st):
-            for sl in cyc:
-                written[sl.lo] = written[sl.hi] = start + c + 5
-    assert total == max(written.values()) and starts[1] > starts[0] + len(s.stages[0]) - 1
+@pytest.mark.parametrize("write_first", [True, False])
+def test_stage_starts_respects_dependencies(write_first):
+    """Brute force on small cases: no read happens before the write it depends on (write-first:
+    a read may share the write's cycle; otherwise it comes at least a cycle later), and each
+    stage starts as early as that allows (one cycle earlier breaks it)."""
+    gap = 0 if write_first else 1
+    for n, p, inverse in ((16, 4, False), (64, 8, True), (32, 2, False)):
+        s = ntt_schedule(n, p, inverse)
+        starts, total = stage_starts(s, 5, write_first)
+        written = {}
+        for i, (st, start) in enumerate(zip(s.stages, starts)):
+            slack = []
+            for c, cyc in enumerate(st):
+                for sl in cyc:
+                    for word in (sl.lo, sl.hi):
+                        if word in written:
+                            assert written[word] + gap <= start + c
+                            slack.append(start + c - written[word] - gap)
+            prev_end = starts[i - 1] + len(s.stages[i - 1]) if i else 0
+            assert start == prev_end or min(slack) == 0     # earliest: bound by a dependency or the previous stage
+            for c, cyc in enumerate(st):
+                for sl in cyc:
+                    written[sl.lo] = written[sl.hi] = start + c + 5
+        assert total == max(written.values()) and starts[0] == 0

@@ -62,7 +62,8 @@ def _slot_words(slots, bits):
 
 def _compute(unit, inverse):
     """The FFT's COMPUTE length, from the NTT schedule (the IFFT uses the forward bit order)."""
-    return stage_starts(ntt_schedule(N // 2, unit.lanes, inverse=not inverse), unit.fft.delay)[1] + 1
+    schedule = ntt_schedule(N // 2, unit.lanes, inverse=not inverse)
+    return stage_starts(schedule, unit.fft.delay, write_first=False)[1] + 1
 
 
 def encode_cycles(unit, binding, rows):
