@@ -69,7 +69,8 @@ class RubatoCore(wiring.Component):
 
     Inside: SHAKE256 of ``nonce LE64 || counter LE64`` (:class:`~hhe_gen.cores.keccak.ShakeXof`,
     4-byte beats) -> :class:`~.round_keys.RoundKeySchedule` (RubatoRoundConstants -> one modular
-    multiplier ``rk = key[i] * rc`` -> a round-key memory of ``lanes`` banks); the layers run on
+    multiplier ``rk = key[i] * rc`` -> a round-key memory of ``lanes`` banks; with an external
+    multiplier the constants themselves, ARK forming ``x + key*rc`` on it); the layers run on
     :class:`~.datapath.RubatoDatapath` (``lanes`` words per cycle: ARK, MixColumns, MixRows by
     shift-and-add, Feistel with one squarer per lane), in the reference loop's order
     (:func:`~.schedule.phases`), then the first l words leave on ``o_stream``.  With ``noise``, a
@@ -152,7 +153,7 @@ class RubatoCore(wiring.Component):
             from hhe_gen.cores.keccak.permutation import check_rounds_per_cycle
             check_rounds_per_cycle(xof_rounds_per_cycle)
             self.datapath = RubatoDatapath(p, lanes, multiplier=multiplier, mul_latency=mul_latency)
-            external = multiplier == "external"     # the squarers on an array outside, the round keys' own
+            external = multiplier == "external"     # the squarers and ARK on an array outside
             self.round_keys = RoundKeySchedule(p, lanes, multiplier="none" if external else multiplier,
                                                mul_latency=None if external else mul_latency, in_bytes=BEAT_BYTES)
             from hhe_gen.cores.keccak import ShakeXof

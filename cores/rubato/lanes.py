@@ -12,8 +12,8 @@ from amaranth.hdl import Mux
 
 from hhe_gen.cores.sampler._common import balanced_sum
 
-__all__ = ["const_times", "signed_digits", "weighted_sum", "sum_bound", "reduce_corrections", "estimate_width", "quotient_estimate",
-           "reduce_corrected", "mod_add"]
+__all__ = ["const_times", "signed_digits", "weighted_sum", "sum_bound", "reduce_corrections", "estimate_width",
+           "quotient_estimate", "reduce_corrected", "mod_add"]
 
 
 def const_times(x, c: int):

@@ -6,11 +6,12 @@
   ``datapath-q31-l4-ark-mc`` (quick) stops after MixColumns, ``-linear`` after MixRows.
 * ``mutant-datapath-*`` (``expect="FAIL"``): the same harness with a wrong specification for one
   layer must be refuted (the harness can fail).
-* ``round-keys-q<q>-l<L>[-butterfly]``: round-constant intake never uses a rejected word - the
+* ``round-keys-q<q>-l<L>[-butterfly|-none]``: round-constant intake never uses a rejected word - the
   core's round-key path (:class:`~hhe_gen.cores.rubato.round_keys.RoundKeySchedule`) with free
   XOF words: every round key written is key[i] * (the i-th accepted word, masked) mod q, in
   order, and no rejected word reaches the multiplier (:mod:`.round_keys`; k-induction, depth
-  10, plus covers to depth 60: a block's 48 round keys all written).  ``mutant-round-keys-*``:
+  10, plus covers to depth 60: a block's 48 round keys all written; ``-none``: no multiplier, the
+  constants themselves written and the key in L banks).  ``mutant-round-keys-*``:
   a filter that lets words q .. q'-1 through is refuted.
 * ``core-streams-q31-l16``: the whole core (XOF, round keys, datapath, output) at q = 31, noise
   off: ``o_stream`` obeys the stream rules, words and commands balance (l words per accepted
@@ -96,16 +97,22 @@ ROUND_KEYS_K, ROUND_KEYS_COVER = 10, 60
 _RK_WHAT = ("round-constant intake never uses a rejected word: with free XOF words, every round key "
             "written is key[J mod n] * (the J-th accepted candidate, masked) mod q, written in order "
             "to bank J mod L, address J div L; no word >= q enters the multiplier; covers")
+_RK_WHAT_NONE = ("round-constant intake without a multiplier (ARK multiplies on the crypto unit's array): "
+                 "with free XOF words, every word written is the J-th accepted candidate, masked, written "
+                 "in order to bank J mod L, address J div L, and the key banks hold key[J mod n]; no word "
+                 ">= q is written; covers")
 for _q, _lanes, _mult, _quick in [(17, 2, "barrett", True), (31, 4, "butterfly", True), (17, 1, "barrett", False),
                                   (17, 16, "barrett", False), (31, 2, "butterfly", False),
-                                  (127, 8, "barrett", False)]:
+                                  (127, 8, "barrett", False), (17, 2, "none", True), (31, 4, "none", False)]:
     def _make_rk(q=_q, lanes=_lanes, mult=_mult):
         def fn(ctx):
             return round_keys(ctx, q, lanes, mult)
         return fn
-    proof(GROUP, f"round-keys-q{_q}-l{_lanes}" + ("-butterfly" if _mult == "butterfly" else ""), what=_RK_WHAT,
+    proof(GROUP, f"round-keys-q{_q}-l{_lanes}" + ("" if _mult == "barrett" else f"-{_mult}"),
+          what=_RK_WHAT if _mult != "none" else _RK_WHAT_NONE,
           size=f"Par-80S n=16, r=2 (48 constants), q={_q} (32-bit candidates masked to {_q.bit_length()} "
-               f"bits), lanes={_lanes}, {_mult} multiplier",
+               f"bits), lanes={_lanes}, " + ("no multiplier (the constants kept)" if _mult == "none"
+                                             else f"{_mult} multiplier"),
           engine="sby-prove", quick=_quick)(_make_rk())
 
 

@@ -25,6 +25,10 @@ masked to q_bits as in the real sets):
   harness's copy (an extra combinational read port), the filter's held value is ``value_J`` when
   it is constant J.
 
+With ``multiplier="none"`` (the crypto unit's Rubato: ARK multiplies on the array) the same
+harness with the write of constant J asserted to carry ``value_J`` itself, and the key banks'
+word ``J mod n`` (bank ``J mod L``, address ``J div L``) equal to the harness's copy.
+
 Covers: constant J written; a block's last round key written (``rk_count == 48``); a
 rejected candidate immediately followed by an accepted one that is multiplied.
 """
@@ -89,8 +93,15 @@ class RoundKeyHarness:
         key_copy = Signal(w)                    # key word K as the key memory holds it
         with m.If(dut.key_we & (dut.key_addr == K)):
             m.d.sync += key_copy.eq(dut.key_data)
-        key_port = dut.key_memory.read_port(domain="comb")
-        m.d.comb += [key_port.addr.eq(K), Assert(key_port.data == key_copy)]
+        if dut.multiplier is not None:
+            key_port = dut.key_memory.read_port(domain="comb")
+            m.d.comb += [key_port.addr.eq(K), Assert(key_port.data == key_copy)]
+        else:                                   # word K in bank K mod L at K div L
+            for a, mem in enumerate(dut.key_banks):
+                key_port = mem.read_port(domain="comb")
+                m.d.comb += key_port.addr.eq(K // L)
+                with m.If(K % L == a):
+                    m.d.comb += Assert(key_port.data == key_copy)
 
         # -- accepted candidates at the rejection filter's input -----------------------------------
         cand = dut.rc._filter.i_stream
@@ -136,10 +147,11 @@ class RoundKeyHarness:
         with m.If(dut.mul_valid):
             m.d.comb += Assert(dut.mul_rc < q)                      # no rejected word multiplied
             with m.If(dut.mul_addr * L + dut.mul_bank == J):
-                m.d.comb += [Assert(have_j), Assert(dut.mul_rc == value_j),
-                             Assert(dut.multiplier.a == key_j)]
-        expected = Signal(w)
-        m.d.comb += expected.eq((key_j * value_j) % q)
+                m.d.comb += [Assert(have_j), Assert(dut.mul_rc == value_j)]
+                if dut.multiplier is not None:
+                    m.d.comb += Assert(dut.multiplier.a == key_j)
+        expected = Signal(w)             # "none": the constant itself (the datapath multiplies)
+        m.d.comb += expected.eq((key_j * value_j) % q if dut.multiplier is not None else value_j)
         index = dut.write_addr * L + dut.write_bank
         with m.If(dut.write_en):
             m.d.comb += [Assert(index == dut.rk_count), Assert(index < total)]

@@ -157,11 +157,18 @@ TABLES: dict[str, Layout] = {
         (("case", "case"), ("set", "set"), ("engine", "engine"), ("core alone", "core_alone"),
          ("DNA-HHE (Table III, 200 MHz)", "dna_hhe"), ("engine / DNA-HHE", "ratio")),
         "hhe-gen bench accel --only rubato-128s-2lanes rubato-128m-2lanes rubato-128l-2lanes (Amaranth simulation)"),
+    "accel-precision": Layout(
+        (("case", "case"), ("slot format", "slot_format"), ("rounding", "rounding"), ("mean bits", "mean_bits"),
+         ("worst slot bits", "worst_slot_bits"), ("Lattigo's own: mean", "lattigo_mean_bits"),
+         ("worst slot", "lattigo_worst_slot_bits"), ("below Lattigo's mean", "below_lattigo_mean")),
+        "hhe-gen bench accel --only precision-dna-hhe-lattigo precision-dna-hhe-lattigo-half-up "
+        "precision-dna-hhe-lattigo-42bits precision-dna-hhe-lattigo-46bits precision-dna-hhe-lattigo-54bits "
+        "(m-to-ct on the ISA model, which the RTL equals bit for bit; Lattigo v6 decrypting)"),
     "accel-dual-area": Layout(
         (("case", "case"), ("design", "design"), ("LUT4", "lut4"), ("FF", "ff"), ("MULT18X18D", "mult18x18d"),
          ("DP16KD", "dp16kd")),
-        "hhe-gen bench accel --only area-dna-hhe-2lanes area-dna-hhe-2lanes-dual-128s; "
-        "hhe-gen bench rubato --only 128s-l2-multipliers (Yosys synth_ecp5)"),
+        "hhe-gen bench accel --only area-dna-hhe-2lanes area-dna-hhe-2lanes-dual-128s area-dna-hhe-2lanes-dual-128s-shared "
+        "area-dna-hhe-2lanes-dual-128s-shared-42bits; hhe-gen bench rubato --only 128s-l2-multipliers (Yosys synth_ecp5)"),
     "soc-ecpix5-area": Layout(
         (("case", "case"), ("configuration", "configuration"), ("logic", "logic"), ("flip-flops", "flip_flops"),
          ("multipliers", "multipliers"), ("block RAM", "block_ram"), ("Yosys", "yosys"),

@@ -314,9 +314,10 @@ def _area_goals(out: dict) -> dict:
 
 
 def area(params: str = "dna-hhe", lanes: int = 2, rubato: str | None = None, xilinx: bool = True,
-         datapath=None) -> dict:
+         datapath=None, slot_format=None) -> dict:
     """Yosys area of the client accelerator (the engine with every unit; ``rubato``: dual mode with
-    that set's Rubato unit; ``datapath``: None: the configuration's): ECP5 (``synth_ecp5``, Yosys
+    that set's Rubato unit; ``datapath``: None: the configuration's; ``slot_format``: (W, F), None
+    the configuration's, another one's run name ends in ``_w<W>``): ECP5 (``synth_ecp5``, Yosys
     only: placing and routing the whole engine belongs to the timing-closure work) and Xilinx 7
     (``synth_xilinx``, and its equivalent slices ``xc7_ens``, :func:`xc7_ens`).  For 2 lanes in
     dual mode with Par-128S on dna-hhe, :data:`AREA_GOALS` beside them."""
@@ -324,14 +325,18 @@ def area(params: str = "dna-hhe", lanes: int = 2, rubato: str | None = None, xil
     from hhe_gen.flow.synth import synth_ecp5, synth_xilinx
     from hhe_gen.params import preset
     p = preset(params)
-    name = _area_name("hhe_accel", params, lanes, rubato, datapath)
-    engine = AcceleratorConfig(p, lanes, rubato=rubato, datapath=datapath).engine()
+    name = _area_name("hhe_accel", params, lanes, rubato, datapath) + \
+        ("" if slot_format is None else f"_w{slot_format[0]}")
+    fmt = None if slot_format is None else tuple(slot_format)
+    engine = AcceleratorConfig(p, lanes, rubato=rubato, datapath=datapath, slot_format=fmt).engine()
     mark_unused(engine)
     ecp5 = synth_ecp5(engine, name=name, timeout=4 * 3600, place_and_route=False)
     out = {k: ecp5.get(k) for k in ("LUT4", "FF", "MULT18X18D", "DP16KD")}
+    if fmt is not None:
+        out["slot_format"] = f"{fmt[0]}/{fmt[1]}"
     if xilinx:
-        xc7 = synth_xilinx(AcceleratorConfig(p, lanes, rubato=rubato, target="xilinx", datapath=datapath).engine(),
-                           name=name, timeout=4 * 3600)
+        xc7 = synth_xilinx(AcceleratorConfig(p, lanes, rubato=rubato, target="xilinx", datapath=datapath,
+                                             slot_format=fmt).engine(), name=name, timeout=4 * 3600)
         out.update({f"xc7_{k}": xc7.get(k) for k in ("LUT", "FF", "DSP48E1", "RAMB18", "RAMB36")})
         out["xc7_ens"] = xc7_ens(xc7)
     if lanes == 2 and params == "dna-hhe" and rubato is not None and \
@@ -466,6 +471,9 @@ def _cases():
     bench_case("accel", "area-dna-hhe-2lanes-dual-128s", quick=False, lanes=2, rubato="Par-128S")(area)
     bench_case("accel", "area-dna-hhe-2lanes-dual-128s-shared", quick=False, lanes=2, rubato="Par-128S",
                datapath="shared")(area)
+    # the narrowest wider slot format within LATTIGO_MARGIN_BITS of Lattigo (precision-dna-hhe-lattigo-42bits)
+    bench_case("accel", "area-dna-hhe-2lanes-dual-128s-shared-42bits", quick=False, lanes=2, rubato="Par-128S",
+               datapath="shared", slot_format=(42, 40), xilinx=False)(area)
     bench_case("accel", "area-toy", quick=False, params="toy")(area)
     bench_case("accel", "area-by-unit-dna-hhe-2lanes", quick=False, lanes=2)(area_by_unit)
     bench_case("accel", "area-by-unit-dna-hhe-2lanes-dual-128s", quick=False, lanes=2,
