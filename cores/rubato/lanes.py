@@ -69,8 +69,8 @@ def quotient_estimate(s, bound: int, q: int):
     """``s - (s >> b)*q`` (b = bitlen q) for ``0 <= s <= bound``: congruent to s, below
     ``(reduce_corrections(bound, q) + 1) * q`` (an expression of :func:`estimate_width` bits).
     Formed as ``(s mod 2^b) + h*(2^b - q)`` with ``h = s >> b`` and the constant's
-    :func:`signed_digits` (shifts, adds and subtractions: no multiplier, for Rubato's
-    q = 2^b - 2^20 - 2^17 + 1 three terms)."""
+    :func:`signed_digits` (shifts, adds and subtractions, no multiplier: three terms for
+    65929217 = 2^26 - 2^20 - 2^17 + 1, two for 33292289 = 2^25 - 2^18 + 1)."""
     b = q.bit_length()
     width = estimate_width(bound, q)
     if not bound >> b:
