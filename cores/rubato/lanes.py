@@ -11,8 +11,9 @@ from __future__ import annotations
 from amaranth.hdl import Mux
 
 from hhe_gen.cores.sampler._common import balanced_sum
+from hhe_gen.models.modarith import signed_digits
 
-__all__ = ["const_times", "signed_digits", "weighted_sum", "sum_bound", "reduce_corrections", "estimate_width",
+__all__ = ["const_times", "weighted_sum", "sum_bound", "reduce_corrections", "estimate_width",
            "quotient_estimate", "reduce_corrected", "mod_add"]
 
 
@@ -51,34 +52,21 @@ def estimate_width(bound: int, q: int) -> int:
     return max(bound.bit_length(), q.bit_length() + 1)
 
 
-def signed_digits(c: int) -> list[tuple[int, int]]:
-    """The non-adjacent form of ``c`` >= 0: (shift, +1 or -1) pairs with ``c = sum(d << shift)``,
-    no two shifts adjacent (the fewest nonzero signed digits)."""
-    digits, i = [], 0
-    while c:
-        if c & 1:
-            d = 2 - (c & 3)          # +1 if c = 1 mod 4, -1 if c = 3 mod 4
-            digits.append((i, d))
-            c -= d
-        c >>= 1
-        i += 1
-    return digits
-
-
 def quotient_estimate(s, bound: int, q: int):
     """``s - (s >> b)*q`` (b = bitlen q) for ``0 <= s <= bound``: congruent to s, below
     ``(reduce_corrections(bound, q) + 1) * q`` (an expression of :func:`estimate_width` bits).
     Formed as ``(s mod 2^b) + h*(2^b - q)`` with ``h = s >> b`` and the constant's
-    :func:`signed_digits` (shifts, adds and subtractions, no multiplier: three terms for
-    65929217 = 2^26 - 2^20 - 2^17 + 1, two for 33292289 = 2^25 - 2^18 + 1)."""
+    :func:`~hhe_gen.models.modarith.signed_digits` (shifts, adds and subtractions, no
+    multiplier: three terms for 65929217 = 2^26 - 2^20 - 2^17 + 1, two for 33292289 =
+    2^25 - 2^18 + 1)."""
     b = q.bit_length()
     width = estimate_width(bound, q)
     if not bound >> b:
         return s[:width]
     h = s[b:width]
     total = s[:b]
-    for shift, d in signed_digits((1 << b) - q):
-        total = total + (h << shift) if d > 0 else total - (h << shift)
+    for sign, shift in signed_digits((1 << b) - q):
+        total = total + (h << shift) if sign > 0 else total - (h << shift)
     return total
 
 

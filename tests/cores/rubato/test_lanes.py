@@ -70,13 +70,9 @@ def test_mod_add(q):
     assert got == [(a + b) % q for a, b in cases]
 
 
-def test_signed_digits_are_the_non_adjacent_form():
-    """Every c below 2^12 and Rubato's 2^b - q: the digits sum to c, no two shifts adjacent, and
-    no more of them than c has set bits (Rubato's three-term constant: 2^20 + 2^17 - 1)."""
-    from hhe_gen.cores.rubato.lanes import signed_digits
-    for c in list(range(1 << 12)) + [(1 << 26) - 65929217, (1 << 25) - 33292289]:
-        digits = signed_digits(c)
-        shifts = [s for s, _ in digits]
-        assert sum(d << s for s, d in digits) == c and all(d in (1, -1) for _, d in digits)
-        assert all(b - a >= 2 for a, b in zip(shifts, shifts[1:])) and len(digits) <= bin(c).count("1")
-    assert signed_digits((1 << 26) - 65929217) == [(0, -1), (17, 1), (20, 1)]
+def test_rubato_constants_take_few_signed_digits():
+    """The quotient estimate's constants 2^b - q in non-adjacent form (hhe_gen.models.modarith,
+    tested there for every c): three terms for Par-128S's q, two for Par-128M/L's."""
+    from hhe_gen.models.modarith import signed_digits
+    assert signed_digits((1 << 26) - 65929217) == ((-1, 0), (1, 17), (1, 20))
+    assert signed_digits((1 << 25) - 33292289) == ((-1, 0), (1, 18))
