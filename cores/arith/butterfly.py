@@ -12,8 +12,8 @@ Datapath (one pipeline for every op and field; P = Q = ``add_latency``, M = ``mu
 
     stage 0        P                      P+M                        P+M+Q = latency
       a,b --[pre: d = a - b (gs operand)]--+
-                                           | m1 = ct: b | gs: d | mul/mac: a
-                                           | m2 = ct/gs: w | mul/mac: b
+                                           | m1 = ct: b | gs/gsh: d | mul/mac: a
+                                           | m2 = ct/gs/gsh: w | mul/mac: b
                                            +--[field multiplier: t = m1*m2]--+
                                                                              | u = mac: c | else a
                                                                              | v = ct/mac: t | else b
@@ -23,6 +23,9 @@ Datapath (one pipeline for every op and field; P = Q = ``add_latency``, M = ``mu
     ct    a + b*w        a - b*w
     gs    a + b          (a - b)*w  (complex: x = round_shift(a + b, 1), the multiplier gets
                                      h = round_shift(a - b, 1): the model's halving GS)
+    gsh   (a + b)/2      (a - b)*w/2  Z_q / Z_t only (complex: undefined): x = a1 + (b1 + k) with
+                                     a = 2a1 + a0, b = 2b1 + b0, k in {0, 1, (q+1)/2} formed in the
+                                     pre stage; y = t1 + t0 (q+1)/2 beside the post adder
     mul   a*b            0
     add   a + b          0
     sub   a - b          0
@@ -117,7 +120,7 @@ from .pipeline import DELAY, Pipe, Segment, Timed, add_delay, schedule, stage_de
 
 __all__ = ["Butterfly", "ButterflyPlan", "ButterflyStream", "OP_CODES", "pack_complex", "unpack_complex"]
 
-#: ``op`` input encoding: the index in :data:`hhe_gen.models.butterfly.OPS` (codes 6, 7: undefined).
+#: ``op`` input encoding: the index in :data:`hhe_gen.models.butterfly.OPS` (code 7: undefined).
 OP_CODES = {name: i for i, name in enumerate(OPS)}
 
 #: estimated delay in front of a field multiplier: routing, the op decode and the operand select
@@ -327,7 +330,7 @@ class Butterfly(ButterflyPlan, wiring.Component):
 
     Members
     -------
-    op : In(3)            :data:`OP_CODES` (ct 0, gs 1, mul 2, add 3, sub 4, mac 5)
+    op : In(3)            :data:`OP_CODES` (ct 0, gs 1, mul 2, add 3, sub 4, mac 5, gsh 6)
     field : In(range(n))  only with more than one field
     sel : In(range(n))    prime index of the Z_q / Z_t field (the same input for both); only when a
                           modular field has more than one modulus; must be < that field's count
@@ -436,9 +439,24 @@ class Butterfly(ButterflyPlan, wiring.Component):
         d = addsub(ModSub, "mod_pre_sub", a0.value, b0.value, 0, P)
         m1, m2 = Signal(mw, name="mod_m1"), Signal(mw, name="mod_m2")
         m.d.comb += [
-            m1.eq(Mux(op_is(P, "ct"), st.at(b0, P), Mux(op_is(P, "gs"), d, st.at(a0, P)))),
-            m2.eq(Mux(op_is(P, "ct", "gs"), st.at(w0, P), st.at(b0, P))),
+            m1.eq(Mux(op_is(P, "ct"), st.at(b0, P), Mux(op_is(P, "gs", "gsh"), d, st.at(a0, P)))),
+            m2.eq(Mux(op_is(P, "ct", "gs", "gsh"), st.at(w0, P), st.at(b0, P))),
         ]
+        half_q = [(q + 1) // 2 for q in qs]
+
+        def half_q_at(stage):       # (q + 1) / 2 of the selected prime
+            if msel is None:
+                return Const(half_q[0], mw)
+            return Array(Const(h, mw) for h in half_q)[st.at(msel, stage)]
+        # gsh's x = (a + b) / 2 = a1 + (b1 + k) with a = 2 a1 + a0, b = 2 b1 + b0 and k = 0 (both
+        # even), 1 (both odd) or (q + 1) / 2 (one odd); b1 + k <= q, so the post adder's a + b < 2q
+        # holds.  Formed here, off the multiplier's path, and carried to the post stage in place of a, b.
+        ap, bp = st.at(a0, P), st.at(b0, P)
+        gsh_p = op_is(P, "gsh")
+        a_x, b_x = Signal(mw, name="mod_ax"), Signal(mw, name="mod_bx")
+        k = Mux(ap[0] ^ bp[0], half_q_at(P), ap[0] & bp[0])
+        m.d.comb += [a_x.eq(Mux(gsh_p, ap >> 1, ap)), b_x.eq(Mux(gsh_p, (bp >> 1) + k, bp))]
+        a_x, b_x = Timed(a_x, P), Timed(b_x, P)
         m1, m2 = Timed(m1, P), Timed(m2, P)
         ts = {}
         for f, unit in self.reducers.items():
@@ -457,14 +475,17 @@ class Butterfly(ButterflyPlan, wiring.Component):
             m.d.comb += t.eq(st.at(next(iter(ts.values())), P + M))
         t = Timed(t, P + M)
         s = P + M
-        u = Mux(op_is(s, "mac"), st.at(c0, s), st.at(a0, s))
-        v = Mux(op_is(s, "ct", "mac"), t.value, st.at(b0, s))
+        u = Mux(op_is(s, "mac"), st.at(c0, s), st.at(a_x, s))
+        v = Mux(op_is(s, "ct", "mac"), t.value, st.at(b_x, s))
         add = addsub(ModAdd, "mod_post_add", u, v, s, Q)
         sub = addsub(ModSub, "mod_post_sub", u, v, s, Q)
         L = s + Q
-        tl = st.at(t, L)
+        # gsh's y = t / 2 = t1 + t0 (q + 1) / 2, beside the post adder
+        t_y = Signal(mw, name="mod_ty")
+        m.d.comb += t_y.eq(Mux(op_is(s, "gsh"), (t.value >> 1) + Mux(t.value[0], half_q_at(s), 0), t.value))
+        tl = st.at(Timed(t_y, s), L)
         x = Mux(op_is(L, "mul"), tl, Mux(op_is(L, "sub"), sub, add))
-        y = Mux(op_is(L, "ct"), sub, Mux(op_is(L, "gs"), tl, 0))
+        y = Mux(op_is(L, "ct"), sub, Mux(op_is(L, "gs", "gsh"), tl, 0))
         return x, y
 
     def _complex(self, m, st, op_is, bank, pipes, P, M, Q):

@@ -13,8 +13,8 @@ In place (``in_place=True``, the engine's buffers banked as the core's memory pl
 :class:`~.buffers.BufferFile` ``banked``): the core (``memory="external"``) transforms in the
 buffers themselves through the buffer file's ``bank`` port: its first stage reads ``a`` and
 writes ``dst``, every later read and write is ``dst``; ``lift`` acts on the first stage's reads,
-the inverse's N^-1 is a pass of its own.  No load, no unload, no FIFO, and no banks of the core's
-own.
+the inverse's N^-1 is in its halving butterflies (op ``gsh``).  No load, no unload, no FIFO, and no
+banks of the core's own.
 
 Abort resets the core and the FIFO (``ResetInserter``): the unit is idle in the next cycle.
 
@@ -44,8 +44,7 @@ Latency
 (cycle 0) to ``done``: the command is taken in cycle 1, the first input beat waits one cycle for
 the FIFO (the buffer's read latency), then the core runs at full rate; ``done`` comes with the
 last output beat's write.  In place: ``ntt_plan.command_cycles(inverse)`` (the command is taken in
-cycle 1, ``done`` with the last write): 2 N/P + ``load_wait`` + 1 fewer for a forward transform,
-N/P fewer for an inverse (its N^-1 pass).
+cycle 1, ``done`` with the last write): 2 N/P + ``load_wait`` + 1 fewer, in either direction.
 """
 
 from __future__ import annotations

@@ -30,7 +30,7 @@ Datapath
   The unload reads through the read XOR network (beat word p = its output p: no multiplexer of
   its own) and the load writes through the write crossbar as the stage k = B-1 (slot p = lane p,
   no rotation).
-* One :class:`hhe_gen.cores.arith.Butterfly` per lane (op ct forward, gs inverse; ``en`` = 1 always:
+* One :class:`hhe_gen.cores.arith.Butterfly` per lane (op ct forward, gsh inverse; ``en`` = 1 always:
   a fixed pipeline, no data-dependent timing).
 * Twiddles (:mod:`.twiddle_source`), ``twiddles="rom"``: P ROM banks per :func:`~.plan.twiddle_rom`
   (2N words per prime), built from registered pieces of ``ROM_PIECE_WORDS`` words above that
@@ -39,10 +39,12 @@ Datapath
   modular multiplier of the butterfly's kind (its minimum latency X); the operands wait X
   cycles in registers, so D grows by X.
 * N^-1: the Butterfly's GS sum has no multiplier, so the inverse does not fold N^-1 into its last
-  butterflies; instead the load path sends every coefficient through the same butterflies with op
-  ``mul`` and b = N^-1 (forward: b = 1) - in Z_q the two orders give the same residues, and the
-  last stage uses psi^-brv(1) alone (the model's ``last_inv`` is psi^-brv(1) * N^-1).  For the
-  Montgomery kinds every constant is stored times R mod q.
+  butterflies; instead every inverse butterfly halves both its results (op ``gsh``: (a + b)/2,
+  (a - b) w/2), so the log2 N stages multiply by 2^-log2 N = N^-1 - in Z_q the orders give the
+  same residues, and the last stage uses psi^-brv(1) alone (the model's ``last_inv`` is
+  psi^-brv(1) * N^-1).  The load sends every coefficient through the butterflies with op ``mul``
+  and b = the reducer's factor (a * 1).  For the Montgomery kinds every constant is stored times
+  R mod q.
 
 Interface (streams, :mod:`amaranth.lib.stream`)
 -------------------------------------------------
@@ -98,14 +100,11 @@ In place
 the core transforms the polynomial where it lies: no load, no unload.  The holder serves the
 first stage's reads (``first``) from the source polynomial and every other read and every write
 from the destination, so a transform from one place into another costs nothing more.  The load's
-two jobs move: ``lift`` (command) turns each word w of bank_width bits read by the first stage
-into w + q when it is negative (a signed input), and the inverse's N^-1 is a pass of its own
-after the transform (SCALE: N/P beats read through the read crossbar, multiplied in the
-butterflies as a load beat is and written back through the load's write path).  Cycles: cycle 0
-takes the command, the first read is in cycle 1, and ``done`` comes in cycle T + 1 (forward; the
-last write lands in it) or T + N/P + ``load_wait`` + 3 (inverse: the scale pass reads from the
-cycle after the last write): ``command_cycles`` = T + 2 or T + N/P + ``load_wait`` + 4, against
-T + 2 N/P + ``load_wait`` + 2 with the core's own banks.
+one job moves: ``lift`` (command) turns each word w of bank_width bits read by the first stage
+into w + q when it is negative (a signed input).  Cycles: cycle 0 takes the command, the first
+read is in cycle 1, and ``done`` comes in cycle T + 1 (the last write lands in it), in either
+direction: ``command_cycles`` = T + 2, against T + 2 N/P + ``load_wait`` + 2 with the core's own
+banks.
 """
 
 from __future__ import annotations
@@ -126,7 +125,7 @@ from .address_decoder import NttAddressDecoder
 from .address_decoder import bank_of as _bank_of
 from .crossbar import delay, delay_chain, read_operand, write_slots, xor_network
 from .bank_port import bank_port_signature
-from .iterative_control import IDLE, RUN, SCALE, UNLOAD, controller
+from .iterative_control import IDLE, RUN, UNLOAD, controller
 from .plan import (butterfly_choice, lane_multiplier, check_lanes, check_moduli, check_n, k_plan, otf_tables,
                    schedule_starts, twiddle_rom)
 from .single_port import single_port_starts
@@ -259,18 +258,11 @@ class IterativeNttPlan:
         """N/P beats + 1 cycle of memory read (full rate)."""
         return self.beats + 1
 
-    @property
-    def scale_cycles(self) -> int:
-        """External memory, inverse: the N^-1 pass after the transform (its first read a cycle
-        after the transform's last write), N/P reads and ``load_wait`` + 2 cycles until the last
-        write."""
-        return 1 + self.beats + self.load_wait + 2
-
     def command_cycles(self, inverse: bool = False) -> int:
         """Cycles from a command's acceptance to the next one's (full rate); ``done`` comes in the
         last of them."""
         if self.external:
-            return 1 + self.transform_cycles(inverse) + (self.scale_cycles if inverse else 1)
+            return 1 + self.transform_cycles(inverse) + 1
         return 1 + self.load_cycles + self.transform_cycles(inverse) + self.unload_cycles
 
     @property
@@ -338,9 +330,7 @@ class IterativeNtt(IterativeNttPlan, wiring.Component):
         s.plans = [k_plan(kk, self.n_log, self.lanes) for kk in range(self.n_log)]
         self._data_banks(m, s)
         self._twiddles(m, s)
-        if self.external:
-            self._scale_reads(m, s)
-        else:
+        if not self.external:
             self._unload(m, s)
         self._read_crossbar(m, s)
         self._butterflies(m, s)
@@ -371,13 +361,16 @@ class IterativeNtt(IterativeNttPlan, wiring.Component):
     def _external_banks(self, m, s):
         """External memory: ``s.banks`` are the bank port's signals (read data cut to qbits, or
         lifted, signed w -> w + q if w < 0, when ``lift`` is set and the word was read by the first
-        stage), ``s.read_state`` the state whose reads are beats (SCALE)."""
+        stage); no state reads beats (``s.read_state`` None), so ``s.r_sel`` follows the read
+        decoder."""
         port, qw, wb = self.bank_port, self.qbits, self.bank_width
         prime_q = Array(Const(q, wb) for q in self.moduli)
         lift_now = Signal(name="lift_now")
         first = Signal(name="first_read")
         m.d.comb += [first.eq((s.state == RUN) & (s.stage == 0)), port.first.eq(first),
-                     port.ren.eq((s.state == RUN) | (s.state == SCALE))]
+                     port.ren.eq(s.state == RUN)]
+        s.read_state = None
+        s.r_sel = Signal(self.bank_bits, name="r_sel")
         m.d.sync += lift_now.eq(first & s.lift)
         for b in range(self.banks):
             word = port.rdata[b]
@@ -427,26 +420,17 @@ class IterativeNtt(IterativeNttPlan, wiring.Component):
                 m.d.sync += [state.eq(IDLE), o_valid.eq(0), u_last.eq(0)]
         m.d.comb += self.o_stream.valid.eq(o_valid)
 
-    def _scale_reads(self, m, s):
-        """External memory, the N^-1 pass: beat b (words bP .. bP+P-1) read in SCALE state, its
-        words on the read XOR network's outputs in the next cycle (``s.r_sel`` = the beat's bank,
-        ``s.u_idx``, ``s.u_en``); the load's path multiplies and writes them back."""
-        s.r_sel = r_sel = Signal(self.bank_bits, name="r_sel")
-        s.u_en = Signal(name="u_en")
-        s.u_idx = u_idx = Signal(self.n_log + 1, name="u_idx")
-        m.d.comb += [s.u_en.eq(1), u_idx.eq(s.beat << self.lanes_log)]
-        with m.If(s.state == SCALE):
-            m.d.sync += r_sel.eq(_bank_of(u_idx[:self.n_log], self.n_log, self.bank_bits))
-        s.read_state = SCALE
-
     def _read_crossbar(self, m, s):
         """Read crossbar, stage 1 (cycle x+1): the read data through the XOR network, z[j] = bank
         (bb ^ j)'s word (bb = bank(base) of the coset read in x; unload: the beat's bank, held while
         the consumer stalls, so the beat's word p is z[p]), registered (``s.zr``); the select is a
         register of its own (a multiplexed select made the mapper collapse the network towards a full
         multiplexer per word).  Then the stage-2 selects: ``s.k2``, ``s.twb2`` and ``s.rom_data``."""
-        with m.If(s.state != s.read_state):
+        if s.read_state is None:
             m.d.sync += s.r_sel.eq(s.rd.bb)
+        else:
+            with m.If(s.state != s.read_state):
+                m.d.sync += s.r_sel.eq(s.rd.bb)
         s.z = z = xor_network(m, [rp.data for rp, _ in s.banks], s.r_sel, self.qbits, "rx")
         if not self.external:
             for p in range(self.lanes):
@@ -462,26 +446,26 @@ class IterativeNtt(IterativeNttPlan, wiring.Component):
             s.rom_data = Array(s.rom_words)
 
     def _butterflies(self, m, s):
-        """Operand registers (transform or load; a load multiplies by 1 or N^-1) and the lanes'
-        butterflies: ``s.xs``, ``s.ys`` (their results, after ``out_regs`` registers)."""
-        P, qw, n, X = self.lanes, self.qbits, self.n, self.tw_latency
-        factors, sel, inverse = self.factors, s.sel, s.inverse
+        """Operand registers (transform or load; a load multiplies by 1 in the reducer's form) and
+        the lanes' butterflies (ct forward, gsh inverse): ``s.xs``, ``s.ys`` (their results, after
+        ``out_regs`` registers)."""
+        P, qw, X = self.lanes, self.qbits, self.tw_latency
+        sel, inverse = s.sel, s.inverse
         op2 = Signal(3, name="op2")
         a2 = [Signal(qw, name=f"a2_{lane}") for lane in range(P)]
         b2 = [Signal(qw, name=f"b2_{lane}") for lane in range(P)]
         w2 = [Signal(qw, name=f"w2_{lane}") for lane in range(P)]
-        scale = Array(Const(c, qw) for p, q in enumerate(self.moduli)
-                      for c in (factors[p] % q, pow(n, -1, q) * factors[p] % q))
+        one = Array(Const(f % q, qw) for f, q in zip(self.factors, self.moduli))
         lo_ops = [read_operand(m, s.k2, s.zr, s.plans, lane, 0, self.bank_bits, qw) for lane in range(P)]
         hi_ops = [read_operand(m, s.k2, s.zr, s.plans, lane, 1, self.bank_bits, qw) for lane in range(P)]
-        with m.If(s.load_take):
+        with m.If(s.load_take):        # own memory only (external: no load, load_take 0)
             m.d.sync += op2.eq(OP_CODES["mul"])
-            for lane in range(P):
-                source = s.z[lane] if self.external else self.i_stream.payload[lane]
-                m.d.sync += [a2[lane].eq(source), b2[lane].eq(scale[sel * 2 + inverse]),
-                             w2[lane].eq(0)]
+            if not self.external:
+                for lane in range(P):
+                    m.d.sync += [a2[lane].eq(self.i_stream.payload[lane]), b2[lane].eq(one[sel]),
+                                 w2[lane].eq(0)]
         with m.Else():
-            m.d.sync += op2.eq(Mux(inverse, OP_CODES["gs"], OP_CODES["ct"]))
+            m.d.sync += op2.eq(Mux(inverse, OP_CODES["gsh"], OP_CODES["ct"]))
             for lane in range(P):
                 m.d.sync += [a2[lane].eq(lo_ops[lane]), b2[lane].eq(hi_ops[lane])]
                 if self.twiddles == "rom" and not X:
@@ -549,8 +533,10 @@ class IterativeNtt(IterativeNttPlan, wiring.Component):
                 m.d.comb += [waddr.eq(l_idx >> BB), wp.en.eq(((b ^ l_bank) >> lp) == 0)]
             with m.Else():
                 m.d.comb += [waddr.eq(wr.addr[b]), wp.en.eq(s.issue_d & wr.used[b])]
-            raddr = Mux(state == s.read_state, s.u_idx >> BB, s.rd.addr[b])
-            ren = Mux(state == s.read_state, s.u_en, 1)
+            raddr, ren = s.rd.addr[b], 1
+            if s.read_state is not None:
+                raddr = Mux(state == s.read_state, s.u_idx >> BB, raddr)
+                ren = Mux(state == s.read_state, s.u_en, 1)
             if self.banking == "single":
                 m.d.comb += [wp.addr.eq(Mux(wp.en, waddr, raddr)), rp.addr.eq(Mux(wp.en, waddr, raddr)),
                              rp.en.eq(ren & ~wp.en)]

@@ -29,11 +29,11 @@ in the beat counter is
 
 Twiddles come from per-butterfly ROMs (:func:`~.pipelined_plan.twiddle_table`: addressed by the
 beat-counter bits that carry index bits above k and the polynomial's ``sel``; identical ROMs of a
-stage are shared; one-word ROMs are constants).  The inverse multiplies each input by N^-1 (one
-modular multiplier per lane of the butterfly's kind, latency X): the transform is linear, so the
-model's N^-1 on the last stage's sums and its psi^-brv(1) * N^-1 on the differences become plain
-sums and psi^-brv(1) (the Butterfly's GS sum has no multiplier to fold N^-1 into).  For the Montgomery kinds every constant
-is stored times R mod q.  Delay lines of ``memory_threshold`` words or more are
+stage are shared; one-word ROMs are constants).  The inverse's butterflies halve both results
+(op ``gsh``: (a + b)/2, (a - b) w/2), so its log2 N stages multiply by 2^-log2 N = N^-1 and the
+last stage uses psi^-brv(1) alone: the transform is linear, so this equals the model's N^-1 on
+the last stage's sums and psi^-brv(1) * N^-1 on its differences (the Butterfly's GS sum has no
+multiplier to fold N^-1 into).  For the Montgomery kinds every constant is stored times R mod q.  Delay lines of ``memory_threshold`` words or more are
 ``amaranth.lib.memory.Memory`` circular buffers (one read and one write port), shorter ones
 registers.
 
@@ -61,18 +61,18 @@ polynomial in consecutive enabled cycles); gaps between polynomials let the pipe
 
 Latency (cycles; exact, data independent)
 -----------------------------------------
-``latency`` = 1 (output register) + X (inverse only: the N^-1 multiplier) + the stages' sum:
+``latency`` = 1 (output register) + the stages' sum:
 temporal d + L + 1, spatial L + 1, commutator d (d = 2^p beats) - from the cycle the first input
 beat is taken to the cycle the first output beat is valid, with no stalls.  E.g. SDF, P = 1,
 forward: 1 + (N - 1) + log2(N) (L + 1).  ``cycles_per_polynomial`` = N/P (initiation interval:
 back-to-back polynomials keep input and output busy every cycle).  A stall cycle (either side)
 adds exactly one cycle.
 
-Measured (30-bit Barrett, L = 8; Amaranth simulator, three polynomials back to back, equal to the
-formulas): N = 64 SDF P = 1: latency 118 forward / 121 inverse (X = 3), 64 cycles apart; SDF
-P = 4: 70 / 73, 16 apart; MDC P = 2: 102 / 89, 32 apart; MDC P = 8: 66 / 65, 8 apart.  Verilator,
-N = 2^12, 32-bit primes: SDF P = 1 4096 cycles per polynomial, latency 1 + 4095 + 12 * 9 = 4204
-(inverse 4207); MDC P = 2 2048 per polynomial, latency 3180 / 2159.  The forward MDC pays one
+The formulas at 30-bit Barrett, L = 8 (the tests check them in simulation, three polynomials back
+to back): N = 64 SDF P = 1: latency 118 in both directions, 64 cycles apart; SDF P = 4: 70, 16
+apart; MDC P = 2: 102 forward / 86 inverse, 32 apart; MDC P = 8: 66 / 62, 8 apart.  N = 2^12,
+32-bit primes: SDF P = 1 4096 cycles per polynomial, latency 1 + 4095 + 12 * 9 = 4204; MDC P = 2
+2048 per polynomial, latency 3180 / 2156.  The forward MDC pays one
 extra commutator of N/2P beats (the first stage moves a lane bit to the top beat bit, which
 comes back only at its own stage), hence its longer latency and about 1.5 N delay words
 (SDF: about N).
@@ -96,7 +96,7 @@ from hhe_gen.params.errors import ParameterError
 from .delay_line import DelayLine
 from .pipelined_plan import (ARCHS, output_positions, plan_stages, stage_latency, to_model_order,
                              twiddle_table)
-from .plan import butterfly_choice, check_moduli, check_n, lane_multiplier
+from .plan import butterfly_choice, check_moduli, check_n
 
 __all__ = ["PipelinedNtt", "ARCHS", "SMALL_PRIMES", "SMALL_RNS", "small_pipelined_ntt"]
 
@@ -128,7 +128,7 @@ class PipelinedNtt(wiring.Component):
     i_stream : In(stream.Signature(StructLayout({"data": ArrayLayout(qbits, P), "sel": range(S)})))
     o_stream : Out(stream.Signature(StructLayout({"data": ..., "sel": range(S), "last": 1})))
     n, n_log, lanes, lanes_log, arch, inverse, moduli, qbits, butterfly_latency (L),
-    scale_latency (X, 0 forward), factors, stages (the plan), out_layout, latency,
+    factors, stages (the plan), out_layout, latency,
     cycles_per_polynomial (= beats = N/P), butterflies, delay_words (words of all delay lines),
     memory_delay_words (those in memory), twiddle_words (ROM words, one-word tables are constants
     and not counted); methods ``output_positions()``, ``to_model_order(stream)``,
@@ -159,10 +159,9 @@ class PipelinedNtt(wiring.Component):
         self._zq = bf.zq
         self.butterfly_latency, self.bfly_width, self.qbits = bf.latency, bf.width, bf.qbits
         self.factors = bf.factors
-        self.scale_latency = self._scaler(plan=True).latency if self.inverse else 0
         self.stages, self.out_layout = plan_stages(self.n_log, self.lanes_log, arch, self.inverse)
         L = self.butterfly_latency
-        self.latency = 1 + self.scale_latency + sum(stage_latency(s, L, self.lanes_log) for s in self.stages)
+        self.latency = 1 + sum(stage_latency(s, L, self.lanes_log) for s in self.stages)
         self.beats = n // lanes
         self.cycles_per_polynomial = self.beats
         self._count_resources()
@@ -183,9 +182,6 @@ class PipelinedNtt(wiring.Component):
     def to_model_order(self, stream_values) -> list[int]:
         """One polynomial's output stream (beat-major, lane-minor) -> the model's list."""
         return to_model_order(list(stream_values), self.n_log, self.lanes_log, self.arch, self.inverse)
-
-    def _scaler(self, plan: bool = False):
-        return lane_multiplier(self._zq, self.bfly_width, self.target, plan=plan)
 
     def _count_resources(self):
         L, P = self.butterfly_latency, self.lanes
@@ -240,7 +236,7 @@ class PipelinedNtt(wiring.Component):
         nsel = len(self.moduli)
         sbits = Shape.cast(self.sel_shape).width
         tbits = self.n_log - self.lanes_log               # beat-counter bits
-        op_main = OP_CODES["gs"] if self.inverse else OP_CODES["ct"]
+        op_main = OP_CODES["gsh"] if self.inverse else OP_CODES["ct"]
         op_pass = OP_CODES["ct"]
         en = Signal(name="en")
         uid = [0]
@@ -311,21 +307,6 @@ class PipelinedNtt(wiring.Component):
         tag = Signal(1 + sbits, name="tag_in")
         m.d.comb += tag.eq(Cat(self.i_stream.valid, Mux(first, ip.sel, sel_hold)))
         lanes = [ip.data[p] for p in range(P)]
-
-        # ---- inverse: times N^-1 (times the reducer's factor)
-        if self.inverse:
-            consts = Array(Const(pow(self.n, -1, q) * f % q, qw) for q, f in zip(self.moduli, self.factors))
-            scaled = []
-            for p in range(P):
-                mul = self._scaler()
-                m.submodules[f"scale{p}"] = mul
-                m.d.comb += [mul.a.eq(lanes[p]), mul.b.eq(consts[tag[1:]] if nsel > 1 else consts[0]),
-                             mul.en.eq(en)]
-                if nsel > 1:
-                    m.d.comb += mul.sel.eq(tag[1:])
-                scaled.append(mul.p[:qw])
-            lanes = scaled
-            tag = delay(tag, self.scale_latency, "tag_scale")
 
         # ---- stages
         for si, st in enumerate(self.stages):

@@ -167,8 +167,7 @@ def butterfly_choice(n_log: int, moduli, kind: str, target: str, latency, reduce
 
 def lane_multiplier(zq: dict, width: int, target: str, *, plan: bool = False):
     """The raw modular multiplier of the butterfly's reducer (``zq`` of :class:`ButterflyChoice`)
-    at its minimum latency: the iterative core's on-the-fly twiddle multiplier and the pipelined
-    inverse's N^-1 scaler; ``plan``: its plan only (:func:`~hhe_gen.cores.arith.reducer_plan`:
+    at its minimum latency: the iterative core's on-the-fly twiddle multiplier; ``plan``: its plan only (:func:`~hhe_gen.cores.arith.reducer_plan`:
     the latency, no hardware).  The special-prime Barrett takes ``bnd_luts=True`` unless ``zq``
     says otherwise (q_est*bnd as LUT rows: 9 tiles instead of 12 at 54 bits, one register less;
     a lane's one multiplier, not the butterfly's shared one)."""

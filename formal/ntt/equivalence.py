@@ -40,13 +40,13 @@ through 16-bit Barrett multipliers, not the NTT.  So the proof is split in two:
 
 Together: the core with its real butterflies equals the model on all inputs at these sizes -
 modulo the cited butterfly proofs' own scope (their widths).  What part 1 covers that the schedule
-proofs do not: the slot-to-lane wiring, the twiddle ROM contents and addressing, the load (N^-1
-for the inverse) and the unload order, each for every input value.  Its mutant
+proofs do not: the slot-to-lane wiring, the twiddle ROM contents and addressing, the inverse's
+halving stages (N^-1) and the load and unload order, each for every input value.  Its mutant
 (``mutant="rom-word"``: psi_brv[1] stored + 1) must be refuted.  Measured here (loaded machine):
 see :mod:`.proofs`.
 
 This covers what the schedule proof (:mod:`.schedule`) does not: the routing of the data between
-banks and lanes, the butterflies, the twiddle ROM contents, the load (with N^-1 for the inverse)
+banks and lanes, the butterflies (with the inverse's halvings), the twiddle ROM contents, the load
 and the unload order.
 """
 
@@ -75,9 +75,10 @@ def transform_matrix(n: int, q: int, inverse: bool) -> list[list[int]]:
 
 def butterfly_network(a, q: int, inverse: bool, mulmod, addmod, submod) -> list:
     """The model's transform (:func:`~hhe_gen.models.ntt.ntt` / ``intt`` loop structure) in the
-    hardware's order of operations, over any values: the inverse scales every input by N^-1 first
-    and uses psi^-brv(1) alone in its last stage (equal to the model's folded ``last_inv`` by
-    linearity; checked against the model in the tests).  ``mulmod(x, const)``, ``addmod``,
+    hardware's order of operations, over any values: the inverse's butterflies halve both results
+    (the butterfly's ``gsh``: N^-1 = 2^-log2 N spread over the stages) and its last stage uses
+    psi^-brv(1) alone (equal to the model's folded ``last_inv`` by linearity; checked against the
+    model in the tests).  ``mulmod(x, const)``, ``addmod``,
     ``submod`` give the arithmetic (ints in Python, Amaranth expressions in the harness)."""
     from hhe_gen.models.ntt import ntt_tables
     n = len(a)
@@ -94,7 +95,7 @@ def butterfly_network(a, q: int, inverse: bool, mulmod, addmod, submod) -> list:
                     a[j], a[j + half] = addmod(u, v), submod(u, v)
             m *= 2
         return a
-    a = [mulmod(x, t.n_inv) for x in a]
+    inv2 = pow(2, -1, q)
     span, m = 1, n
     while m > 1:
         h = m // 2
@@ -102,7 +103,7 @@ def butterfly_network(a, q: int, inverse: bool, mulmod, addmod, submod) -> list:
             w = t.psi_inv_brv[h + i]
             for j in range(2 * i * span, 2 * i * span + span):
                 u, v = a[j], a[j + span]
-                a[j], a[j + span] = addmod(u, v), mulmod(submod(u, v), w)
+                a[j], a[j + span] = mulmod(addmod(u, v), inv2), mulmod(mulmod(submod(u, v), w), inv2)
         span *= 2
         m = h
     return a

@@ -23,6 +23,7 @@ like the real unit's, the outputs are zero there):
     add   (a + b) mod q             0
     sub   (a - b) mod q             0
     mac   (c + a*b) mod q           0
+    gsh   (a + b) 2^-1 mod q        ((a - b) mod q) * w * 2^-1 mod q
 
 Latency: ``latency`` cycles (the real unit's, for the same configuration), registers enabled by
 ``en`` like the real pipeline.  Only the Z_q field with a single prime (``sel`` is accepted and
@@ -91,6 +92,9 @@ class SpecButterfly(wiring.Component):
                 m.d.comb += x.eq(d)
             with m.Case(OP_CODES["mac"]):
                 m.d.comb += x.eq((c + a * b % q) % q)
+            with m.Case(OP_CODES["gsh"]):
+                inv2 = pow(2, -1, q)
+                m.d.comb += [x.eq((a + b) % q * inv2 % q), y.eq(d * tw % q * inv2 % q)]
         for i in range(self.latency):
             xr, yr = Signal(w, name=f"x{i + 1}"), Signal(w, name=f"y{i + 1}")
             with m.If(self.en):

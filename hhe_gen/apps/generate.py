@@ -237,7 +237,7 @@ def _generate_pipelined(n, lanes, out_dir, primes, reducer, reducer_params, arch
         manifest = {
             "core": "ntt", "arch": arch, "direction": "inverse" if inv else "forward",
             "parameters": {"n": n, "lanes": lanes, "reducer": reducer, "target": target, "inverse": inv,
-                           "butterfly_latency": core.butterfly_latency, "scale_latency": core.scale_latency,
+                           "butterfly_latency": core.butterfly_latency,
                            **reducer_params},
             "primes": [{"index": i, "q": q, "bits": q.bit_length()} for i, q in enumerate(core.moduli)],
             "interface": {

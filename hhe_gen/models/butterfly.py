@@ -6,6 +6,7 @@ Operations (``OPS``), with operands (a, b, w) and an accumulator c for ``mac``:
 |-----|---------------------------------|---------|
 | ct  | (a + b*w, a - b*w)              | forward NTT, forward special FFT (Cooley-Tukey) |
 | gs  | (a + b, (a - b)*w)              | inverse NTT (Gentleman-Sande), inverse special FFT (halving) |
+| gsh | ((a + b)/2, (a - b)*w/2)        | inverse NTT with N^-1 folded in: log2 N halving stages (Z_q, Z_t only) |
 | mul | (a*b, -)                        | pointwise products (c1 * s, v * pk) |
 | add | (a + b, -)                      | pointwise sums |
 | sub | (a - b, -)                      | pointwise differences |
@@ -29,9 +30,11 @@ from ..params.errors import ParameterError
 from . import fft as fftm
 from .modarith import mod_add, mod_sub
 
-__all__ = ["OPS", "FIELDS", "FieldSpec", "butterfly"]
+__all__ = ["OPS", "MODULAR_OPS", "FIELDS", "FieldSpec", "butterfly", "half_mod"]
 
-OPS = ("ct", "gs", "mul", "add", "sub", "mac")
+OPS = ("ct", "gs", "mul", "add", "sub", "mac", "gsh")
+#: operations of the modular fields only (the complex gs already halves)
+MODULAR_OPS = ("gsh",)
 FIELDS = ("zq", "zt", "complex")
 
 
@@ -58,6 +61,11 @@ class FieldSpec:
             raise ParameterError("reducer", self.reducer, "a modarith reducer for the zq/zt fields")
 
 
+def half_mod(z: int, q: int) -> int:
+    """z * 2^-1 mod q for 0 <= z < q, q odd: z / 2, or (z + q) / 2 when z is odd."""
+    return (z + (z & 1) * q) >> 1
+
+
 def _modular(op, a, b, w, c, red):
     q = red.q
     for name, x in (("a", a), ("b", b), ("w", w), ("c", c)):
@@ -68,6 +76,8 @@ def _modular(op, a, b, w, c, red):
         return mod_add(a, t, q), mod_sub(a, t, q)
     if op == "gs":
         return mod_add(a, b, q), red.mul(mod_sub(a, b, q), w)
+    if op == "gsh":
+        return half_mod(mod_add(a, b, q), q), half_mod(red.mul(mod_sub(a, b, q), w), q)
     if op == "mul":
         return red.mul(a, b), None
     if op == "add":
@@ -96,10 +106,13 @@ def butterfly(op: str, field: FieldSpec, a, b, w=None, c=None):
     """One butterfly-unit operation; returns (x, y) with y None for single-output operations."""
     if op not in OPS:
         raise ParameterError("op", op, "one of " + ", ".join(OPS))
-    if op in ("ct", "gs") and w is None:
+    if op in ("ct", "gs", "gsh") and w is None:
         raise ParameterError("w", None, f"a twiddle for the {op} butterfly")
     if op == "mac" and c is None:
         raise ParameterError("c", None, "an accumulator value for mac")
     if field.kind == "complex":
+        if op in MODULAR_OPS:
+            raise ParameterError("op", op, "one of " + ", ".join(o for o in OPS if o not in MODULAR_OPS)
+                                 + " for the complex field")
         return _complex(op, a, b, w, c, field.fmt)
     return _modular(op, a, b, w, c, field.reducer)

@@ -100,7 +100,7 @@ def test_spec_butterfly_equals_the_butterfly_model(q):
     mark_unused(real)
     rng = random.Random(q)
     vals = [0, 1, q - 1] + [rng.randrange(q) for _ in range(5)]
-    vectors = [dict(op=OP_CODES[op], a=a, b=b, w=w, c=c) for op in ("ct", "gs", "mul", "add", "sub", "mac")
+    vectors = [dict(op=OP_CODES[op], a=a, b=b, w=w, c=c) for op in ("ct", "gs", "mul", "add", "sub", "mac", "gsh")
                for a, b, w, c in ([rng.choice(vals) for _ in range(4)] for _ in range(12))]
     for port, idx in (("x", 0), ("y", 1)):
         dut = SpecButterfly(real)

@@ -31,6 +31,30 @@ def test_modular_operations(name, field, q, radix):
         assert butterfly("add", field, a, b) == ((a + b) % q, None)
         assert butterfly("sub", field, a, b) == ((a - b) % q, None)
         assert butterfly("mac", field, a, b, c=c) == ((c + a * b * rinv) % q, None)
+        inv2 = pow(2, -1, q)
+        assert butterfly("gsh", field, a, b, w) == ((a + b) * inv2 % q, (a - b) * w * rinv * inv2 % q)
+    for a, b in ((0, 0), (q - 1, q - 1), (q - 1, 0), (0, q - 1), (1, 0), (q - 2, 1)):
+        inv2 = pow(2, -1, q)
+        assert butterfly("gsh", field, a, b, 1)[0] == (a + b) * inv2 % q
+
+
+def test_halving_gs_stages_are_the_inverse_ntt():
+    """log2 N stages of gsh (twiddles psi^-brv, the last psi^-brv(1) alone) give the INTT with
+    N^-1 folded in, with no scaling pass."""
+    from hhe_gen.models.ntt import intt, ntt_tables
+    n, q = 64, ntt_primes(64, 30, 1)[0]
+    field = FieldSpec("zq", BarrettReducer(q, 30))
+    t = ntt_tables(n, q)
+    rng = random.Random(5)
+    a = [rng.randrange(q) for _ in range(n)]
+    out, span, m = list(a), 1, n
+    while m > 1:
+        h = m // 2
+        for i in range(h):
+            for j in range(2 * i * span, 2 * i * span + span):
+                out[j], out[j + span] = butterfly("gsh", field, out[j], out[j + span], t.psi_inv_brv[h + i])
+        span, m = span * 2, h
+    assert out == intt(a, q)
 
 
 def test_complex_operations_track_floats():
@@ -60,5 +84,7 @@ def test_bad_operations_are_named():
         butterfly("ct", field, 1, 2)
     with pytest.raises(ParameterError, match="'a'"):
         butterfly("add", field, field.reducer.q, 2)
+    with pytest.raises(ParameterError, match="'op' = 'gsh'.*complex"):
+        butterfly("gsh", FieldSpec("complex", fmt=FixedPointFormat(29, 26)), (0, 0), (0, 0), (0, 0))
     with pytest.raises(ParameterError, match="'field' = 'gf2'"):
         FieldSpec("gf2")

@@ -166,7 +166,7 @@ def test_butterfly_modular_boundaries():
         for sel, q in enumerate(moduli):
             pairs = addsub_pairs(q)
             for i, (a, b) in enumerate(pairs):
-                for op in ("ct", "gs", "add", "sub", "mul", "mac"):
+                for op in ("ct", "gs", "add", "sub", "mul", "mac", "gsh"):
                     w = (0, 1, q - 1)[i % 3]
                     c = (q - 1, 0, 1)[(i + len(op)) % 3]
                     vec = {"op": OP_CODES[op], "a": a, "b": b, "w": w, "c": c}

@@ -30,10 +30,10 @@ def _polys(n, qs, rng, count, corners):
 
 def _latency_formula(dut):
     """The documented latency, computed from the structure (not from the core's own sum): 1 (output
-    register) + X (inverse) + per butterfly bit: SDF temporal d + L + 1, spatial L + 1; MDC L + 1
+    register) + per butterfly bit: SDF temporal d + L + 1, spatial L + 1; MDC L + 1
     per bit plus each commutator's delay d."""
     L, n_log, lp = dut.butterfly_latency, dut.n_log, dut.lanes_log
-    total = 1 + dut.scale_latency + n_log * (L + 1)
+    total = 1 + n_log * (L + 1)
     if dut.arch == "sdf":
         total += sum(1 << (k - lp) for k in range(lp, n_log))          # temporal bits: d = 2^(k - lp)
     else:
