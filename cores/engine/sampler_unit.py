@@ -15,8 +15,9 @@ hamming    :class:`~hhe_gen.cores.sampler.TernaryHamming` likewise, exactly h no
 gaussian   :class:`~hhe_gen.cores.sampler.GaussianCDT`    the sample, two's complement in word_bits
 =========  =============================================  ==========================================
 
-Value k goes to word k of ``dst`` (row k / P, lane k mod P), one per cycle at most; the task is
-done after the N-th.  The seed comes from the memory unit's seed register (``ldseed``) and goes
+Value k goes to word k of ``dst`` (row k / P, lane k mod P), one per cycle at most, or with P >= 2
+two per cycle from the ternary sampler (:class:`~hhe_gen.cores.sampler.TernaryUniform` with
+``values_per_cycle=2``: words k, k + 1 of one row, k even); the task is done after the N-th.  The seed comes from the memory unit's seed register (``ldseed``) and goes
 nowhere but into the XOF.  Which cycles a sampler rejects depends only on the random stream (the
 uniform sampler's rejected candidates, the ternary sampler's rejected pieces), never on the
 values kept; the Gaussian and ternary samples' timing does not depend on the values at all.
@@ -42,8 +43,9 @@ shake (None with "external"), uniform, ternary, hamming, gaussian : the cores (a
 Latency
 -------
 Depends on the random stream (rejection sampling) for uniform, ternary and hamming: the cycle
-count of a task is a function of (seed, domain, nonce) only.  Gaussian: ``N`` samples at the XOF's
-rate (8 bytes each).
+count of a task is a function of (seed, domain, nonce) only: ternary about N/2 cycles at P >= 2
+(N at P = 1), uniform and hamming about N.  Gaussian: ``N`` samples at the XOF's rate (8 bytes
+each).
 """
 
 from __future__ import annotations
@@ -89,7 +91,8 @@ class SamplerUnit(wiring.Component):
         self.shake = ShakeXof(256, beat_bytes=BEAT_BYTES, rounds_per_cycle=rounds_per_cycle) if xof == "own" else None
         self.uniform = UniformModQ(list(self.primes) if len(self.primes) > 1 else self.primes[0],
                                    in_bytes=BEAT_BYTES)
-        self.ternary = TernaryUniform(in_bytes=BEAT_BYTES)
+        # two ternary values a cycle where a row has two lanes (the ternary sampler's bytes allow it)
+        self.ternary = TernaryUniform(in_bytes=BEAT_BYTES, values_per_cycle=2 if lanes >= 2 else 1)
         self.hamming = TernaryHamming(n, self.hamming_weight, in_bytes=BEAT_BYTES)
         self.gaussian = GaussianCDT(sigma, bound_sigmas, in_bytes=BEAT_BYTES)
         mark_unused(*(c for c in (self.shake, self.uniform, self.ternary, self.hamming, self.gaussian) if c))
@@ -160,8 +163,10 @@ class SamplerUnit(wiring.Component):
         with m.If(absorb.valid & absorb.ready):
             m.d.sync += beat.eq(beat + 1)
 
-        # XOF output to the selected sampler; its values into the buffer
-        value = Signal(wb)
+        # XOF output to the selected sampler; its values (one, or a pair from the ternary sampler)
+        # into the buffer: value k to word k, a pair to lanes k, k + 1 of one row (k even)
+        values = [Signal(wb, name=f"value{i}") for i in range(2)]
+        pair = Signal()
         valid = Signal()
         for k, smp in samplers.items():
             sel = kind == k
@@ -171,16 +176,21 @@ class SamplerUnit(wiring.Component):
             with m.If(sel):
                 m.d.comb += [squeeze.ready.eq(smp.i_stream.ready & busy), valid.eq(smp.o_stream.valid & busy)]
                 v = smp.o_stream.payload
-                m.d.comb += value.eq(v.as_signed() if k != isa.SampleKind.UNIFORM else v)
+                if getattr(smp, "values_per_cycle", 1) == 2:
+                    m.d.comb += [values[0].eq(v[0]), values[1].eq(v[1]), pair.eq(1)]
+                else:
+                    m.d.comb += values[0].eq(v.as_signed() if k != isa.SampleKind.UNIFORM else v)
         write = valid & ~abort
         lane = count % p if p > 1 else Const(0)
+        lanes_mask = Mux(pair, 0b11 << lane, 1 << lane) if p > 1 else Const(1)
         m.d.comb += [self.wr.sel.eq(dst), self.wr.addr.eq(count // p),
-                     self.wr.lanes.eq(Mux(write, 1 << lane, 0))]
+                     self.wr.lanes.eq(Mux(write, lanes_mask, 0))]
         for j in range(p):
-            m.d.comb += self.wr.data[j].eq(value)
-        m.d.comb += done.eq(write & (count == n - 1))
+            m.d.comb += self.wr.data[j].eq(Mux(pair, values[j % 2], values[0]))
+        step = Mux(pair, 2, 1)
+        m.d.comb += done.eq(write & (count + step == n))
         with m.If(write):
-            m.d.sync += count.eq(count + 1)
+            m.d.sync += count.eq(count + step)
         with m.If(done):
             m.d.sync += busy.eq(0)
         m.d.comb += [self.port.done.eq(done), self.port.error.eq(0)]

@@ -2,20 +2,26 @@
 
 from __future__ import annotations
 
-from amaranth.hdl import Cat, Module, Mux, Signal, signed, unsigned
-from amaranth.lib import memory, stream, wiring
+from amaranth.hdl import Cat, Const, Module, Mux, Signal, signed, unsigned
+from amaranth.lib import data, memory, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from hhe_gen.cores.unused import validating
 from hhe_gen.params.checks import check_int
+from hhe_gen.params.errors import ParameterError
 
 from ._common import chain, check_in_bytes
 from .bytes import ByteGatherer, byte_stream
 from .residues import Residues, check_moduli
 
-__all__ = ["PieceSelector", "TernaryUniform", "HammingShuffle", "TernaryHamming"]
+__all__ = ["PieceSelector", "PiecePairSelector", "TernaryUniform", "HammingShuffle", "TernaryHamming"]
 
 TERNARY = signed(2)
+
+
+def _ternary_of_piece(piece):
+    """0 -> 0, 1 -> +1, 2 -> -1 (3 is rejected before it gets here)."""
+    return Mux(piece == 2, -1, piece)
 
 
 class PieceSelector(wiring.Component):
@@ -51,7 +57,7 @@ class PieceSelector(wiring.Component):
         remaining = Signal(4)
         m.d.comb += [
             self.o_stream.valid.eq(left != 0),
-            self.o_stream.payload.eq(Mux(piece == 2, -1, piece)),   # 0 -> 0, 1 -> +1, 2 -> -1
+            self.o_stream.payload.eq(_ternary_of_piece(piece)),
             remaining.eq(Mux(pop, left & ~first, left)),
             self.i_stream.ready.eq(remaining == 0),
         ]
@@ -61,6 +67,71 @@ class PieceSelector(wiring.Component):
                          left.eq(Cat(*(byte[2 * i:2 * i + 2] != 3 for i in range(4))))]
         with m.Else():
             m.d.sync += left.eq(remaining)
+        return m
+
+
+class PiecePairSelector(wiring.Component):
+    """Bytes in, two ternary values per cycle out, in :class:`PieceSelector`'s order (the n-th value
+    is the n-th accepted 2-bit piece of the byte stream, least significant piece first; piece 3
+    skipped: :func:`hhe_gen.models.sampler.ternary_uniform`).
+
+    A buffer of up to 6 values: a byte is taken when at most 2 values are left after this cycle's
+    pair leaves, and its accepted pieces (0 .. 4, compacted in order) are appended behind them.
+
+    Members
+    -------
+    i_stream : In(stream.Signature(unsigned(8)))
+    o_stream : Out(stream.Signature(ArrayLayout(signed(2), 2)))   value 0 first in the order
+    fill : Signal   values held (read-only, for harnesses)
+
+    Throughput and latency
+    ----------------------
+    Two values per cycle while the bytes keep up (a byte gives 3 values on average, 2/3 byte per
+    cycle is needed); a cycle with fewer than two values held is idle.  Latency 1 cycle from a
+    byte to the first pair it completes.  Which cycles are idle depends on the rejected pieces
+    only, never on the values output.
+    """
+
+    DEPTH = 6
+
+    def __init__(self):
+        super().__init__({"i_stream": In(stream.Signature(unsigned(8))),
+                          "o_stream": Out(stream.Signature(data.ArrayLayout(TERNARY, 2)))})
+        self.fill = Signal(range(self.DEPTH + 1))
+
+    def elaborate(self, platform):
+        m = Module()
+        depth, fill = self.DEPTH, self.fill
+        buf = [Signal(TERNARY, name=f"value{i}") for i in range(depth)]
+        pop = Signal()
+        left = Signal(range(depth + 1))          # values held after this cycle's pair leaves
+        m.d.comb += [self.o_stream.valid.eq(fill >= 2), self.o_stream.payload[0].eq(buf[0]),
+                     self.o_stream.payload[1].eq(buf[1]),
+                     pop.eq(self.o_stream.valid & self.o_stream.ready),
+                     left.eq(fill - Mux(pop, 2, 0)),
+                     self.i_stream.ready.eq(left <= 2)]
+        take = self.i_stream.valid & self.i_stream.ready
+        byte = self.i_stream.payload
+        pieces = [byte[2 * i:2 * i + 2] for i in range(4)]
+        kept = [p != 3 for p in pieces]
+        # compacted[j] = the j-th accepted piece's value: piece i is the (number of accepted
+        # pieces below it)-th
+        below = [sum((kept[k] for k in range(i)), Const(0, 3)) for i in range(4)]
+        compacted = [Signal(TERNARY, name=f"accepted{j}") for j in range(4)]
+        for j, v in enumerate(compacted):       # one-hot select: only piece i >= j can be the j-th
+            terms = [Mux(kept[i] & (below[i] == j), _ternary_of_piece(pieces[i]), 0) for i in range(j, 4)]
+            acc = terms[0]
+            for t in terms[1:]:
+                acc = acc | t
+            m.d.comb += v.eq(acc)
+        count = below[3] + kept[3]
+        shifted = [Mux(pop, buf[i + 2] if i + 2 < depth else 0, buf[i]) for i in range(depth)]
+        for i in range(depth):
+            new = shifted[i]
+            for j in range(4):          # slot i takes the j-th new value when i == left + j
+                new = Mux(take & (left + j == i) & (count > j), compacted[j], new)
+            m.d.sync += buf[i].eq(new)
+        m.d.sync += fill.eq(left + Mux(take, count, 0))
         return m
 
 
@@ -75,27 +146,35 @@ class TernaryUniform(wiring.Component):
     Parameters
     ----------
     in_bytes : int     W, XOF bytes per beat
-    moduli : sequence  optional residue outputs
+    moduli : sequence  optional residue outputs (one value per cycle only)
+    values_per_cycle : int   1 (:class:`PieceSelector`) or 2 (:class:`PiecePairSelector`: the
+                       payload is then an ``ArrayLayout(signed(2), 2)``, the earlier value first)
 
     Members
     -------
     i_stream : In(byte_stream(W))
-    o_stream : Out(stream.Signature(signed(2)))   or ``{value, residues}`` with ``moduli``
+    o_stream : Out(stream.Signature(signed(2)))   or ``{value, residues}`` with ``moduli``, or two
+                       values a beat
     abort : In(1)
 
     Throughput and latency
     ----------------------
     One value per cycle while bytes keep up (a byte gives 3 values on average; a byte whose
     four pieces are all rejected costs one idle cycle); 1/3 byte per value on average.  Latency
-    2 cycles from the beat to its first value (+1 with ``moduli``).  Which cycles are idle depends
-    on the rejected pieces only, never on the values output.
+    2 cycles from the beat to its first value (+1 with ``moduli``).  ``values_per_cycle=2``: two
+    values a cycle while bytes keep up (the gatherer gives one byte a cycle, 2/3 are needed).
+    Which cycles are idle depends on the rejected pieces only, never on the values output.
     """
 
-    def __init__(self, *, in_bytes: int = 1, moduli=None):
+    def __init__(self, *, in_bytes: int = 1, moduli=None, values_per_cycle: int = 1):
         with validating(self):
             self.in_bytes = check_in_bytes(in_bytes)
             self.moduli = None if moduli is None else check_moduli(moduli, 1)
-        self._stages = [ByteGatherer(self.in_bytes, 1), PieceSelector()]
+            self.values_per_cycle = check_int("values_per_cycle", values_per_cycle, 1, 2)
+            if self.moduli is not None and self.values_per_cycle > 1:
+                raise ParameterError("values_per_cycle", values_per_cycle, "1 with residue outputs (moduli)")
+        selector = PieceSelector() if self.values_per_cycle == 1 else PiecePairSelector()
+        self._stages = [ByteGatherer(self.in_bytes, 1), selector]
         if self.moduli is not None:
             self._stages.append(Residues(self.moduli, TERNARY, 1))
         super().__init__({"i_stream": In(byte_stream(self.in_bytes)),

@@ -79,6 +79,54 @@ def test_uniform_edge_bytes():
     assert run.out_cycles == _uniform_schedule(data, run.in_cycles, 1)
 
 
+def _pair_schedule(data, in_cycles, w, pairs):
+    """The two-values-a-cycle selector's output cycles, recomputed from the bytes: a pair leaves in
+    every cycle with at least two values held; a byte (offered a cycle after its beat, one byte a
+    cycle) is taken when at most two values are left after the pair, its accepted pieces held
+    from the next cycle."""
+    fill, b, c, out, taken = 0, 0, 0, [], None
+    while len(out) < pairs:
+        pop = fill >= 2
+        if pop:
+            out.append(c)
+        left = fill - 2 * pop
+        if b < len(data):
+            avail = in_cycles[b // w] + 1 if taken is None else max(in_cycles[b // w] + 1, taken + 1)
+            if avail <= c and left <= 2:
+                left += sum(((data[b] >> s) & 3) != 3 for s in (0, 2, 4, 6))
+                taken, b = c, b + 1
+        fill, c = left, c + 1
+    return out
+
+
+@pytest.mark.parametrize("w", [1, 2, 8])
+def test_pairs_bit_exact_and_cycle_exact(w):
+    n = 300
+    want, data = _model(ternary_uniform, _seed(10 + w), Domain.EPHEMERAL, n)
+    full = run_stream(TernaryUniform(in_bytes=w, values_per_cycle=2), beats(data, w), n // 2)
+    assert [v for pair in full.outputs for v in pair] == want
+    assert full.out_cycles == _pair_schedule(data, full.in_cycles, w, n // 2)
+    if w == 8:              # one byte a cycle from the beats: a pair nearly every cycle
+        assert full.out_cycles[-1] - full.out_cycles[0] < n // 2 + 10
+    gappy = run_stream(TernaryUniform(in_bytes=w, values_per_cycle=2), beats(data, w), n // 2, gaps=w + 1)
+    assert [v for pair in gappy.outputs for v in pair] == want
+
+
+def test_pairs_edge_bytes():
+    """All-rejected bytes between the pieces: the pairs still follow the piece order."""
+    data = bytes([0xFF, 0x00, 0b10010011, 0xFF, 0xFF, 0b01010101, 0xFF, 0b11111110])
+    run = run_stream(TernaryUniform(values_per_cycle=2), list(data), 6)
+    assert [v for pair in run.outputs for v in pair] == [0, 0, 0, 0, 0, 1, -1, 1, 1, 1, 1, -1]
+    assert run.out_cycles == _pair_schedule(data, run.in_cycles, 1, 6)
+
+
+def test_pairs_parameters():
+    with pytest.raises(ParameterError, match="'values_per_cycle' = 3"):
+        TernaryUniform(values_per_cycle=3)
+    with pytest.raises(ParameterError, match="'values_per_cycle' = 2.*moduli"):
+        TernaryUniform(values_per_cycle=2, moduli=(3,))
+
+
 # -- fixed Hamming weight -------------------------------------------------------------------------
 
 def _candidates_per_step(data, count, h):
