@@ -24,8 +24,8 @@ Datapath (one pipeline for every op and field; P = Q = ``add_latency``, M = ``mu
     gs    a + b          (a - b)*w  (complex: x = round_shift(a + b, 1), the multiplier gets
                                      h = round_shift(a - b, 1): the model's halving GS)
     gsh   (a + b)/2      (a - b)*w/2  Z_q / Z_t only (complex: undefined): x = a1 + (b1 + k) with
-                                     a = 2a1 + a0, b = 2b1 + b0, k in {0, 1, (q+1)/2} formed in the
-                                     pre stage; y = t1 + t0 (q+1)/2 beside the post adder
+                                     a = 2a1 + a0, b = 2b1 + b0, k in {0, 1, (q+1)/2} formed a stage
+                                     before the post adder; y = t1 + t0 (q+1)/2 beside it
     mul   a*b            0
     add   a + b          0
     sub   a - b          0
@@ -448,15 +448,6 @@ class Butterfly(ButterflyPlan, wiring.Component):
             if msel is None:
                 return Const(half_q[0], mw)
             return Array(Const(h, mw) for h in half_q)[st.at(msel, stage)]
-        # gsh's x = (a + b) / 2 = a1 + (b1 + k) with a = 2 a1 + a0, b = 2 b1 + b0 and k = 0 (both
-        # even), 1 (both odd) or (q + 1) / 2 (one odd); b1 + k <= q, so the post adder's a + b < 2q
-        # holds.  Formed here, off the multiplier's path, and carried to the post stage in place of a, b.
-        ap, bp = st.at(a0, P), st.at(b0, P)
-        gsh_p = op_is(P, "gsh")
-        a_x, b_x = Signal(mw, name="mod_ax"), Signal(mw, name="mod_bx")
-        k = Mux(ap[0] ^ bp[0], half_q_at(P), ap[0] & bp[0])
-        m.d.comb += [a_x.eq(Mux(gsh_p, ap >> 1, ap)), b_x.eq(Mux(gsh_p, (bp >> 1) + k, bp))]
-        a_x, b_x = Timed(a_x, P), Timed(b_x, P)
         m1, m2 = Timed(m1, P), Timed(m2, P)
         ts = {}
         for f, unit in self.reducers.items():
@@ -475,8 +466,20 @@ class Butterfly(ButterflyPlan, wiring.Component):
             m.d.comb += t.eq(st.at(next(iter(ts.values())), P + M))
         t = Timed(t, P + M)
         s = P + M
-        u = Mux(op_is(s, "mac"), st.at(c0, s), st.at(a_x, s))
-        v = Mux(op_is(s, "ct", "mac"), t.value, st.at(b_x, s))
+        # the post adder's operands u (mac: c, gsh: a1, else a) and, unless the product, v (gsh:
+        # b1 + k, else b), formed a stage early and registered: gsh's x = (a + b) / 2 = a1 + (b1 + k)
+        # with a = 2 a1 + a0, b = 2 b1 + b0 and k = 0 (both even), 1 (both odd) or (q + 1) / 2 (one
+        # odd); b1 + k <= q, so the post adder's u + v < 2q holds.  The a, b, c delay lines stay the
+        # ones the other fields' operands share.
+        e = s - 1
+        ae, be = st.at(a0, e), st.at(b0, e)
+        gsh_e = op_is(e, "gsh")
+        u_e, v_e = Signal(mw, name="mod_u"), Signal(mw, name="mod_vb")
+        k = Mux(ae[0] ^ be[0], half_q_at(e), ae[0] & be[0])
+        m.d.comb += [u_e.eq(Mux(op_is(e, "mac"), st.at(c0, e), Mux(gsh_e, ae >> 1, ae))),
+                     v_e.eq(Mux(gsh_e, (be >> 1) + k, be))]
+        u = st.at(Timed(u_e, e), s)
+        v = Mux(op_is(s, "ct", "mac"), t.value, st.at(Timed(v_e, e), s))
         add = addsub(ModAdd, "mod_post_add", u, v, s, Q)
         sub = addsub(ModSub, "mod_post_sub", u, v, s, Q)
         L = s + Q
