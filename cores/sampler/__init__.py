@@ -28,10 +28,10 @@ from .gaussian import CDTScan, GaussianCDT
 from .residues import Residues, residue_layout
 from .rubato import RubatoNoise, RubatoRoundConstants
 from .seeding import MessageKind, SeededSampler, SeedMessage, command_layout, message_bytes
-from .ternary import HammingShuffle, PieceSelector, TernaryHamming, TernaryUniform
+from .ternary import HammingShuffle, PiecePairSelector, PieceSelector, TernaryHamming, TernaryUniform
 from .uniform import RejectionFilter, UniformModQ
 
 __all__ = ["ByteGatherer", "byte_stream", "CDTScan", "GaussianCDT", "Residues", "residue_layout",
            "RubatoNoise", "RubatoRoundConstants", "RejectionFilter", "UniformModQ", "HammingShuffle",
-           "PieceSelector", "TernaryHamming", "TernaryUniform", "MessageKind", "SeededSampler", "SeedMessage",
-           "command_layout", "message_bytes"]
+           "PieceSelector", "PiecePairSelector", "TernaryHamming", "TernaryUniform", "MessageKind",
+           "SeededSampler", "SeedMessage", "command_layout", "message_bytes"]

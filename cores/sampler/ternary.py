@@ -82,7 +82,8 @@ class PiecePairSelector(wiring.Component):
     -------
     i_stream : In(stream.Signature(unsigned(8)))
     o_stream : Out(stream.Signature(ArrayLayout(signed(2), 2)))   value 0 first in the order
-    fill : Signal   values held (read-only, for harnesses)
+    fill, values : Signal, list of Signal   values held and the buffer, ``values[0]`` next out
+                    (read-only, for harnesses)
 
     Throughput and latency
     ----------------------
@@ -98,11 +99,11 @@ class PiecePairSelector(wiring.Component):
         super().__init__({"i_stream": In(stream.Signature(unsigned(8))),
                           "o_stream": Out(stream.Signature(data.ArrayLayout(TERNARY, 2)))})
         self.fill = Signal(range(self.DEPTH + 1))
+        self.values = [Signal(TERNARY, name=f"value{i}") for i in range(self.DEPTH)]
 
     def elaborate(self, platform):
         m = Module()
-        depth, fill = self.DEPTH, self.fill
-        buf = [Signal(TERNARY, name=f"value{i}") for i in range(depth)]
+        depth, fill, buf = self.DEPTH, self.fill, self.values
         pop = Signal()
         left = Signal(range(depth + 1))          # values held after this cycle's pair leaves
         m.d.comb += [self.o_stream.valid.eq(fill >= 2), self.o_stream.payload[0].eq(buf[0]),

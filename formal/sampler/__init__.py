@@ -18,6 +18,8 @@ harness                   property
                           rejected ones never; k-induction at full width
 ``ternary``               PieceSelector: the n-th output is the n-th accepted 2-bit piece,
                           mapped to {0, +1, -1}; rejected pieces never come out; k-induction
+``ternary_pairs``         PiecePairSelector (two values a cycle): the same, value 0 of a pair
+                          before value 1; k-induction
 ========================  ======================================================================
 
 The proofs (harness x configuration, and a deliberately broken core per harness from
@@ -71,8 +73,14 @@ def _ternary(**kw):
     return TernaryHarness(**kw)
 
 
+def _ternary_pairs(**kw):
+    from .ternary import PairHarness
+    return PairHarness(**kw)
+
+
 HARNESSES = {
     "ternary": _ternary,
+    "ternary_pairs": _ternary_pairs,
     "rejection": _rejection,
     "gatherer": _gatherer,
     "gaussian_timing": _gaussian_timing,

@@ -15,11 +15,11 @@ mutant                       harness             bug
 from amaranth.hdl import Module, Signal
 from amaranth.lib import wiring
 
-from hhe_gen.cores.sampler import ByteGatherer, CDTScan, GaussianCDT, PieceSelector, RejectionFilter
+from hhe_gen.cores.sampler import ByteGatherer, CDTScan, GaussianCDT, PiecePairSelector, PieceSelector, RejectionFilter
 from hhe_gen.cores.unused import mark_unused
 
 __all__ = ["CorruptingGatherer", "LeakyScan", "LeakyGaussianCDT", "LessEqualScan", "OffByOneFilter",
-           "NegatingSelector"]
+           "NegatingSelector", "SwappingPairSelector"]
 
 
 class CorruptingGatherer(ByteGatherer):
@@ -114,5 +114,24 @@ class NegatingSelector(PieceSelector):
         wiring.connect(m, wiring.flipped(self.i_stream), inner.i_stream)
         m.d.comb += [self.o_stream.valid.eq(inner.o_stream.valid),
                      self.o_stream.payload.eq(-inner.o_stream.payload),
+                     inner.o_stream.ready.eq(self.o_stream.ready)]
+        return m
+
+
+class SwappingPairSelector(PiecePairSelector):
+    """Gives each pair's two values in swapped order."""
+
+    def __init__(self):
+        super().__init__()
+        self._inner = PiecePairSelector()
+        self.fill, self.values = self._inner.fill, self._inner.values
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.inner = inner = self._inner
+        wiring.connect(m, wiring.flipped(self.i_stream), inner.i_stream)
+        m.d.comb += [self.o_stream.valid.eq(inner.o_stream.valid),
+                     self.o_stream.payload[0].eq(inner.o_stream.payload[1]),
+                     self.o_stream.payload[1].eq(inner.o_stream.payload[0]),
                      inner.o_stream.ready.eq(self.o_stream.ready)]
         return m

@@ -105,5 +105,10 @@ _register("mutant-rejection-accepts-q", "rejection", "a filter accepting v <= q 
 # -- ternary ---------------------------------------------------------------------------------------
 _register("ternary-pieces", "ternary", "PieceSelector: the n-th output is the n-th accepted 2-bit piece, "
           "mapped to {0, +1, -1}; rejected pieces never come out", "8-bit bytes, first 64 pieces")
+_register("ternary-pairs", "ternary_pairs", "PiecePairSelector: the n-th value out (two a cycle, value 0 of a pair "
+          "first) is the n-th accepted 2-bit piece, mapped to {0, +1, -1}; rejected pieces never come out",
+          "8-bit bytes, first 64 pieces")
+_register("mutant-ternary-pairs-swapped", "ternary_pairs", "a pair selector giving a pair's values in swapped "
+          "order is refuted", "8-bit bytes", expect="FAIL", core=mutants.SwappingPairSelector)
 _register("mutant-ternary-negated", "ternary", "a selector with +1 and -1 swapped is refuted", "8-bit bytes",
           expect="FAIL", core=mutants.NegatingSelector)

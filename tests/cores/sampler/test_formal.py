@@ -19,7 +19,7 @@ _PARAMS = [pytest.param(p.name, id=p.name, marks=() if p.quick else pytest.mark.
 
 def test_every_harness_has_a_quick_proof_and_a_mutant():
     quick = [p for p in _ALL if p.quick]
-    harnesses = {"gatherer", "gaussian-timing", "cdt-contract", "rejection", "ternary"}
+    harnesses = {"gatherer", "gaussian-timing", "cdt-contract", "rejection", "ternary", "ternary-pairs"}
     for h in harnesses:
         assert any(p.name.startswith(h) and p.expect == "PASS" for p in quick), h
         assert any(p.name.startswith(f"mutant-{h}") and p.expect == "FAIL" for p in quick), h
