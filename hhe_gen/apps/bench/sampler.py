@@ -20,15 +20,16 @@ def _beats(data: bytes, w: int) -> list[int]:
     return [int.from_bytes(data[i:i + w], "little") for i in range(0, len(data), w)]
 
 
-def _measure(dut, data: bytes, w: int, n: int) -> dict:
-    """Simulate ``n`` samples; samples/cycle from the output cycles, bytes/sample from the beats."""
+def _measure(dut, data: bytes, w: int, n: int, per_beat: int = 1) -> dict:
+    """Simulate ``n`` output beats of ``per_beat`` samples each; samples/cycle from the output
+    cycles, bytes/sample from the beats."""
     from hhe_gen.sim.stream import run_stream
     run = run_stream(dut, _beats(data, w), n, all_inputs=False)
     span = run.out_cycles[-1] - run.out_cycles[0]
     return {
-        "samples": n,
-        "samples_per_cycle": round((n - 1) / span, 4) if span else None,
-        "bytes_per_sample": round(len(run.in_cycles) * w / n, 3),
+        "samples": n * per_beat,
+        "samples_per_cycle": round((n - 1) * per_beat / span, 4) if span else None,
+        "bytes_per_sample": round(len(run.in_cycles) * w / (n * per_beat), 3),
         "latency_cycles": run.latency,
         "cycles": run.out_cycles[-1] - run.in_cycles[0] + 1,
     }
@@ -50,7 +51,7 @@ def _build(kind: str, w: int, **kw):
     if kind == "rubato-noise":
         return s.RubatoNoise(rubato_params(kw["set"]), in_bytes=w, comparators=kw.get("comparators"))
     if kind == "ternary":
-        return s.TernaryUniform(in_bytes=w)
+        return s.TernaryUniform(in_bytes=w, values_per_cycle=kw.get("values_per_cycle", 1))
     if kind == "hamming":
         return s.TernaryHamming(kw["count"], kw["h"], in_bytes=w)
     if kind == "seed-message":
@@ -68,9 +69,11 @@ def _build(kind: str, w: int, **kw):
 @bench_case("sampler", "rubato-noise-128l-w4", kind="rubato-noise", w=4, set="Par-128L")
 @bench_case("sampler", "rubato-noise-80s-w4-comparators4", kind="rubato-noise", w=4, set="Par-80S", comparators=4)
 @bench_case("sampler", "ternary-w1", kind="ternary", w=1)
+@bench_case("sampler", "ternary-pairs-w8", kind="ternary", w=8, values_per_cycle=2)
 def sampler_throughput(kind, w, n=2000, **kw):
     dut = _build(kind, w, **kw)
-    res = _measure(dut, _stream(64 * n), w, n)
+    per_beat = kw.get("values_per_cycle", 1)
+    res = _measure(dut, _stream(64 * n), w, n // per_beat, per_beat)
     if kind in ("gaussian", "rubato-noise"):
         res["cycles_per_sample_doc"] = dut.cycles_per_sample
         res["scan_steps"] = dut.steps
