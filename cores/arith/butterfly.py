@@ -15,8 +15,8 @@ Datapath (one pipeline for every op and field; P = Q = ``add_latency``, M = ``mu
                                            | m1 = ct: b | gs/gsh: d | mul/mac: a
                                            | m2 = ct/gs/gsh: w | mul/mac: b
                                            +--[field multiplier: t = m1*m2]--+
-                                                                             | u = mac: c | else a
-                                                                             | v = ct/mac: t | else b
+                                                                             | u = mac: c | gsh: a1 | else a
+                                                                             | v = ct/mac: t | gsh: b1+k | else b
                                                                              +--[post: u+v, u-v]--> x, y
 
     op    x              y          (field zq/zt: mod q arithmetic; complex: fixed point)
@@ -442,12 +442,6 @@ class Butterfly(ButterflyPlan, wiring.Component):
             m1.eq(Mux(op_is(P, "ct"), st.at(b0, P), Mux(op_is(P, "gs", "gsh"), d, st.at(a0, P)))),
             m2.eq(Mux(op_is(P, "ct", "gs", "gsh"), st.at(w0, P), st.at(b0, P))),
         ]
-        half_q = [(q + 1) // 2 for q in qs]
-
-        def half_q_at(stage):       # (q + 1) / 2 of the selected prime
-            if msel is None:
-                return Const(half_q[0], mw)
-            return Array(Const(h, mw) for h in half_q)[st.at(msel, stage)]
         m1, m2 = Timed(m1, P), Timed(m2, P)
         ts = {}
         for f, unit in self.reducers.items():
@@ -466,6 +460,12 @@ class Butterfly(ButterflyPlan, wiring.Component):
             m.d.comb += t.eq(st.at(next(iter(ts.values())), P + M))
         t = Timed(t, P + M)
         s = P + M
+        half_q = [(q + 1) // 2 for q in qs]
+
+        def half_q_at(stage):       # (q + 1) / 2 of the selected prime
+            if msel is None:
+                return Const(half_q[0], mw)
+            return Array(Const(h, mw) for h in half_q)[st.at(msel, stage)]
         # the post adder's operands u (mac: c, gsh: a1, else a) and, unless the product, v (gsh:
         # b1 + k, else b), formed a stage early and registered: gsh's x = (a + b) / 2 = a1 + (b1 + k)
         # with a = 2 a1 + a0, b = 2 b1 + b0 and k = 0 (both even), 1 (both odd) or (q + 1) / 2 (one
