@@ -34,6 +34,34 @@ def _popcount(bits):
     return total
 
 
+def _track_nth_piece(m, dut):
+    """The common part of both harnesses: stream rules on the selector's ports, a free n, the
+    accepted pieces counted in (``n_in``) and the n-th one's piece (``value``) and position in its
+    byte (``slot``) recorded when its byte is taken.  Returns (n, n_in, value, slot, byte, push)."""
+    drive_source(m, dut.i_stream, tag="i")
+    check_source(m, dut.o_stream, tag="o")
+    n = Signal(COUNTER - 1)
+    m.d.comb += n.eq(AnyConst(COUNTER - 1))
+    n_in = Signal(COUNTER)
+    m.d.comb += Assume(n_in < (1 << COUNTER) - 8)
+    value, slot = Signal(2), Signal(2)
+    byte = dut.i_stream.payload
+    accepted = [byte[2 * i:2 * i + 2] != 3 for i in range(4)]
+    push = dut.i_stream.valid & dut.i_stream.ready
+    with m.If(push):
+        m.d.sync += n_in.eq(n_in + _popcount(accepted))
+        before = Const(0, 3)
+        for i in range(4):
+            with m.If(accepted[i] & (n_in + before == n)):
+                m.d.sync += [value.eq(byte[2 * i:2 * i + 2]), slot.eq(i)]
+            before = before + accepted[i]
+    return n, n_in, value, slot, byte, push
+
+
+def _ternary_of(piece):
+    return Mux(piece == 2, -1, piece)
+
+
 class TernaryHarness(Elaboratable):
     """Formal harness around a :class:`PieceSelector`."""
 
@@ -43,31 +71,13 @@ class TernaryHarness(Elaboratable):
     def elaborate(self, platform):
         m = Module()
         m.submodules.dut = dut = self.dut
-        drive_source(m, dut.i_stream, tag="i")
-        check_source(m, dut.o_stream, tag="o")
-
-        n = Signal(COUNTER - 1)
-        m.d.comb += n.eq(AnyConst(COUNTER - 1))
-        n_in, n_out = Signal(COUNTER), Signal(COUNTER)     # accepted pieces in, values out
-        m.d.comb += Assume(n_in < (1 << COUNTER) - 8)
-        value = Signal(2)
-        slot = Signal(2)          # piece position of the tracked piece in its byte
-
-        byte = dut.i_stream.payload
-        accepted = [byte[2 * i:2 * i + 2] != 3 for i in range(4)]
-        push = dut.i_stream.valid & dut.i_stream.ready
+        n, n_in, value, slot, byte, push = _track_nth_piece(m, dut)
+        n_out = Signal(COUNTER)                             # values out
         pop = dut.o_stream.valid & dut.o_stream.ready
-        with m.If(push):
-            m.d.sync += n_in.eq(n_in + _popcount(accepted))
-            before = Const(0, 3)
-            for i in range(4):
-                with m.If(accepted[i] & (n_in + before == n)):
-                    m.d.sync += [value.eq(byte[2 * i:2 * i + 2]), slot.eq(i)]
-                before = before + accepted[i]
         with m.If(pop):
             m.d.sync += n_out.eq(n_out + 1)
             with m.If(n_out == n):
-                m.d.comb += Assert(dut.o_stream.payload == Mux(value == 2, -1, value))
+                m.d.comb += Assert(dut.o_stream.payload == _ternary_of(value))
 
         m.d.comb += Assert(n_in - n_out == _popcount(dut.left))
         # While the tracked piece waits, it is pending at its slot with its value.
@@ -89,9 +99,6 @@ class TernaryHarness(Elaboratable):
         return m
 
 
-def _ternary_of(piece):
-    return Mux(piece == 2, -1, piece)
-
 
 class PairHarness(Elaboratable):
     """Formal harness around a :class:`PiecePairSelector` (module docstring)."""
@@ -102,26 +109,9 @@ class PairHarness(Elaboratable):
     def elaborate(self, platform):
         m = Module()
         m.submodules.dut = dut = self.dut
-        drive_source(m, dut.i_stream, tag="i")
-        check_source(m, dut.o_stream, tag="o")
-
-        n = Signal(COUNTER - 1)
-        m.d.comb += n.eq(AnyConst(COUNTER - 1))
-        n_in, n_out = Signal(COUNTER), Signal(COUNTER)     # accepted pieces in, values out
-        m.d.comb += Assume(n_in < (1 << COUNTER) - 8)
-        value = Signal(2)
-
-        byte = dut.i_stream.payload
-        accepted = [byte[2 * i:2 * i + 2] != 3 for i in range(4)]
-        push = dut.i_stream.valid & dut.i_stream.ready
+        n, n_in, value, slot, byte, push = _track_nth_piece(m, dut)
+        n_out = Signal(COUNTER)                             # values out
         pop = dut.o_stream.valid & dut.o_stream.ready
-        with m.If(push):
-            m.d.sync += n_in.eq(n_in + _popcount(accepted))
-            before = Const(0, 3)
-            for i in range(4):
-                with m.If(accepted[i] & (n_in + before == n)):
-                    m.d.sync += value.eq(byte[2 * i:2 * i + 2])
-                before = before + accepted[i]
         with m.If(pop):
             m.d.sync += n_out.eq(n_out + 2)
             for j in range(2):
