@@ -113,6 +113,7 @@ from hhe_gen.params.errors import ParameterError
 
 from .butterfly_complex import ComplexProducts, pack_complex, parts, round_shift_hw, unpack_complex, wrap_hw
 from .butterfly_share import FieldPipe, ShareUnit, Stager, TileBank, count_slots, plan_sharing
+from .compressor import REDUCTIONS
 from .constants import check_int, check_target
 from .factory import KINDS, reducer_plan
 from .modadd import ModAdd, ModSub, add_sub_segments
@@ -171,12 +172,15 @@ def _modular_config(name, cfg):
 
 
 def _complex_config(cfg):
+    """(fmt, karatsuba, reduce) of the ``complex`` field's configuration."""
     if isinstance(cfg, FixedPointFormat):
-        return cfg, True
+        return cfg, True, "adders"
     if isinstance(cfg, dict) and isinstance(cfg.get("fmt"), FixedPointFormat) \
-            and set(cfg) <= {"fmt", "karatsuba"} and cfg.get("karatsuba", True) in (True, False):
-        return cfg["fmt"], cfg.get("karatsuba", True)
-    raise ParameterError("complex", cfg, "a FixedPointFormat or dict(fmt=FixedPointFormat, karatsuba=bool)")
+            and set(cfg) <= {"fmt", "karatsuba", "reduce"} and cfg.get("karatsuba", True) in (True, False) \
+            and cfg.get("reduce", "adders") in REDUCTIONS:
+        return cfg["fmt"], cfg.get("karatsuba", True), cfg.get("reduce", "adders")
+    raise ParameterError("complex", cfg, "a FixedPointFormat or dict(fmt=FixedPointFormat, karatsuba=bool, "
+                         "reduce=" + "|".join(REDUCTIONS) + ")")
 
 
 class ButterflyPlan:
@@ -224,8 +228,8 @@ class ButterflyPlan:
                 defaults.append(probe.min_latency + 3)
         self.fmt, self.cx = None, None
         if "complex" in self.fields:
-            self.fmt, kara = _complex_config(cfg["complex"])
-            self.cx = ComplexProducts(self.fmt, self.target, kara)
+            self.fmt, kara, reduce = _complex_config(cfg["complex"])
+            self.cx = ComplexProducts(self.fmt, self.target, kara, reduce)
             mins["complex"] = 1
             defaults.append(3)
         self.min_mul_latency = max(mins.values())
@@ -313,7 +317,9 @@ class Butterfly(ButterflyPlan, wiring.Component):
                              ``kind`` one of ``modmul``'s kinds (default "barrett"; e.g.
                              ``dict(kind="special-barrett", moduli=qs, k=54, log_n=13)``), width
                              default k for special-barrett, else max(16, bit length of the moduli)
-    complex : FixedPointFormat, dict(fmt=..., karatsuba=True) or None
+    complex : FixedPointFormat, dict(fmt=..., karatsuba=True, reduce="adders") or None
+                             ``reduce``: how the complex products' rows are summed
+                             (:class:`~.butterfly_complex.ComplexProducts`)
     target : str             "ecp5" | "xilinx" | "generic" (DSP tile size)
     latency : int or None    total latency = 2*add_latency + mul_latency (default: mul_latency =
                              the largest field minimum + 3)

@@ -72,6 +72,13 @@ class ComplexProducts:
     k3      xi * (wr + wi)                a = wr + wi, b = xi
     ======  ===========================  ================================================
 
+    Each product's rows (tiles, the AND-gated rows of the operand bits beyond the tiles, the sign
+    corrections) are summed as ``reduce`` says (:data:`.compressor.REDUCTIONS`): by default
+    "adders", levels of carry-propagate adders, which on ECP5 take about half the logic of 3:2
+    compressors for these many-row trees (a W = 38 operand is 39 x 38 bits, two 18-bit limbs and
+    LUT rows for the rest); the products are off the butterfly's critical path (the Z_q reducer's),
+    so the deeper tree costs no clock.
+
     re = k1 - k3 and im = k1 + k2 are exact modulo 2^(F+W), which is all the rounding shift and
     the wrap to W bits need, so every product is a *low part* of F+W bits (``MulPlan(part="low")``,
     signed).  Each product is its own pipeline (segments ``cs`` = the operand sum, then the
@@ -81,8 +88,9 @@ class ComplexProducts:
 
     NAMES = ("k1", "k2", "k3")
 
-    def __init__(self, fmt: FixedPointFormat, target: str, karatsuba: bool):
+    def __init__(self, fmt: FixedPointFormat, target: str, karatsuba: bool, reduce: str = "adders"):
         self.fmt = fmt
+        self.reduce = reduce
         w, f = fmt.width, fmt.frac_bits
         self.bits = f + w
         self.plans = {}
@@ -90,7 +98,7 @@ class ComplexProducts:
         for name in self.NAMES:
             extra = [(f - 1, 1, 1)] if name == "k1" and fmt.rounding == "half-up" else []
             plan = MulPlan(w + 1, w, target=target, karatsuba=karatsuba, part="low", part_bits=self.bits,
-                           signed=True, extra=extra, name=name)
+                           signed=True, extra=extra, name=name, reduce=reduce)
             self.plans[name] = plan
             self.segments[name] = [Segment("cs", add_delay(w + 1))] + plan.segments
         self.tiles = sum(p.tiles for p in self.plans.values())

@@ -12,11 +12,15 @@ from amaranth.hdl import Cat, Const, Value
 from hhe_gen.params.errors import ParameterError
 
 from .constants import check_int
-from .pipeline import DELAY, Segment, Timed, chunk_costs
+from .pipeline import DELAY, Segment, Timed, add_delay, chunk_costs
 
-__all__ = ["CHUNK_BITS", "RowSpec", "CompressorPlan", "SumPlan", "emit_trees", "tree_segments"]
+__all__ = ["CHUNK_BITS", "REDUCTIONS", "RowSpec", "CompressorPlan", "SumPlan", "emit_trees", "tree_segments", "check_reduce"]
 
 CHUNK_BITS = 32
+#: How a tree reduces its words: ``"adders"``, levels of two-word carry-propagate adders (on ECP5 a
+#: CCU2C cell adds two bits: half the logic of a 3:2 level per row removed, slower per level), or
+#: ``"csa"``, levels of 3:2 compressors (two LUT4 per bit) and one chunked carry-propagate adder.
+REDUCTIONS = ("adders", "csa")
 
 
 @dataclass(frozen=True)
@@ -47,9 +51,11 @@ class CompressorPlan:
     ``cpa_lo``, ``chunks`` ((lo, hi) column ranges of the adder).
     """
 
-    def __init__(self, rows, out_bits: int, chunk_bits: int = 32, carry_save: bool = False):
+    def __init__(self, rows, out_bits: int, chunk_bits: int = 32, carry_save: bool = False,
+                 reduce: str = "csa"):
         W = self.out_bits = out_bits
         self.carry_save = carry_save
+        self.reduce = check_reduce(reduce)
         self.rows = [RowSpec(r.offset, min(r.width, W - r.offset), r.sign, r.key)
                      for r in rows if r.offset < W and r.width > 0]
         const = 0
@@ -80,6 +86,10 @@ class CompressorPlan:
         spans = [(lo, hi) for lo, hi, _ in self.words]
         self.spans = [list(spans)]
         self.plan = []
+        if self.reduce == "adders":
+            self._plan_adders(spans)
+            return
+        self.level_delays = []
         while len(spans) > 2:
             order = sorted(range(len(spans)), key=lambda i: (spans[i][0], spans[i][1], i))
             groups, passed, new = [], [], []
@@ -96,6 +106,7 @@ class CompressorPlan:
                 passed.append(i)
                 new.append(spans[i])
             self.plan.append((groups, passed))
+            self.level_delays.append(DELAY["gate"])
             spans = new
             self.spans.append(list(spans))
         self.levels = len(self.plan)
@@ -116,9 +127,54 @@ class CompressorPlan:
                 self.chunks.append((c, min(W, c + size)))
                 c += size
 
+    def _plan_adders(self, spans):
+        """The ``"adders"`` reduction: each level adds pairs of words (lowest-starting first) with
+        carry-propagate adders until one word is left (two with ``carry_save``); no final adder.
+        A level's plan is (pairs, passed); a pair's sum spans [lo, hi) of the pair's hull, one
+        column more when the two overlap (the carry out), at most W."""
+        W, keep = self.out_bits, 2 if self.carry_save else 1
+        self.level_delays = []
+        while len(spans) > keep:
+            order = sorted(range(len(spans)), key=lambda i: (spans[i][0], spans[i][1], i))
+            n_pairs = min(len(spans) // 2, len(spans) - keep)
+            pairs = [tuple(order[2 * k:2 * k + 2]) for k in range(n_pairs)]
+            passed = order[2 * n_pairs:]
+            new, delay = [], 0.0
+            for g in pairs:
+                lo, hi, ov = _adder_span([spans[i] for i in g], W)
+                new.append((lo, hi))
+                if hi > ov:
+                    delay = max(delay, add_delay(hi - ov))
+            new += [spans[i] for i in passed]
+            self.plan.append((pairs, passed))
+            self.level_delays.append(delay)
+            spans = new
+            self.spans.append(list(spans))
+        self.levels = len(self.plan)
+        self.cpa_lo, self.chunks = W, []
+
     def segments(self, name: str) -> list:
-        """Segments ``{name}.c1`` .. (compressor levels) and ``{name}.a1`` .. (adder chunks)."""
+        """Segments ``{name}.c1`` .. (compressor or adder levels) and ``{name}.a1`` .. (chunks of
+        the final adder of the ``"csa"`` reduction)."""
         return tree_segments(name, [self])
+
+
+def check_reduce(reduce) -> str:
+    """``reduce`` of a tree: one of :data:`REDUCTIONS`."""
+    if reduce not in REDUCTIONS:
+        raise ParameterError("reduce", reduce, "one of " + ", ".join(repr(r) for r in REDUCTIONS))
+    return reduce
+
+
+def _adder_span(spans, W):
+    """(lo, hi, ov) of the sum of two words spanning ``spans``: their hull [lo, hi), one column
+    more when they overlap (capped at W), and ``ov`` the first column where both have bits (the
+    carry chain runs from ov to hi; below it the lower word's bits pass)."""
+    (a1, b1), (a2, b2) = spans
+    lo, ov = min(a1, a2), max(a1, a2)
+    overlap = min(b1, b2) > ov
+    hi = min(W, max(b1, b2) + 1) if overlap else max(b1, b2)
+    return lo, hi, ov if overlap else hi
 
 
 def _csa_spans(spans, W):
@@ -139,7 +195,7 @@ def tree_segments(name, trees) -> list:
     segs = []
     levels = max((t.levels for t in trees), default=0)
     for k in range(levels):
-        segs.append(Segment(f"{name}.c{k + 1}", DELAY["gate"]))
+        segs.append(Segment(f"{name}.c{k + 1}", max(t.level_delays[k] for t in trees if k < t.levels)))
     chunks = max((len(t.chunks) for t in trees), default=0)
     for k in range(chunks):
         costs = [chunk_costs(hi - lo, k == 0, k == len(t.chunks) - 1)
@@ -200,6 +256,22 @@ def emit_trees(pipe, n, trees, row_values):
             spans = t.spans[k]
             W = t.out_bits
             new = []
+            if t.reduce == "adders":
+                for g in groups:
+                    lo, hi, ov = _adder_span([spans[i] for i in g], W)
+
+                    def add(x, y, g=g, lo=lo, hi=hi, ov=ov, spans=spans):
+                        first = 0 if spans[g[0]][0] <= spans[g[1]][0] else 1     # the word starting at lo
+                        i_low = g[first]
+                        parts = [_fit((x, y)[first], spans[i_low][0], spans[i_low][1], lo, ov)] if ov > lo else []
+                        if hi > ov:
+                            u, v = [_fit(val, spans[i][0], spans[i][1], ov, hi) for val, i in zip((x, y), g)]
+                            parts.append((u + v)[:hi - ov])
+                        return Cat(*parts)
+                    new.append(pipe.comb(add, *[states[ti][i] for i in g], shape=hi - lo, name=f"{n}_c{k + 1}"))
+                new += [states[ti][i] for i in passed]
+                states[ti] = new
+                continue
             for g in groups:
                 lo, hi, clo, chi = _csa_spans([spans[i] for i in g], W)
                 tvs = [states[ti][i] for i in g]
@@ -292,10 +364,13 @@ class SumPlan:
     chunk_bits : int  chunk size of the adders (default ``CHUNK_BITS``)
     carry_save : bool no carry-propagate adders: :meth:`build` returns per tree a pair of values
                       whose sum modulo 2^out_bits is the result
+    reduce : str      "csa" (3:2 levels, then the chunked adder) or "adders" (:data:`REDUCTIONS`)
     """
 
-    def __init__(self, row_sets, out_bits: int, name: str = "sum", chunk_bits=None, carry_save=False):
+    def __init__(self, row_sets, out_bits: int, name: str = "sum", chunk_bits=None, carry_save=False,
+                 reduce="csa"):
         self.out_bits, self.name = out_bits, name
+        self.reduce = check_reduce(reduce)
         self.chunk_bits = CHUNK_BITS if chunk_bits is None else check_int("chunk_bits", chunk_bits, 4, 512)
         if not isinstance(carry_save, bool):
             raise ParameterError("carry_save", carry_save, "True or False")
@@ -303,7 +378,7 @@ class SumPlan:
         self.trees = []
         for specs in row_sets:
             rows = [RowSpec(o, w, s, ("src", k)) for k, (o, w, s) in enumerate(specs)]
-            self.trees.append(CompressorPlan(rows, out_bits, self.chunk_bits, carry_save=carry_save))
+            self.trees.append(CompressorPlan(rows, out_bits, self.chunk_bits, carry_save=carry_save, reduce=reduce))
         self.segments = tree_segments(name, self.trees)
         self.tiles = 0
 

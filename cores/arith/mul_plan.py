@@ -10,7 +10,7 @@ from amaranth.hdl import Mux, signed, unsigned
 
 from hhe_gen.params.errors import ParameterError
 
-from .compressor import CHUNK_BITS, CompressorPlan, RowSpec, emit_trees
+from .compressor import CHUNK_BITS, CompressorPlan, RowSpec, check_reduce, emit_trees
 from .constants import check_int, check_target
 from .dsp_tiles import check_dsp, tile
 from .pipeline import DELAY, Pipe, Segment, Timed, add_delay, dsp_costs
@@ -192,6 +192,10 @@ class MulPlan:
                         (default ``CHUNK_BITS``); a register may go between chunks
     side_delay : float  delay of logic the caller builds in parallel with the tiles (in the
                         ``pp`` segment); the segment is at least that slow
+    reduce : str        how the adder tree reduces its rows (:data:`.compressor.REDUCTIONS`):
+                        "csa" (3:2 compressor levels and one chunked carry-propagate adder, the
+                        default) or "adders" (levels of two-word carry-propagate adders: about
+                        half the logic on ECP5, deeper)
 
     Members: ``terms``, ``rows``, ``tiles``, ``lut_rows``, ``sums`` (Karatsuba sums), ``tree``
     (the compressor plan: ``levels`` compressor levels, ``chunks`` of the final adder),
@@ -200,7 +204,7 @@ class MulPlan:
 
     def __init__(self, a_width, b_width, *, target="ecp5", karatsuba=False, part="full", part_bits=None,
                  signed=False, lut_bits=None, extra=(), name="m", offset=0, sign=1, carry_save=False,
-                 dsp="infer", chunk_bits=None, side_delay=0.0):
+                 dsp="infer", chunk_bits=None, side_delay=0.0, reduce="csa"):
         self.a_width = check_int("a_width", a_width, 1, 256)
         self.b_width = check_int("b_width", b_width, 1, 256)
         self.target = check_target(target)
@@ -261,7 +265,8 @@ class MulPlan:
             raise ParameterError("extra", extra, "addends only with part 'full' or 'low'")
         for k, (off, wd, sg) in enumerate(self.extra):
             rows.append(RowSpec(off, wd, sg, ("extra", k)))
-        self.tree = CompressorPlan(rows, self.out_bits, self.chunk_bits, carry_save=carry_save)
+        self.reduce = check_reduce(reduce)
+        self.tree = CompressorPlan(rows, self.out_bits, self.chunk_bits, carry_save=carry_save, reduce=reduce)
         self.rows = self.tree.rows
         self.levels = self.tree.levels
         self.tiles = sum(1 for t in self.terms if t.kind == "tile")

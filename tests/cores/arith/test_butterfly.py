@@ -169,6 +169,11 @@ CONFIGS = {
                      complex=FixedPointFormat(16, 14), add_latency=0),
     "zt-only": dict(zt=dict(moduli=RUBATO_T[0])),
     "complex-only-min": dict(complex=FixedPointFormat(29, 26), latency=3),
+    # the complex products' rows summed by 3:2 compressors instead of the default adders, and the
+    # engine's 38/36 slots (39 x 38 products: LUT rows beyond the two 18-bit limbs) with each
+    "complex-csa": dict(complex=dict(fmt=FixedPointFormat(29, 26), reduce="csa"), zt=dict(moduli=RUBATO_T[0])),
+    "complex-38-adders": dict(complex=FixedPointFormat(38, 36, "half-even")),
+    "complex-38-csa": dict(complex=dict(fmt=FixedPointFormat(38, 36, "half-even"), reduce="csa")),
     "complex-only-add0-lat1": dict(complex=FixedPointFormat(10, 4, "half-even"), add_latency=0, latency=1),
     "tight-all": dict(zq=zq_special(36, 2), zt=dict(moduli=RUBATO_T[1], karatsuba=True),
                       complex=FixedPointFormat(20, 18), max_stage_ns=8.0),

@@ -116,8 +116,8 @@ class SumUnit(wiring.Component):
     """Test harness: a SumPlan over ports r0, r1 ... (rows (offset, width, sign)), ``latency``
     registers placed by the scheduler; p = the sum modulo 2^out_bits."""
 
-    def __init__(self, rows, out_bits, latency, chunk_bits=None):
-        self.plan = SumPlan([rows], out_bits, name="s", chunk_bits=chunk_bits)
+    def __init__(self, rows, out_bits, latency, chunk_bits=None, reduce="csa"):
+        self.plan = SumPlan([rows], out_bits, name="s", chunk_bits=chunk_bits, reduce=reduce)
         self.segments = self.plan.segments
         self.counts = schedule(self.segments, latency)
         self.latency = latency
@@ -172,6 +172,51 @@ def test_sum_plan_exact_at_every_latency(case):
         split_seen |= any(chunk_regs)
     if case in (0, 1, 3):
         assert split_seen, "no register ever went between two adder chunks"
+
+
+@pytest.mark.parametrize("case", range(len(ROW_SETS)))
+def test_sum_plan_adders_exact_at_every_latency(case):
+    """The "adders" reduction: the same sums bit-exact with the registers between any of its adder
+    levels, every result exactly ``latency`` enabled cycles late."""
+    rows, out_bits = ROW_SETS[case]
+    rng = random.Random(100 + case)
+    vecs = [{f"r{i}": rng.choice([0, (1 << w) - 1, rng.getrandbits(w)]) for i, (_, w, _) in enumerate(rows)}
+            for _ in range(14)]
+    probe = SumUnit(rows, out_bits, 0, reduce="adders")
+    mark_unused(probe)
+    assert not any(s.name.startswith("s.a") for s in probe.segments)        # no final adder
+    n_seg = len(probe.segments)
+    want = [_sum_reference(rows, [v[f"r{i}"] for i in range(len(rows))], out_bits) for v in vecs]
+    for latency in sorted({0, 1, n_seg // 2, n_seg, n_seg + 2}):
+        dut = SumUnit(rows, out_bits, latency, reduce="adders")
+        assert run_unit(dut, vecs, en_gaps=latency).outputs == want, (latency, dut.counts)
+
+
+def test_adder_levels_and_spans():
+    # n fully overlapping words: ceil(log2 n) levels of pairwise adders, down to one word
+    for n, levels in [(1, 0), (2, 1), (3, 2), (4, 2), (5, 3), (8, 3), (9, 4), (22, 5)]:
+        plan = CompressorPlan([multiplier_row(0, 40) for _ in range(n)], 48, reduce="adders")
+        assert plan.levels == levels and len(plan.spans[-1]) == 1 and plan.chunks == [], n
+    # carry_save stops at two words
+    plan = CompressorPlan([multiplier_row(0, 40) for _ in range(5)], 48, carry_save=True, reduce="adders")
+    assert len(plan.spans[-1]) == 2
+    # non-overlapping rows share one word: no adder; an overlap adds a carry column (capped at W)
+    plan = CompressorPlan([multiplier_row(0, 10), multiplier_row(10, 10), multiplier_row(25, 5)], 40, reduce="adders")
+    assert plan.levels == 0
+    plan = CompressorPlan([multiplier_row(0, 36), multiplier_row(18, 36)], 72, reduce="adders")
+    assert plan.spans[-1] == [(0, 55)]
+    plan = CompressorPlan([multiplier_row(0, 36), multiplier_row(18, 36)], 50, reduce="adders")
+    assert plan.spans[-1] == [(0, 50)]
+
+
+def test_reduce_refused():
+    from hhe_gen.cores.arith.mul_plan import MulPlan
+    from hhe_gen.params.errors import ParameterError
+    for make in (lambda: CompressorPlan([multiplier_row(0, 8)], 8, reduce="wallace"),
+                 lambda: SumPlan([[(0, 8, 1)]], 8, reduce="wallace"),
+                 lambda: MulPlan(20, 20, reduce="wallace")):
+        with pytest.raises(ParameterError, match="reduce"):
+            make()
 
 
 def test_compressor_levels_and_chunks():
