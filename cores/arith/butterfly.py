@@ -111,7 +111,7 @@ from hhe_gen.models.butterfly import FIELDS, OPS, FieldSpec, butterfly as butter
 from hhe_gen.models.fft import FixedPointFormat
 from hhe_gen.params.errors import ParameterError
 
-from .butterfly_complex import ComplexProducts, pack_complex, parts, round_shift_hw, unpack_complex, wrap_hw
+from .butterfly_complex import COMPLEX_REDUCE, ComplexProducts, pack_complex, parts, round_shift_hw, unpack_complex, wrap_hw
 from .butterfly_share import FieldPipe, ShareUnit, Stager, TileBank, count_slots, plan_sharing
 from .compressor import REDUCTIONS
 from .constants import check_int, check_target
@@ -174,11 +174,11 @@ def _modular_config(name, cfg):
 def _complex_config(cfg):
     """(fmt, karatsuba, reduce) of the ``complex`` field's configuration."""
     if isinstance(cfg, FixedPointFormat):
-        return cfg, True, "adders"
+        return cfg, True, COMPLEX_REDUCE
     if isinstance(cfg, dict) and isinstance(cfg.get("fmt"), FixedPointFormat) \
             and set(cfg) <= {"fmt", "karatsuba", "reduce"} and cfg.get("karatsuba", True) in (True, False) \
-            and cfg.get("reduce", "adders") in REDUCTIONS:
-        return cfg["fmt"], cfg.get("karatsuba", True), cfg.get("reduce", "adders")
+            and cfg.get("reduce", COMPLEX_REDUCE) in REDUCTIONS:
+        return cfg["fmt"], cfg.get("karatsuba", True), cfg.get("reduce", COMPLEX_REDUCE)
     raise ParameterError("complex", cfg, "a FixedPointFormat or dict(fmt=FixedPointFormat, karatsuba=bool, "
                          "reduce=" + "|".join(REDUCTIONS) + ")")
 
@@ -317,7 +317,7 @@ class Butterfly(ButterflyPlan, wiring.Component):
                              ``kind`` one of ``modmul``'s kinds (default "barrett"; e.g.
                              ``dict(kind="special-barrett", moduli=qs, k=54, log_n=13)``), width
                              default k for special-barrett, else max(16, bit length of the moduli)
-    complex : FixedPointFormat, dict(fmt=..., karatsuba=True, reduce="adders") or None
+    complex : FixedPointFormat, dict(fmt=..., karatsuba=True, reduce=COMPLEX_REDUCE) or None
                              ``reduce``: how the complex products' rows are summed
                              (:class:`~.butterfly_complex.ComplexProducts`)
     target : str             "ecp5" | "xilinx" | "generic" (DSP tile size)

@@ -17,7 +17,11 @@ from hhe_gen.models.fft import FixedPointFormat
 from .multiplier import MulPlan
 from .pipeline import DELAY, Segment, Timed, add_delay
 
-__all__ = ["pack_complex", "unpack_complex", "round_shift_hw", "wrap_hw", "ComplexProducts"]
+__all__ = ["pack_complex", "unpack_complex", "round_shift_hw", "wrap_hw", "ComplexProducts", "COMPLEX_REDUCE"]
+
+#: How the complex products' rows are summed unless the configuration says otherwise
+#: (:data:`.compressor.REDUCTIONS`; see :class:`ComplexProducts`).
+COMPLEX_REDUCE = "adders"
 
 
 def pack_complex(pair, fmt: FixedPointFormat) -> int:
@@ -74,10 +78,10 @@ class ComplexProducts:
 
     Each product's rows (tiles, the AND-gated rows of the operand bits beyond the tiles, the sign
     corrections) are summed as ``reduce`` says (:data:`.compressor.REDUCTIONS`): by default
-    "adders", levels of carry-propagate adders, which on ECP5 take about half the logic of 3:2
-    compressors for these many-row trees (a W = 38 operand is 39 x 38 bits, two 18-bit limbs and
-    LUT rows for the rest); the products are off the butterfly's critical path (the Z_q reducer's),
-    so the deeper tree costs no clock.
+    (:data:`COMPLEX_REDUCE`) "adders", levels of carry-propagate adders, which on ECP5 take about
+    half the logic of 3:2 compressors for these many-row trees (a W = 38 operand is 39 x 38 bits,
+    two 18-bit limbs and LUT rows for the rest); the deeper tree's estimated delay stays within
+    the Z_q reducer's, which bounds the sharing plan.
 
     re = k1 - k3 and im = k1 + k2 are exact modulo 2^(F+W), which is all the rounding shift and
     the wrap to W bits need, so every product is a *low part* of F+W bits (``MulPlan(part="low")``,
@@ -88,9 +92,8 @@ class ComplexProducts:
 
     NAMES = ("k1", "k2", "k3")
 
-    def __init__(self, fmt: FixedPointFormat, target: str, karatsuba: bool, reduce: str = "adders"):
+    def __init__(self, fmt: FixedPointFormat, target: str, karatsuba: bool, reduce: str = COMPLEX_REDUCE):
         self.fmt = fmt
-        self.reduce = reduce
         w, f = fmt.width, fmt.frac_bits
         self.bits = f + w
         self.plans = {}

@@ -14,7 +14,8 @@ from hhe_gen.params.errors import ParameterError
 from .constants import check_int
 from .pipeline import DELAY, Segment, Timed, add_delay, chunk_costs
 
-__all__ = ["CHUNK_BITS", "REDUCTIONS", "RowSpec", "CompressorPlan", "SumPlan", "emit_trees", "tree_segments", "check_reduce"]
+__all__ = ["CHUNK_BITS", "REDUCTIONS", "RowSpec", "CompressorPlan", "SumPlan", "emit_trees", "tree_segments",
+           "check_reduce"]
 
 CHUNK_BITS = 32
 #: How a tree reduces its words: ``"adders"``, levels of two-word carry-propagate adders (on ECP5 a

@@ -10,7 +10,7 @@ from amaranth.hdl import Mux, signed, unsigned
 
 from hhe_gen.params.errors import ParameterError
 
-from .compressor import CHUNK_BITS, CompressorPlan, RowSpec, check_reduce, emit_trees
+from .compressor import CHUNK_BITS, CompressorPlan, RowSpec, emit_trees
 from .constants import check_int, check_target
 from .dsp_tiles import check_dsp, tile
 from .pipeline import DELAY, Pipe, Segment, Timed, add_delay, dsp_costs
@@ -265,8 +265,8 @@ class MulPlan:
             raise ParameterError("extra", extra, "addends only with part 'full' or 'low'")
         for k, (off, wd, sg) in enumerate(self.extra):
             rows.append(RowSpec(off, wd, sg, ("extra", k)))
-        self.reduce = check_reduce(reduce)
         self.tree = CompressorPlan(rows, self.out_bits, self.chunk_bits, carry_save=carry_save, reduce=reduce)
+        self.reduce = self.tree.reduce
         self.rows = self.tree.rows
         self.levels = self.tree.levels
         self.tiles = sum(1 for t in self.terms if t.kind == "tile")
