@@ -22,6 +22,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from hhe_gen.flow.synth import ECP5_BOARD_SYNTH_ARGS
 from hhe_gen.flow.tools import say
 from hhe_gen.params.errors import ParameterError
 
@@ -59,8 +60,8 @@ BOARDS = {
                      {"LUT": 63_400, "FF": 126_800, "DSP48E1": 240, "BRAM36": 135}),
 }
 
-ECP5_SYNTH_ARGS = ("-nowidelut",)
-"""``synth_ecp5`` options for the SoC (the big cores routed only without wide-LUT muxes)."""
+ECP5_SYNTH_ARGS = ECP5_BOARD_SYNTH_ARGS
+"""``synth_ecp5`` options for the SoC: :data:`hhe_gen.flow.synth.ECP5_BOARD_SYNTH_ARGS`."""
 ECP5_NEXTPNR_ARGS = ("--placer", "static", "--router", "router2")
 """nextpnr-ecp5 options for the SoC: the static placer and router2, which routed the big cores."""
 

@@ -40,8 +40,9 @@ from hhe_gen.flow.timing_harness import TimingHarness, default_name, harness_fac
 from hhe_gen.flow.tools import ToolError
 
 __all__ = [
-    "FLOW_VERSION", "ECP5_DEVICES", "ECP5_PACKAGES", "XILINX_FAMILIES", "TimingHarness",
-    "SynthResult", "harness_verilog", "synth_ecp5", "synth_xilinx", "synth_xilinx_any", "cache_root",
+    "FLOW_VERSION", "ECP5_DEVICES", "ECP5_PACKAGES", "ECP5_BOARD_SYNTH_ARGS", "XILINX_FAMILIES",
+    "TimingHarness", "SynthResult", "harness_verilog", "synth_ecp5", "synth_xilinx",
+    "synth_xilinx_any", "cache_root",
 ]
 
 #: nextpnr-ecp5 device options (``--<device>``).
@@ -55,6 +56,13 @@ ECP5_PACKAGES = {
     "45k": ("CABGA256", "CABGA381", "CABGA554", "CSFBGA285", "TQFP144"),
     "85k": ("CABGA381", "CABGA554", "CABGA756", "CSFBGA285"),
 }
+
+#: ``synth_ecp5`` options of what goes onto an ECP5 board: the SoC's build (``boards/build.py``) and
+#: the whole accelerator's area (``hhe-gen bench accel``'s ``area`` cases), so that the figure the
+#: bench gives is the logic the board gets.  LUT4s only, no PFUMX / L6MUX21 wide-LUT muxes: the big
+#: cores routed only so, and on wide XOR networks (the Keccak round) ABC9's wide-LUT mapping takes
+#: more LUT4s, not fewer.
+ECP5_BOARD_SYNTH_ARGS = ("-nowidelut",)
 
 #: Yosys ``synth_xilinx -family`` values supported here and their DSP / carry primitives.
 XILINX_FAMILIES = {

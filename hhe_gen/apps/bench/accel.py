@@ -317,12 +317,14 @@ def area(params: str = "dna-hhe", lanes: int = 2, rubato: str | None = None, xil
          datapath=None, slot_format=None) -> dict:
     """Yosys area of the client accelerator (the engine with every unit; ``rubato``: dual mode with
     that set's Rubato unit; ``datapath``: None: the configuration's; ``slot_format``: (W, F), None
-    the configuration's, another one's run name ends in ``_w<W>``): ECP5 (``synth_ecp5``, Yosys
-    only: placing and routing the whole engine belongs to the timing-closure work) and Xilinx 7
+    the configuration's, another one's run name ends in ``_w<W>``): ECP5 (``synth_ecp5`` with the
+    board build's options, :data:`hhe_gen.flow.synth.ECP5_BOARD_SYNTH_ARGS`, named in
+    ``ecp5_synth``; Yosys only: placing and routing the whole engine belongs to the timing-closure
+    work) and Xilinx 7
     (``synth_xilinx``, and its equivalent slices ``xc7_ens``, :func:`xc7_ens`).  For 2 lanes in
     dual mode with Par-128S on dna-hhe, :data:`AREA_GOALS` beside them."""
     from hhe_gen.cores.unused import mark_unused
-    from hhe_gen.flow.synth import synth_ecp5, synth_xilinx
+    from hhe_gen.flow.synth import ECP5_BOARD_SYNTH_ARGS, synth_ecp5, synth_xilinx
     from hhe_gen.params import preset
     p = preset(params)
     name = _area_name("hhe_accel", params, lanes, rubato, datapath) + \
@@ -330,8 +332,10 @@ def area(params: str = "dna-hhe", lanes: int = 2, rubato: str | None = None, xil
     fmt = None if slot_format is None else tuple(slot_format)
     engine = AcceleratorConfig(p, lanes, rubato=rubato, datapath=datapath, slot_format=fmt).engine()
     mark_unused(engine)
-    ecp5 = synth_ecp5(engine, name=name, timeout=4 * 3600, place_and_route=False)
+    ecp5 = synth_ecp5(engine, name=name, timeout=4 * 3600, place_and_route=False,
+                      synth_args=ECP5_BOARD_SYNTH_ARGS)
     out = {k: ecp5.get(k) for k in ("LUT4", "FF", "MULT18X18D", "DP16KD")}
+    out["ecp5_synth"] = " ".join(("synth_ecp5", *ECP5_BOARD_SYNTH_ARGS))
     if fmt is not None:
         out["slot_format"] = f"{fmt[0]}/{fmt[1]}"
     if xilinx:
