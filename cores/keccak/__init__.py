@@ -7,6 +7,9 @@ Components
     states in and out; latency and initiation interval ``24 / rounds_per_cycle`` cycles.
 :class:`KeccakRounds`, :func:`keccak_round_hw`
     the combinational round network the other two are built from.
+:class:`KeccakPlanes`
+    a round's output planes p at a time (p = 1, 2, 3): the XOF's narrow datapath
+    (``ShakeXof(planes_per_cycle=p)``, ``24 * ceil(5/p)`` cycles per permutation).
 :class:`ShakeXof`
     SHAKE128 / SHAKE256 sponge: absorbs a byte stream of any length (padding done in hardware),
     squeezes for as long as the consumer takes beats, restarts per message.
@@ -29,12 +32,13 @@ State encoding: a 1600-bit value whose byte ``b`` (bits ``8b .. 8b+7``) is byte 
 
 from .permutation import (LANE_BITS, ROUNDS_PER_CYCLE, STATE_BITS, KeccakF1600, KeccakRounds,
                           check_rounds_per_cycle, keccak_round_hw, state_lanes)
+from .planes import PLANES_PER_CYCLE, KeccakPlanes, check_planes_per_cycle
 from .xof import (BEAT_BYTES, RATES, VARIANTS, Phase, ShakeXof, absorb_layout,
-                  byte_stream_signature, squeeze_bytes_per_cycle)
+                  byte_stream_signature, permutation_cycles, squeeze_bytes_per_cycle)
 
 __all__ = [
     "KeccakF1600", "KeccakRounds", "keccak_round_hw", "state_lanes", "check_rounds_per_cycle",
-    "ROUNDS_PER_CYCLE", "STATE_BITS", "LANE_BITS",
-    "ShakeXof", "Phase", "absorb_layout", "byte_stream_signature", "squeeze_bytes_per_cycle",
+    "ROUNDS_PER_CYCLE", "STATE_BITS", "LANE_BITS", "KeccakPlanes", "PLANES_PER_CYCLE", "check_planes_per_cycle",
+    "ShakeXof", "Phase", "absorb_layout", "byte_stream_signature", "permutation_cycles", "squeeze_bytes_per_cycle",
     "BEAT_BYTES", "RATES", "VARIANTS",
 ]

@@ -10,12 +10,14 @@ from amaranth.lib import data, enum, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from hhe_gen.cores.unused import quiet_on_error
+from hhe_gen.models.keccak import ROUND_CONSTANTS
 from hhe_gen.params.errors import ParameterError
 
-from .permutation import NUM_ROUNDS, STATE_BITS, KeccakRounds, check_rounds_per_cycle
+from .permutation import LANE_BITS, NUM_ROUNDS, STATE_BITS, KeccakRounds, check_rounds_per_cycle
+from .planes import PLANE_BITS, KeccakPlanes, check_planes_per_cycle, plane_groups
 
 __all__ = ["BEAT_BYTES", "VARIANTS", "RATES", "Phase", "absorb_layout", "byte_stream_signature",
-           "squeeze_bytes_per_cycle", "ShakeXof"]
+           "permutation_cycles", "squeeze_bytes_per_cycle", "ShakeXof"]
 
 #: Allowed byte-stream widths W (bytes per beat); each divides both rates (136 and 168).
 BEAT_BYTES: tuple[int, ...] = (1, 2, 4, 8)
@@ -51,13 +53,26 @@ def absorb_layout(beat_bytes: int) -> data.StructLayout:
     return data.StructLayout({"data": 8 * w, "last": 1, "nbytes": range(w + 1)})
 
 
-def squeeze_bytes_per_cycle(variant: int, beat_bytes: int, rounds_per_cycle: int) -> float:
+def permutation_cycles(rounds_per_cycle: int = 1, planes_per_cycle: int = 5) -> int:
+    """Cycles of one Keccak-f[1600] in :class:`ShakeXof`: ``24/k`` with whole rounds
+    (``planes_per_cycle`` 5), ``24 * ceil(5/p)`` with p planes per cycle (then k must be 1)."""
+    k = check_rounds_per_cycle(rounds_per_cycle)
+    p = check_planes_per_cycle(planes_per_cycle)
+    if p == 5:
+        return NUM_ROUNDS // k
+    if k != 1:
+        raise ParameterError("rounds_per_cycle", k, f"1 with planes_per_cycle={p} (a round takes several cycles)")
+    return NUM_ROUNDS * plane_groups(p)
+
+
+def squeeze_bytes_per_cycle(variant: int, beat_bytes: int, rounds_per_cycle: int, planes_per_cycle: int = 5) -> float:
     """Steady-state squeeze (and long-message absorb) rate of :class:`ShakeXof`, bytes per cycle:
-    ``R / (R/W + 24/k)`` (R/W beats at one per cycle, then a permutation of 24/k cycles)."""
+    ``R / (R/W + n)`` (R/W beats at one per cycle, then a permutation of n cycles,
+    :func:`permutation_cycles`)."""
     if variant not in RATES:
         raise ParameterError("variant", variant, "128 or 256")
     w = check_beat_bytes(beat_bytes)
-    n = NUM_ROUNDS // check_rounds_per_cycle(rounds_per_cycle)
+    n = permutation_cycles(rounds_per_cycle, planes_per_cycle)
     return RATES[variant] / (RATES[variant] // w + n)
 
 
@@ -77,10 +92,10 @@ class ShakeXof(wiring.Component):
     Operation: the message arrives as W-byte beats on ``i_stream`` (the last one flagged, with
     its number of valid bytes; an empty message is one ``last`` beat with ``nbytes = 0``).  Each
     beat is XORed straight into the state register at its position in the current block; a full
-    block is permuted (``24/k`` cycles, input not ready meanwhile).  After the last beat the core
-    XORs the SHAKE padding (0x1F after the message, 0x80 into the last byte of the block) in one
-    cycle, permutes, and then offers the output on ``o_stream`` for as long as the consumer takes
-    beats, permuting again after every ``rate`` bytes.  ``o_stream.valid`` is never high before
+    block is permuted (n cycles, input not ready meanwhile; n = 24/k with whole rounds).  After
+    the last beat the core XORs the SHAKE padding (0x1F after the message, 0x80 into the last
+    byte of the block) in one cycle, permutes, and then offers the output on ``o_stream`` for as
+    long as the consumer takes beats, permuting again after every ``rate`` bytes.  ``o_stream.valid`` is never high before
     the last beat has been absorbed, padded and permuted.
 
     ``abort`` starts a new message at any time (while absorbing, permuting or squeezing): in the
@@ -97,6 +112,11 @@ class ShakeXof(wiring.Component):
         W, bytes per beat of both streams: 1, 2, 4 or 8.
     rounds_per_cycle : int
         k: 1, 2, 3, 4, 6, 8, 12 or 24 Keccak rounds per clock (see :class:`KeccakF1600`).
+    planes_per_cycle : int
+        p: 5 (whole rounds, k per clock), or 1, 2, 3 planes of a round per clock
+        (:class:`~.planes.KeccakPlanes`, k = 1): a round takes G = ceil(5/p) cycles, the planes of
+        its first G - 1 groups wait in a register of 320 (5 - p_last) bits (p_last = 5 - (G-1)p,
+        the planes of the last group) and the state takes the new one with the last group.
 
     Members
     -------
@@ -112,15 +132,16 @@ class ShakeXof(wiring.Component):
 
     Attributes
     ----------
-    perm_cycles : int   n = 24/k, cycles per permutation
+    perm_cycles : int   n = 24/k (whole rounds) or 24 G (planes), cycles per permutation
     slots : int         beats per block of the largest rate the core handles (R/W)
 
     Observation members (not ports; for tests and formal harnesses): ``state`` (the 1600-bit
     register, byte b in bits 8b..8b+7), ``phase`` (:class:`Phase`), ``pos`` (beat slot in the
-    block), ``step`` (group of k rounds), ``first`` (no beat taken yet in this message), ``is256``
-    (the message's variant, "both" only).
+    block), ``step`` (cycle of the permutation), ``first`` (no beat taken yet in this message),
+    ``is256`` (the message's variant, "both" only); with planes also ``group`` (the round's group
+    of planes) and ``rnd`` (the round), ``rnd * G + group == step``.
 
-    Latency and throughput (cycles; n = 24/k permutation cycles; R = rate; a full-rate producer
+    Latency and throughput (cycles; n the permutation's cycles; R = rate; a full-rate producer
     and an always-ready consumer; none of them depends on the data):
 
     - absorbing: 1 cycle per beat, plus n cycles after each beat that completes a block
@@ -133,13 +154,15 @@ class ShakeXof(wiring.Component):
     """
 
     @quiet_on_error
-    def __init__(self, variant=256, *, beat_bytes: int = 8, rounds_per_cycle: int = 1):
+    def __init__(self, variant=256, *, beat_bytes: int = 8, rounds_per_cycle: int = 1, planes_per_cycle: int = 5):
         if isinstance(variant, bool) or variant not in VARIANTS:
             raise ParameterError("variant", variant, "128, 256 or 'both' (runtime port shake256)")
         self.variant = variant
         self.beat_bytes = w = check_beat_bytes(beat_bytes)
         self.rounds_per_cycle = check_rounds_per_cycle(rounds_per_cycle)
-        self.perm_cycles = NUM_ROUNDS // self.rounds_per_cycle
+        self.planes_per_cycle = check_planes_per_cycle(planes_per_cycle)
+        self.perm_cycles = permutation_cycles(self.rounds_per_cycle, self.planes_per_cycle)
+        self.groups = plane_groups(self.planes_per_cycle)
         members = {
             "i_stream": In(stream.Signature(absorb_layout(w))),
             "o_stream": Out(byte_stream_signature(w)),
@@ -158,10 +181,13 @@ class ShakeXof(wiring.Component):
         self.first = Signal(init=1)
         self.npad = Signal(range(max(w, 2)))
         self.is256 = Signal(init=1 if variant == 256 else 0)
+        if self.groups > 1:
+            self.group = Signal(range(self.groups))
+            self.rnd = Signal(range(NUM_ROUNDS))
 
     def squeeze_bytes_per_cycle(self, variant: int) -> float:
-        """Steady-state squeeze throughput R / (R/W + 24/k) in bytes per cycle."""
-        return squeeze_bytes_per_cycle(variant, self.beat_bytes, self.rounds_per_cycle)
+        """Steady-state squeeze throughput R / (R/W + n) in bytes per cycle."""
+        return squeeze_bytes_per_cycle(variant, self.beat_bytes, self.rounds_per_cycle, self.planes_per_cycle)
 
     def elaborate(self, platform):
         m = Module()
@@ -171,10 +197,7 @@ class ShakeXof(wiring.Component):
         i_s, o_s = self.i_stream, self.o_stream
         restart = self.abort
 
-        m.submodules.rounds = rounds = KeccakRounds(self.rounds_per_cycle)
-        m.d.comb += rounds.i_state.eq(state)
-        if n > 1:
-            m.d.comb += rounds.step.eq(step)
+        round_done, new_state = self._permutation(m)
 
         # The message's variant: fixed, or the port's value with the first beat, then latched.
         if self.variant == "both":
@@ -229,10 +252,18 @@ class ShakeXof(wiring.Component):
                 state.eq(0), phase.eq(Phase.ABSORB), pos.eq(0), step.eq(0),
                 self.first.eq(1), self.npad.eq(0),
             ]
+            if self.groups > 1:
+                m.d.sync += [self.group.eq(0), self.rnd.eq(0)]
             if self.variant == "both":
                 m.d.sync += self.is256.eq(0)
         with m.Elif(permuting):
-            m.d.sync += state.eq(rounds.o_state)
+            with m.If(round_done):
+                m.d.sync += state.eq(new_state)
+            if self.groups > 1:
+                with m.If(self.group == self.groups - 1):
+                    m.d.sync += [self.group.eq(0), self.rnd.eq(Mux(self.rnd == NUM_ROUNDS - 1, 0, self.rnd + 1))]
+                with m.Else():
+                    m.d.sync += self.group.eq(self.group + 1)
             with m.If(step == n - 1):
                 m.d.sync += step.eq(0)
                 with m.Switch(phase):
@@ -272,3 +303,28 @@ class ShakeXof(wiring.Component):
             with m.Else():
                 m.d.sync += pos.eq(pos + 1)
         return m
+
+    def _permutation(self, m):
+        """The permutation's datapath on ``self.state``: (the cycle that ends a round, the state
+        after it).  Whole rounds: k rounds of :class:`KeccakRounds` every cycle.  Planes:
+        :class:`KeccakPlanes` on the group's planes; the first G - 1 groups' planes go to the
+        ``held`` register, the last group's join them into the new state."""
+        if self.groups == 1:
+            m.submodules.rounds = rounds = KeccakRounds(self.rounds_per_cycle)
+            m.d.comb += rounds.i_state.eq(self.state)
+            if self.perm_cycles > 1:
+                m.d.comb += rounds.step.eq(self.step)
+            return Const(1), rounds.o_state
+        p, groups = self.planes_per_cycle, self.groups
+        m.submodules.planes = planes = KeccakPlanes(p)
+        rc = Signal(LANE_BITS)
+        m.d.comb += [planes.i_state.eq(self.state), planes.group.eq(self.group),
+                     rc.eq(Array(Const(c, LANE_BITS) for c in ROUND_CONSTANTS)[self.rnd]), planes.rc.eq(rc)]
+        last = 5 - (groups - 1) * p                     # planes of the last group
+        held = Signal(PLANE_BITS * (5 - last))
+        for g in range(groups - 1):
+            with m.If(self.group == g):
+                m.d.sync += held.word_select(g, PLANE_BITS * p).eq(planes.o_planes)
+        done = Signal()
+        m.d.comb += done.eq(self.group == groups - 1)
+        return done, Cat(held, planes.o_planes[:PLANE_BITS * last])

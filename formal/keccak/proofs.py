@@ -65,6 +65,11 @@ for variant, w, k, quick in [("both", 8, 12, True), (256, 8, 24, False), (128, 8
               f"SHAKE{variant if variant != 'both' else '128/256 (run time)'}, W = {w}, "
               f"k = {k}, 1600-bit state, round logic cut (free), k-induction depth {24 // k + 4}",
               quick=quick, variant=variant, beat_bytes=w, rounds_per_cycle=k)
+for variant, w, p, quick in [(256, 8, 2, False), ("both", 8, 3, False)]:
+    _register(f"sponge-{variant}-w{w}-p{p}", "sponge", _SPONGE_WHAT,
+              f"SHAKE{variant if variant != 'both' else '128/256 (run time)'}, W = {w}, {p} planes per "
+              f"cycle, 1600-bit state, the planes' logic cut (free), k-induction depth {24 * (-(-5 // p)) + 4}",
+              quick=quick, variant=variant, beat_bytes=w, rounds_per_cycle=1, planes_per_cycle=p)
 for tag, mutant, what, quick in [
         ("dirty-restart", mutants.DirtyRestartXof,
          "a restart that keeps the state register is refuted", True),

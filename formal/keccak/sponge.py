@@ -10,7 +10,8 @@ Proven by k-induction at full size (the 1600-bit state register and the real rou
 the design; the configuration is the harness's parameters):
 
 * output only after absorbing is finished: ``o_stream.valid -> ended and since >= n + 2``, with
-  n = 24/k (the last beat, the padding cycle and a whole permutation come first);
+  n the permutation's cycles, 24/k or 24 ceil(5/p) with p planes per cycle (the last beat, the
+  padding cycle and a whole permutation come first);
 * absorbing stops at the last beat: ``ended -> not i_stream.ready`` (until a restart);
 * the two streams are never active together: ``not (i_stream.ready and o_stream.valid)``;
 * restart is clean: in the cycle after a restart every register of the core equals its reset
@@ -26,7 +27,8 @@ Covers: an output beat; an output beat taken after back-pressure; an output afte
 the middle of squeezing; and, for W = 4 or 8 (at most 42 beats per block), the second output
 block (past a squeeze permutation) and a message of more than one block.
 
-The round logic is a *cut point* in the proof (``cutpoint top.dut/rounds`` in ``sponge.sby``):
+The round logic is a *cut point* in the proof (``cutpoint top.dut/rounds top.dut/planes`` in
+``sponge.sby``, whichever the configuration has):
 its output is a free value in every cycle.  The properties above are about control and hold for
 any permutation, so this loses nothing and keeps the induction small (seconds); that the
 permutation is Keccak-f[1600] is the ``round`` harness's and the simulation tests' business.
@@ -44,8 +46,9 @@ class SpongeHarness(Elaboratable):
     """Formal harness around one :class:`ShakeXof` configuration."""
 
     def __init__(self, variant=256, beat_bytes: int = 8, rounds_per_cycle: int = 24,
-                 core=ShakeXof):
-        self.dut = core(variant, beat_bytes=beat_bytes, rounds_per_cycle=rounds_per_cycle)
+                 core=ShakeXof, planes_per_cycle: int = 5):
+        self.dut = core(variant, beat_bytes=beat_bytes, rounds_per_cycle=rounds_per_cycle,
+                        planes_per_cycle=planes_per_cycle)
         n = self.dut.perm_cycles
         # the invariants make the properties 1-inductive; the depth is for the base case, which
         # then covers a whole short message (last beat, padding, permutation, first output)
@@ -95,6 +98,8 @@ class SpongeHarness(Elaboratable):
                       dut.first == 1, dut.npad == 0]
             if dut.variant == "both":
                 checks.append(dut.is256 == 0)
+            if dut.groups > 1:
+                checks += [dut.group == 0, dut.rnd == 0]
             m.d.comb += [Assert(c) for c in checks]
 
         # inductive invariants (with them the properties are 1-inductive; see prove_depth)
@@ -111,6 +116,9 @@ class SpongeHarness(Elaboratable):
             Assert(permuting | (dut.step == 0)),
             Assert(~dut.first | ((dut.phase == Phase.ABSORB) & (dut.pos == 0))),
         ]
+        if dut.groups > 1:      # planes: the round and its group count the permutation's cycles
+            m.d.comb += [Assert(dut.group <= dut.groups - 1), Assert(dut.rnd <= 23),
+                         Assert(dut.rnd * dut.groups + dut.group == dut.step)]
         if dut.variant == "both":
             last_slot = Mux(dut.is256, RATES[256] // dut.beat_bytes - 1,
                             RATES[128] // dut.beat_bytes - 1)

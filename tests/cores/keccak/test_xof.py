@@ -149,6 +149,8 @@ def drive(dut, ops, *, seed=None, max_cycles=20000):
                 ctx.set(dut.abort, 0)
                 assert ctx.get(dut.state) == 0 and ctx.get(dut.pos) == 0
                 assert ctx.get(dut.step) == 0 and ctx.get(dut.phase) == Phase.ABSORB
+                if dut.groups > 1:      # planes: the round and its group of planes too
+                    assert ctx.get(dut.group) == 0 and ctx.get(dut.rnd) == 0
                 assert ctx.get(dut.i_stream.ready)
                 last_taken_at, held = None, None
                 log.append((cycle, "restart"))
