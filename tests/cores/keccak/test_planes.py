@@ -7,13 +7,13 @@ import random
 import pytest
 from amaranth.sim import Simulator
 
-from hhe_gen.cores.keccak import PLANES_PER_CYCLE, KeccakPlanes, ShakeXof, permutation_cycles, squeeze_bytes_per_cycle
+from hhe_gen.cores.keccak import PLANES_PER_CYCLE, RATES, KeccakPlanes, ShakeXof, permutation_cycles, squeeze_bytes_per_cycle
 from hhe_gen.cores.keccak.planes import plane_groups
 from hhe_gen.models.keccak import RHO_OFFSETS, ROUND_CONSTANTS, keccak_round
 from hhe_gen.params.errors import ParameterError
 from hhe_gen.sim.stream import run_stream
 
-from .test_xof import absorb_cycles, drive, message_beats, unbeat
+from .test_xof import assert_exact_cycles, drive, message_beats, unbeat
 
 MASK64 = (1 << 64) - 1
 STATES = {"zero": [0] * 25, "ones": [MASK64] * 25, "one-bit": [1 << 63] + [0] * 24}
@@ -94,13 +94,7 @@ def test_xof_matches_hashlib_with_exact_cycles(variant, w, p, length, n_out):
     beats = message_beats(msg, w, random.Random(1))
     full = run_stream(xof(), beats, n_out)
     assert unbeat(full.outputs, w) == want
-    n, rate = permutation_cycles(1, p), {128: 168, 256: 136}[variant]
-    gaps, first_out = absorb_cycles(length, len(beats), w, rate, n)
-    assert [b - a for a, b in zip(full.in_cycles, full.in_cycles[1:])] == gaps
-    assert full.out_cycles[0] - full.in_cycles[-1] == first_out
-    slots = rate // w
-    assert [b - a for a, b in zip(full.out_cycles, full.out_cycles[1:])] == \
-        [1 + (n if (j + 1) % slots == 0 else 0) for j in range(n_out - 1)]
+    assert_exact_cycles(full, length, len(beats), w, RATES[variant], permutation_cycles(1, p))
     gappy = run_stream(xof(), message_beats(msg, w, rng), n_out, gaps=length + 1)
     assert unbeat(gappy.outputs, w) == want
 

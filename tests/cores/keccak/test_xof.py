@@ -85,6 +85,17 @@ CASES = [  # (variant, W, k, message length, output beats, extra empty last beat
 ]
 
 
+def assert_exact_cycles(run, length, n_beats, w, rate, n):
+    """A full-rate run's cycles are the formula's: the gaps between input beats, the first output
+    after the last beat, and one output per cycle with a permutation (n) after each block."""
+    gaps, first_out = absorb_cycles(length, n_beats, w, rate, n)
+    assert [b - a for a, b in zip(run.in_cycles, run.in_cycles[1:])] == gaps
+    assert run.out_cycles[0] - run.in_cycles[-1] == first_out
+    slots = rate // w
+    assert [b - a for a, b in zip(run.out_cycles, run.out_cycles[1:])] == \
+        [1 + (n if (j + 1) % slots == 0 else 0) for j in range(len(run.out_cycles) - 1)]
+
+
 @pytest.mark.parametrize("variant,w,k,length,n_out,empty_last", CASES)
 def test_matches_hashlib_with_exact_cycles(variant, w, k, length, n_out, empty_last):
     rng = random.Random(f"{variant}-{w}-{k}-{length}")
@@ -93,14 +104,7 @@ def test_matches_hashlib_with_exact_cycles(variant, w, k, length, n_out, empty_l
     beats = message_beats(msg, w, random.Random(1), empty_last=empty_last)   # with junk
     full = run_stream(ShakeXof(variant, beat_bytes=w, rounds_per_cycle=k), beats, n_out)
     assert unbeat(full.outputs, w) == want
-    # exact cycle counts
-    n, rate = 24 // k, RATES[variant]
-    gaps, first_out = absorb_cycles(length, len(beats), w, rate, n)
-    assert [b - a for a, b in zip(full.in_cycles, full.in_cycles[1:])] == gaps
-    assert full.out_cycles[0] - full.in_cycles[-1] == first_out
-    slots = rate // w
-    assert [b - a for a, b in zip(full.out_cycles, full.out_cycles[1:])] == \
-        [1 + (n if (j + 1) % slots == 0 else 0) for j in range(n_out - 1)]
+    assert_exact_cycles(full, length, len(beats), w, RATES[variant], 24 // k)
     # the same with random valid gaps and ready back-pressure
     gappy = run_stream(ShakeXof(variant, beat_bytes=w, rounds_per_cycle=k),
                        message_beats(msg, w, rng), n_out, gaps=length + k)
