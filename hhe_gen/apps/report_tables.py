@@ -86,6 +86,12 @@ TABLES: dict[str, Layout] = {
          ("xc7 LUT", "xc7_LUT"), ("ECP5 LUT4", "LUT4"), ("FF", "FF"), ("PFUMX", "PFUMX"), ("L6MUX21", "L6MUX21"),
          ("ECP5 Fmax MHz", "fmax_mhz"), ("MB/s", "MB_per_s"), ("critical path", "crit"), ("run time", "run_time")),
         "hhe-gen bench keccak --only xof256-w8-k<k>-ecp5 (SHAKE256, 8-byte beats; Yosys 0.70, nextpnr-ecp5 seed 1)"),
+    "keccak-planes": Layout(
+        (("case", "case"), ("planes/cycle", "p"), ("cycles per permutation", "perm_cycles"),
+         ("bytes/cycle (simulated)", "B_per_cycle"), ("formula", "B_per_cycle_doc"), ("first output", "first_out"),
+         ("ECP5 LUT4", "LUT4"), ("FF", "FF"), ("CCU2C", "CCU2C"), ("xc7 LUT", "xc7_LUT"), ("xc7 FF", "xc7_FF")),
+        "hhe-gen bench keccak --only xof256-w8-p1-ecp5 xof256-w8-p2-ecp5 xof256-w8-p3-ecp5 xof256-w8-p5-ecp5 "
+        "(SHAKE256, 8-byte beats, k = 1; Yosys synth_ecp5 -nowidelut, synth_xilinx classic ABC)"),
     "fft-ecp5": Layout(
         (("case", "case"), ("design", "design"), ("LUT4", "LUT4"), ("FF", "FF"), ("CCU2C", "CCU2C"),
          ("MULT18X18D", "MULT18X18D"), ("DP16KD", "DP16KD"), ("Fmax MHz", "fmax_mhz"), ("critical path", "crit")),
