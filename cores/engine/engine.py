@@ -120,6 +120,11 @@ from .units import tag_bits
 
 __all__ = ["Engine", "ENGINE_UNITS", "UNITS"]
 
+ONE_XOF_RING = True
+"""The one XOF of the shared datapath is a ring XOF (:class:`~hhe_gen.cores.keccak.xof.ShakeXof`
+``ring=True``): no state bit chooses among the rate's slots, for a padding that turns the ring to
+the block's end (Rubato's cycle formula counts it, ``RubatoCore(xof_ring=True)``)."""
+
 UNITS = ("memory_unit", "crypto_unit", "ntt_unit", "pointwise_unit", "sampler_unit", "codec_unit", "network_unit",
          "rubato_unit", "basis_unit")
 """The engine's units, registered in this order: the buffer file's read and write ports go to their
@@ -168,7 +173,7 @@ class Engine(wiring.Component):
         # the one XOF: the sampling unit's and Rubato's streams on one SHAKE256 (shared datapath)
         one_xof = datapath == "shared" and sampler is not False and rubato is not None
         if one_xof:
-            rubato = dict(rubato, xof="external",
+            rubato = dict(rubato, xof="external", xof_ring=ONE_XOF_RING,
                           xof_rounds_per_cycle=dict(sampler or {}).get("rounds_per_cycle", 1))
         if datapath == "shared":        # the NTT, the pointwise ops and the codec on one butterfly array
             ntt, pointwise = dict(ntt or {}), dict(pointwise or {})
@@ -209,7 +214,8 @@ class Engine(wiring.Component):
             self.sampler_unit = SamplerUnit(**common, tag_width=tw, primes=self.primes,
                                             xof="external" if one_xof else "own", **(sampler or {}))
         if one_xof:
-            self.xof = SharedXof(2, beat_bytes=SAMPLER_BEAT_BYTES, rounds_per_cycle=self.sampler_unit.rounds_per_cycle)
+            self.xof = SharedXof(2, beat_bytes=SAMPLER_BEAT_BYTES, rounds_per_cycle=self.sampler_unit.rounds_per_cycle,
+                                 ring=ONE_XOF_RING)
         self.units = tuple((name, getattr(self, name)) for name in UNITS if getattr(self, name) is not None)
         self.buffer_ports = PortAllocation.of(self.units)
         self.manager = TaskManager(manager_shape, window=window, ooo=ooo, queue=queue, exclusive_reads=True,

@@ -38,6 +38,7 @@ xof : str                            "own" (the core's SHAKE256) or "external": 
                                      ``rubato.stream`` / ``rubato.enc`` task's start to its last
                                      block; the first block's command waits for the grant
 xof_rounds_per_cycle : int           the XOF's Keccak rounds per cycle (the core's cycle formula)
+xof_ring : bool                      the engine's XOF is a ring one (the core's cycle formula)
 
 Members
 -------
@@ -94,10 +95,11 @@ class RubatoUnit(wiring.Component):
     @quiet_on_error
     def __init__(self, n: int, lanes: int, word_bits: int, buffers: int, slots: int, tag_width: int, *,
                  params="Par-128S", rubato_lanes: int = 2, multiplier: str = "barrett", mul_latency=None,
-                 xof: str = "own", xof_rounds_per_cycle: int = 1):
+                 xof: str = "own", xof_rounds_per_cycle: int = 1, xof_ring: bool = False):
         check_unit_sizes(self, n, lanes, word_bits, buffers, slots)
         self.core = RubatoCore(params, rubato_lanes, noise=True, multiplier=multiplier, mul_latency=mul_latency,
-                               xof=xof, xof_beat_bytes=XOF_BEAT_BYTES, xof_rounds_per_cycle=xof_rounds_per_cycle)
+                               xof=xof, xof_beat_bytes=XOF_BEAT_BYTES, xof_rounds_per_cycle=xof_rounds_per_cycle,
+                               xof_ring=xof_ring)
         p = self.params = self.core.params
         mark_unused(self.core, deep=True)
         if p.name not in isa.RUBATO_SET_IDS:

@@ -34,11 +34,12 @@ from .permutation import (LANE_BITS, ROUNDS_PER_CYCLE, STATE_BITS, KeccakF1600, 
                           check_rounds_per_cycle, keccak_round_hw, state_lanes)
 from .planes import PLANES_PER_CYCLE, KeccakPlanes, check_planes_per_cycle
 from .xof import (BEAT_BYTES, RATES, VARIANTS, Phase, ShakeXof, absorb_layout,
-                  byte_stream_signature, permutation_cycles, squeeze_bytes_per_cycle)
+                  byte_stream_signature, pad_cycles, permutation_cycles,
+                  squeeze_bytes_per_cycle)
 
 __all__ = [
     "KeccakF1600", "KeccakRounds", "keccak_round_hw", "state_lanes", "check_rounds_per_cycle",
     "ROUNDS_PER_CYCLE", "STATE_BITS", "LANE_BITS", "KeccakPlanes", "PLANES_PER_CYCLE", "check_planes_per_cycle",
-    "ShakeXof", "Phase", "absorb_layout", "byte_stream_signature", "permutation_cycles", "squeeze_bytes_per_cycle",
+    "ShakeXof", "Phase", "absorb_layout", "byte_stream_signature", "pad_cycles", "permutation_cycles", "squeeze_bytes_per_cycle",
     "BEAT_BYTES", "RATES", "VARIANTS",
 ]

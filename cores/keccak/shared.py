@@ -23,7 +23,8 @@ another after the restart.
 Parameters
 ----------
 clients : int           number of clients (>= 1)
-variant, beat_bytes, rounds_per_cycle : the XOF's (:class:`.xof.ShakeXof`; ``variant`` 128 or 256)
+variant, beat_bytes, rounds_per_cycle, ring : the XOF's (:class:`.xof.ShakeXof`; ``variant`` 128 or
+                        256)
 
 Members
 -------
@@ -68,9 +69,11 @@ class SharedXof(wiring.Component):
     """One ShakeXof, granted to one client at a time (see the module docstring)."""
 
     @quiet_on_error
-    def __init__(self, clients: int, *, variant=256, beat_bytes: int = 8, rounds_per_cycle: int = 1):
+    def __init__(self, clients: int, *, variant=256, beat_bytes: int = 8, rounds_per_cycle: int = 1,
+                 ring: bool = False):
         self.clients = check_int("clients", clients, 1, 16)
-        self.xof = ShakeXof(variant, beat_bytes=beat_bytes, rounds_per_cycle=rounds_per_cycle)
+        self.xof = ShakeXof(variant, beat_bytes=beat_bytes, rounds_per_cycle=rounds_per_cycle, ring=ring)
+        self.ring = ring
         self.beat_bytes = self.xof.beat_bytes
         self.rounds_per_cycle = self.xof.rounds_per_cycle
         super().__init__({f"client{i}": In(xof_client_signature(self.beat_bytes)) for i in range(self.clients)})

@@ -17,7 +17,7 @@ from .permutation import LANE_BITS, NUM_ROUNDS, STATE_BITS, KeccakRounds, check_
 from .planes import PLANE_BITS, KeccakPlanes, check_planes_per_cycle, plane_groups
 
 __all__ = ["BEAT_BYTES", "VARIANTS", "RATES", "Phase", "absorb_layout", "byte_stream_signature",
-           "permutation_cycles", "squeeze_bytes_per_cycle", "ShakeXof"]
+           "pad_cycles", "permutation_cycles", "squeeze_bytes_per_cycle", "ShakeXof"]
 
 #: Allowed byte-stream widths W (bytes per beat); each divides both rates (136 and 168).
 BEAT_BYTES: tuple[int, ...] = (1, 2, 4, 8)
@@ -63,6 +63,24 @@ def permutation_cycles(rounds_per_cycle: int = 1, planes_per_cycle: int = 5) -> 
     if k != 1:
         raise ParameterError("rounds_per_cycle", k, f"1 with planes_per_cycle={p} (a round takes several cycles)")
     return NUM_ROUNDS * plane_groups(p)
+
+
+def pad_cycles(message_bytes: int, variant: int = 256, beat_bytes: int = 8, ring: bool = False) -> int:
+    """Cycles of :class:`ShakeXof`'s PAD phase after a message of ``message_bytes`` in W-byte beats
+    (the last one partial or, for a multiple of W, full): 1; with ``ring``, the turns to the
+    block's end, ``max(1, R/W - 1 - j)`` for a last beat in slot j, and 1 when that beat filled
+    the block (PAD then follows the block's permutation)."""
+    if variant not in RATES:
+        raise ParameterError("variant", variant, "128 or 256")
+    w = check_beat_bytes(beat_bytes)
+    if not ring:
+        return 1
+    slots = RATES[variant] // w
+    beats = max(1, -(-message_bytes // w))
+    j = (beats - 1) % slots
+    if message_bytes == beats * w and j == slots - 1:
+        return 1
+    return max(1, slots - 1 - j)
 
 
 def squeeze_bytes_per_cycle(variant: int, beat_bytes: int, rounds_per_cycle: int, planes_per_cycle: int = 5) -> float:
@@ -117,6 +135,14 @@ class ShakeXof(wiring.Component):
         (:class:`~.planes.KeccakPlanes`, k = 1): a round takes G = ceil(5/p) cycles, the planes of
         its first G - 1 groups wait in a register of 320 (5 - p_last) bits (p_last = 5 - (G-1)p,
         the planes of the last group) and the state takes the new one with the last group.
+    ring : bool
+        False: each beat is XORed into its slot of the rate and the output beat is read from its
+        slot (an R/W:1 choice per state bit and per output bit).  True (SHAKE128 or SHAKE256
+        only): the rate's R/W slots are a ring that turns one slot per beat, in and out: a beat
+        enters at the last slot XORed with the word leaving slot 0 (slot 0 always holds the block
+        slot the next beat belongs to), the output beat is slot 0; so no state bit chooses among
+        slots.  After the message the
+        ring turns on with the padding until the block is aligned again (see the latency).
 
     Members
     -------
@@ -138,7 +164,8 @@ class ShakeXof(wiring.Component):
     Observation members (not ports; for tests and formal harnesses): ``state`` (the 1600-bit
     register, byte b in bits 8b..8b+7), ``phase`` (:class:`Phase`), ``pos`` (beat slot in the
     block), ``step`` (cycle of the permutation), ``first`` (no beat taken yet in this message),
-    ``is256`` (the message's variant, "both" only); with planes also ``group`` (the round's group
+    ``is256`` (the message's variant, "both" only), ``pad_pending`` (ring: the 0x1F still to
+    go in; the ring's slot 0 holds block slot ``pos``); with planes also ``group`` (the round's group
     of planes) and ``rnd`` (the round), ``rnd * G + group == step``.
 
     Latency and throughput (cycles; n the permutation's cycles; R = rate; a full-rate producer
@@ -148,16 +175,25 @@ class ShakeXof(wiring.Component):
       (input not ready meanwhile);
     - from the cycle the last beat is taken to the first output beat: ``n + 2`` cycles
       (PAD, n permutation cycles, then output), or ``2n + 2`` if that beat completed a block;
+      with ``ring``, PAD takes ``max(1, R/W - 1 - j)`` cycles for a last beat in slot j (the
+      ring turns to the block's end), so ``n + 1 + max(1, R/W - 1 - j)`` (still ``2n + 2`` if
+      that beat completed a block);
     - squeezing: R/W beats at one per cycle, then n cycles of permutation: ``R / (R/W + n)``
       bytes per cycle;
     - abort: 1 cycle (ready again in the next cycle).
     """
 
     @quiet_on_error
-    def __init__(self, variant=256, *, beat_bytes: int = 8, rounds_per_cycle: int = 1, planes_per_cycle: int = 5):
+    def __init__(self, variant=256, *, beat_bytes: int = 8, rounds_per_cycle: int = 1, planes_per_cycle: int = 5,
+                 ring: bool = False):
         if isinstance(variant, bool) or variant not in VARIANTS:
             raise ParameterError("variant", variant, "128, 256 or 'both' (runtime port shake256)")
+        if not isinstance(ring, bool):
+            raise ParameterError("ring", ring, "True or False")
+        if ring and variant == "both":
+            raise ParameterError("variant", variant, "128 or 256 with ring=True (one rate per ring)")
         self.variant = variant
+        self.ring = ring
         self.beat_bytes = w = check_beat_bytes(beat_bytes)
         self.rounds_per_cycle = check_rounds_per_cycle(rounds_per_cycle)
         self.planes_per_cycle = check_planes_per_cycle(planes_per_cycle)
@@ -180,6 +216,7 @@ class ShakeXof(wiring.Component):
         self.step = Signal(range(max(self.perm_cycles, 2)))
         self.first = Signal(init=1)
         self.npad = Signal(range(max(w, 2)))
+        self.pad_pending = Signal()     # ring: the 0x1F byte is still to go in (a full last beat)
         self.is256 = Signal(init=1 if variant == 256 else 0)
         if self.groups > 1:
             self.group = Signal(range(self.groups))
@@ -216,41 +253,45 @@ class ShakeXof(wiring.Component):
         m.d.comb += [
             i_s.ready.eq(absorbing & ~restart),
             o_s.valid.eq((phase == Phase.SQUEEZE) & ~restart),
-            o_s.payload.eq(Array(state.word_select(i, 8 * w) for i in range(self.slots))[pos]),
+            o_s.payload.eq(state[:8 * w] if self.ring else
+                           Array(state.word_select(i, 8 * w) for i in range(self.slots))[pos]),
         ]
         take_in = i_s.valid & i_s.ready
         take_out = o_s.valid & o_s.ready
 
-        # The W bytes XORed into slot `pos`: message bytes (beyond nbytes of a last beat: zero),
-        # or in PAD the 0x1F domain/padding byte at lane npad.
         full = ~i_s.payload.last | (i_s.payload.nbytes >= w)
-        beat_val = Signal(8 * w)
-        for j in range(w):
-            keep = full | (i_s.payload.nbytes > j)
-            byte = i_s.payload.data[8 * j:8 * j + 8]
-            m.d.comb += beat_val[8 * j:8 * j + 8].eq(
-                Mux(padding, Mux(self.npad == j, 0x1F, 0), Mux(keep, byte, 0)))
-        xor_en = Signal()
-        m.d.comb += xor_en.eq(take_in | padding)
-        words = []
-        for i in range(self.slots):
-            hit = xor_en & (pos == i)
-            words.append(Mux(hit, beat_val, 0))
-        xor_vec = Cat(*words)  # the low slots*W bytes of the state
-        # 0x80 into the last byte of the block, in PAD.
-        pad_end = Signal(STATE_BITS)
-        if self.variant == "both":
-            m.d.comb += [
-                pad_end[8 * (RATES[256] - 1) + 7].eq(padding & self.is256),
-                pad_end[8 * (RATES[128] - 1) + 7].eq(padding & ~self.is256),
-            ]
+        if self.ring:
+            turned, aligned_pad = self._ring_turn(m, full, take_in, padding)
         else:
-            m.d.comb += pad_end[8 * (RATES[self.variant] - 1) + 7].eq(padding)
+            # The W bytes XORed into slot `pos`: message bytes (beyond nbytes of a last beat: zero),
+            # or in PAD the 0x1F domain/padding byte at lane npad.
+            beat_val = Signal(8 * w)
+            for j in range(w):
+                keep = full | (i_s.payload.nbytes > j)
+                byte = i_s.payload.data[8 * j:8 * j + 8]
+                m.d.comb += beat_val[8 * j:8 * j + 8].eq(
+                    Mux(padding, Mux(self.npad == j, 0x1F, 0), Mux(keep, byte, 0)))
+            xor_en = Signal()
+            m.d.comb += xor_en.eq(take_in | padding)
+            words = []
+            for i in range(self.slots):
+                hit = xor_en & (pos == i)
+                words.append(Mux(hit, beat_val, 0))
+            xor_vec = Cat(*words)  # the low slots*W bytes of the state
+            # 0x80 into the last byte of the block, in PAD.
+            pad_end = Signal(STATE_BITS)
+            if self.variant == "both":
+                m.d.comb += [
+                    pad_end[8 * (RATES[256] - 1) + 7].eq(padding & self.is256),
+                    pad_end[8 * (RATES[128] - 1) + 7].eq(padding & ~self.is256),
+                ]
+            else:
+                m.d.comb += pad_end[8 * (RATES[self.variant] - 1) + 7].eq(padding)
 
         with m.If(restart):
             m.d.sync += [
                 state.eq(0), phase.eq(Phase.ABSORB), pos.eq(0), step.eq(0),
-                self.first.eq(1), self.npad.eq(0),
+                self.first.eq(1), self.npad.eq(0), self.pad_pending.eq(0),
             ]
             if self.groups > 1:
                 m.d.sync += [self.group.eq(0), self.rnd.eq(0)]
@@ -276,7 +317,7 @@ class ShakeXof(wiring.Component):
             with m.Else():
                 m.d.sync += step.eq(step + 1)
         with m.Elif(take_in):
-            m.d.sync += [state.eq(state ^ xor_vec), self.first.eq(0)]
+            m.d.sync += [state.eq(turned if self.ring else state ^ xor_vec), self.first.eq(0)]
             if self.variant == "both":
                 with m.If(self.first):
                     m.d.sync += self.is256.eq(self.shake256)
@@ -291,18 +332,63 @@ class ShakeXof(wiring.Component):
                     with m.If(i_s.payload.last):
                         m.d.sync += phase.eq(Phase.PAD)
                 with m.If(i_s.payload.last):
-                    m.d.sync += self.npad.eq(0)
-            with m.Else():  # a partial last beat: the pad byte goes into the same slot
-                m.d.sync += [self.npad.eq(i_s.payload.nbytes), phase.eq(Phase.PAD)]
+                    m.d.sync += self.npad.eq(0) if not self.ring else self.pad_pending.eq(1)
+            with m.Else():
+                if self.ring:       # a partial last beat: its 0x1F went in with it
+                    m.d.sync += [pos.eq(Mux(pos == last_slot, 0, pos + 1)), phase.eq(Phase.PAD)]
+                else:               # a partial last beat: the pad byte goes into the same slot
+                    m.d.sync += [self.npad.eq(i_s.payload.nbytes), phase.eq(Phase.PAD)]
         with m.Elif(padding):
-            m.d.sync += [state.eq(state ^ xor_vec ^ pad_end), pos.eq(0),
-                         phase.eq(Phase.PERM_SQUEEZE)]
+            if self.ring:
+                # the ring turns to the block's end, or, aligned, the pending pad bytes go in place
+                m.d.sync += self.pad_pending.eq(0)
+                with m.If(pos == 0):
+                    m.d.sync += [state.eq(state ^ aligned_pad), phase.eq(Phase.PERM_SQUEEZE)]
+                with m.Else():
+                    m.d.sync += state.eq(turned)
+                    with m.If(pos == last_slot):
+                        m.d.sync += [pos.eq(0), phase.eq(Phase.PERM_SQUEEZE)]
+                    with m.Else():
+                        m.d.sync += pos.eq(pos + 1)
+            else:
+                m.d.sync += [state.eq(state ^ xor_vec ^ pad_end), pos.eq(0),
+                             phase.eq(Phase.PERM_SQUEEZE)]
         with m.Elif(take_out):
+            if self.ring:
+                m.d.sync += state.eq(turned)
             with m.If(pos == last_slot_latched):
                 m.d.sync += [pos.eq(0), phase.eq(Phase.PERM_SQUEEZE)]
             with m.Else():
                 m.d.sync += pos.eq(pos + 1)
         return m
+
+    def _ring_turn(self, m, full, take_in, padding):
+        """``ring``: (the state with the rate's slots turned by one, the word entering the last slot
+        being slot 0's XOR the beat (absorbing: the message bytes, a partial last beat with its
+        0x1F and, in the block's last slot, the 0x80; in PAD: the pending 0x1F and, in the last
+        slot, the 0x80; squeezing: nothing), what PAD at slot 0 XORs in without a turn (aligned:
+        after a block the message filled; the pending 0x1F into byte 0, the 0x80 into byte R-1))."""
+        w, slots, i_s, state = self.beat_bytes, self.slots, self.i_stream, self.state
+        last_slot = slots - 1
+        pend = self.pad_pending
+        beat = Signal(8 * w)
+        for j in range(w):
+            keep = full | (i_s.payload.nbytes > j)
+            pad = (~full & (i_s.payload.nbytes == j)).replicate(5)
+            byte = Mux(keep, i_s.payload.data[8 * j:8 * j + 8], Cat(pad, Const(0, 3)))
+            if j == w - 1:
+                byte = byte ^ Cat(Const(0, 7), ~full & (self.pos == last_slot))
+            m.d.comb += beat[8 * j:8 * j + 8].eq(byte)
+        pad_beat = Signal(8 * w)
+        m.d.comb += [pad_beat[:5].eq(pend.replicate(5)), pad_beat[-1].eq(self.pos == last_slot)]
+        enter = Signal(8 * w)
+        m.d.comb += enter.eq(Mux(take_in, beat, 0) | Mux(padding, pad_beat, 0))
+        rate = 8 * w * slots
+        turned = Signal(STATE_BITS)
+        m.d.comb += turned.eq(Cat(state[8 * w:rate], state[:8 * w] ^ enter, state[rate:]))
+        aligned_pad = Signal(STATE_BITS)
+        m.d.comb += [aligned_pad[:5].eq(pend.replicate(5)), aligned_pad[rate - 1].eq(pend)]
+        return turned, aligned_pad
 
     def _permutation(self, m):
         """The permutation's datapath on ``self.state``: (the cycle that ends a round, the state

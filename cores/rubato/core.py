@@ -109,6 +109,8 @@ class RubatoCore(wiring.Component):
                            command is taken only while the XOF is granted to the core
     xof_beat_bytes : int   ("external") the outside XOF's bytes per beat, 4 or 8 (an 8-byte beat
                            reaches the samplers as two 4-byte words, one per cycle)
+    xof_ring : bool        ("external") the outside XOF is a ring one (``ShakeXof(ring=True)``;
+                           the cycle formula counts its padding)
 
     Members
     -------
@@ -144,7 +146,7 @@ class RubatoCore(wiring.Component):
 
     def __init__(self, params, lanes: int = 2, *, noise: bool = True, multiplier: str = "barrett",
                  mul_latency=None, xof_rounds_per_cycle: int = 1, shared_xof: bool = True, xof: str = "own",
-                 xof_beat_bytes: int = 8):
+                 xof_beat_bytes: int = 8, xof_ring: bool = False):
         try:
             p = self.params = check_params(params)
             self.lanes = check_lanes(lanes, p.n)
@@ -168,6 +170,9 @@ class RubatoCore(wiring.Component):
                     raise ParameterError("xof_beat_bytes", xof_beat_bytes, f"{BEAT_BYTES} or {2 * BEAT_BYTES}")
                 self.xof_beat_bytes = xof_beat_bytes
                 shared_xof = True
+            if not isinstance(xof_ring, bool) or (xof_ring and xof != "external"):
+                raise ParameterError("xof_ring", xof_ring, "False, or True with xof='external'")
+            self.xof_ring = xof_ring
             self._rc_msg = SeedMessage(self.xof_beat_bytes)
             self._rc_xof = None if xof == "external" else \
                 ShakeXof(256, beat_bytes=BEAT_BYTES, rounds_per_cycle=xof_rounds_per_cycle)
@@ -209,7 +214,8 @@ class RubatoCore(wiring.Component):
         p = self.params
         return cycles_per_block(p.n, p.l, p.rounds, self.lanes, self.depth, self.mul_latency,
                                 accepted_positions, rounds_per_cycle=self.xof_rounds_per_cycle,
-                                shared_noise=bool(noise) and self.shared_xof, xof_beat_bytes=self.xof_beat_bytes)
+                                shared_noise=bool(noise) and self.shared_xof, xof_beat_bytes=self.xof_beat_bytes,
+                                xof_ring=self.xof_ring)
 
     def elaborate(self, platform):
         m = Module()

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from hhe_gen.cores.keccak.xof import pad_cycles
+
 __all__ = ["Phase", "phases", "WORDS_PER_BLOCK", "xof_first_word", "noise_first_word",
            "cycles_per_block", "candidate_positions", "block_positions"]
 
@@ -52,17 +54,18 @@ def phases(rounds: int) -> list[Phase]:
     return out
 
 
-def xof_first_word(rounds_per_cycle: int = 1, beat_bytes: int = 4) -> int:
+def xof_first_word(rounds_per_cycle: int = 1, beat_bytes: int = 4, ring: bool = False) -> int:
     """Cycles from the command to the first candidate word at the rejection filter's output.
 
     The message (16 bytes = 16 / W beats of the XOF's W = ``beat_bytes``) is taken from cycle 2
     after the command on (the message builder takes the command in cycle 0 and emits from cycle 1,
-    the XOF's restart takes one cycle), then padding (1) and a permutation (perm), the first output
+    the XOF's restart takes one cycle), then padding (1; a ``ring`` XOF's:
+    :func:`~hhe_gen.cores.keccak.xof.pad_cycles`) and a permutation (perm), the first output
     beat, the byte gatherer (1) and the filter register (1).  An 8-byte XOF's beats reach the
     filter as two 4-byte words, one per cycle (the core's downsizer, no register).
     """
     perm = 24 // rounds_per_cycle
-    return 16 // beat_bytes + 2 + perm + 2
+    return 16 // beat_bytes + 2 + perm + 2 + pad_cycles(16, 256, beat_bytes, ring) - 1
 
 
 def candidate_positions(q: int, q_bits: int, words, count: int) -> list[int]:
@@ -96,20 +99,22 @@ def block_positions(params, nonce: int, counter: int) -> list[int]:
     return candidate_positions(params.q, params.q_bits, struct.unpack(f"<{words}I", stream), count)
 
 
-def noise_first_word(rounds_per_cycle: int = 1, beat_bytes: int = 4) -> int:
+def noise_first_word(rounds_per_cycle: int = 1, beat_bytes: int = 4, ring: bool = False) -> int:
     """With a shared XOF: cycles from the one in which the last round constant is taken to the
     first cycle noise word 0 can be loaded into the output register: 1 (the controller sees the
     count and starts the noise message) + :func:`xof_first_word` (restart, message, padding,
     permutation, first word) + 16 / W (the noise message is 32 bytes, 16 more than the round
     constants', W = ``beat_bytes`` per beat) + 4 (the noise sampler's gatherer and CDT register, the FIFO's write-to-read
-    latency, less the round-constant filter register counted in ``xof_first_word``).
+    latency, less the round-constant filter register counted in ``xof_first_word``), and with a
+    ``ring`` XOF the 32-byte message's padding instead of the 16-byte one's.
     Measured in simulation for every set; the tests assert the whole formula."""
-    return 1 + xof_first_word(rounds_per_cycle, beat_bytes) + 16 // beat_bytes + 4
+    pad_difference = pad_cycles(32, 256, beat_bytes, ring) - pad_cycles(16, 256, beat_bytes, ring)
+    return 1 + xof_first_word(rounds_per_cycle, beat_bytes, ring) + 16 // beat_bytes + 4 + pad_difference
 
 
 def cycles_per_block(n: int, l: int, rounds: int, lanes: int, depth: int, mul_latency: int,
                      accepted_positions=None, *, rounds_per_cycle: int = 1,
-                     shared_noise: bool = False, xof_beat_bytes: int = 4) -> int:
+                     shared_noise: bool = False, xof_beat_bytes: int = 4, xof_ring: bool = False) -> int:
     """Cycles from the command's acceptance to the cycle the last keystream word is taken (an
     always-ready consumer).
 
@@ -123,6 +128,7 @@ def cycles_per_block(n: int, l: int, rounds: int, lanes: int, depth: int, mul_la
         (``(r+1)*n`` of them, :func:`candidate_positions`); None = no rejection (0, 1, 2, ...)
     rounds_per_cycle : the XOF's Keccak rounds per cycle
     xof_beat_bytes : the XOF's bytes per beat (4: the core's own; 8: an external XOF's)
+    xof_ring : the XOF's slots are a ring (``ShakeXof(ring=True)``: its padding takes longer)
     shared_noise : the block adds noise and the core has one XOF for both streams
         (``RubatoCore(shared_xof=True)``, the default): the noise message starts only after the
         last round constant is taken, so the output may wait for the noise words
@@ -146,7 +152,7 @@ def cycles_per_block(n: int, l: int, rounds: int, lanes: int, depth: int, mul_la
     total = (rounds + 1) * n
     if accepted_positions is None:
         accepted_positions = list(range(total))
-    first = xof_first_word(rounds_per_cycle, xof_beat_bytes)
+    first = xof_first_word(rounds_per_cycle, xof_beat_bytes, xof_ring)
 
     def ready(j):
         w = accepted_positions[(j + 1) * n - 1]
@@ -161,7 +167,7 @@ def cycles_per_block(n: int, l: int, rounds: int, lanes: int, depth: int, mul_la
         return t + 1 + l
     w = accepted_positions[total - 1]
     t_rc = first + w + perm * (w // WORDS_PER_BLOCK)
-    noise_first = noise_first_word(rounds_per_cycle, xof_beat_bytes)
+    noise_first = noise_first_word(rounds_per_cycle, xof_beat_bytes, xof_ring)
     load = t
     for k in range(l):
         load = max(load + 1, t_rc + noise_first + k + perm * (k // WORDS_PER_BLOCK))

@@ -42,9 +42,9 @@ def _round(rounds_per_cycle=1, steps=None, core=None):
     return RoundHarness(rounds_per_cycle, steps, core or KeccakRounds)
 
 
-def _sponge(variant=256, beat_bytes=8, rounds_per_cycle=24, core=None, planes_per_cycle=5):
+def _sponge(variant=256, beat_bytes=8, rounds_per_cycle=24, core=None, planes_per_cycle=5, ring=False):
     from .sponge import ShakeXof, SpongeHarness
-    return SpongeHarness(variant, beat_bytes, rounds_per_cycle, core or ShakeXof, planes_per_cycle)
+    return SpongeHarness(variant, beat_bytes, rounds_per_cycle, core or ShakeXof, planes_per_cycle, ring)
 
 
 HARNESSES = {"round": _round, "sponge": _sponge}

@@ -47,9 +47,9 @@ class SpongeHarness(Elaboratable):
     """Formal harness around one :class:`ShakeXof` configuration."""
 
     def __init__(self, variant=256, beat_bytes: int = 8, rounds_per_cycle: int = 24,
-                 core=ShakeXof, planes_per_cycle: int = 5):
+                 core=ShakeXof, planes_per_cycle: int = 5, ring: bool = False):
         self.dut = core(variant, beat_bytes=beat_bytes, rounds_per_cycle=rounds_per_cycle,
-                        planes_per_cycle=planes_per_cycle)
+                        planes_per_cycle=planes_per_cycle, ring=ring)
         n = self.dut.perm_cycles
         # the invariants make the properties 1-inductive; the depth is for the base case, which
         # then covers a whole short message (last beat, padding, permutation, first output)
@@ -58,7 +58,9 @@ class SpongeHarness(Elaboratable):
         # 68 .. 168 beats per block; planes: n = 48 .. 120) the cover search takes from a quarter
         # of an hour to hours, so they are left out there (see the docstring)
         self.long_covers = self.dut.slots + 2 * n <= 100
-        self.cover_depth = (self.dut.slots if self.long_covers else 0) + 2 * n + 8
+        # (a ring XOF's padding turns up to slots - 1 cycles, in each of two messages)
+        pad = self.dut.slots if ring else 1
+        self.cover_depth = (self.dut.slots if self.long_covers else 0) + 2 * n + 8 + 2 * (pad - 1)
 
     def elaborate(self, platform):
         m = Module()
@@ -97,7 +99,7 @@ class SpongeHarness(Elaboratable):
         m.d.sync += after_restart.eq(restart)
         with m.If(after_restart):
             checks = [dut.state == 0, dut.phase == Phase.ABSORB, dut.pos == 0, dut.step == 0,
-                      dut.first == 1, dut.npad == 0]
+                      dut.first == 1, dut.npad == 0, dut.pad_pending == 0]
             if dut.variant == "both":
                 checks.append(dut.is256 == 0)
             if dut.groups > 1:
@@ -129,10 +131,16 @@ class SpongeHarness(Elaboratable):
             m.d.comb += Assert(dut.pos <= dut.slots - 1)
         with m.If(dut.phase == Phase.PERM_PAD):
             m.d.comb += Assert(since == dut.step + 1)
-        with m.If(dut.phase == Phase.PAD):
-            m.d.comb += Assert((since == 1) | (since == n + 1))
-        with m.If((dut.phase == Phase.PERM_SQUEEZE) & (since < n + 2)):
-            m.d.comb += Assert(since == dut.step + 2)
+        if dut.ring:        # PAD turns the ring for as many cycles as the block's end is away
+            with m.If(dut.phase == Phase.PAD):
+                m.d.comb += Assert(since >= 1)
+            with m.If(dut.phase == Phase.PERM_SQUEEZE):
+                m.d.comb += Assert(since >= dut.step + 2)
+        else:
+            with m.If(dut.phase == Phase.PAD):
+                m.d.comb += Assert((since == 1) | (since == n + 1))
+            with m.If((dut.phase == Phase.PERM_SQUEEZE) & (since < n + 2)):
+                m.d.comb += Assert(since == dut.step + 2)
         with m.If(dut.phase == Phase.SQUEEZE):
             m.d.comb += Assert(since >= n + 2)
 

@@ -123,7 +123,7 @@ def simulate_blocks(core, key, blocks, *, seed: int | None = None, trace: bool =
         top = Module()
         top.submodules.core = core
         top.submodules.xof = xof = SharedXof(1, beat_bytes=core.xof_beat_bytes,
-                                             rounds_per_cycle=core.xof_rounds_per_cycle)
+                                             rounds_per_cycle=core.xof_rounds_per_cycle, ring=core.xof_ring)
         wiring.connect(top, core.xof, xof.client0)
     sim = Simulator(top)
     sim.add_clock(1e-6)

@@ -35,7 +35,7 @@ def _beats(msg: bytes, w: int) -> list[dict]:
     return beats
 
 
-def _squeeze(variant, w, k, blocks=2, p=5):
+def _squeeze(variant, w, k, blocks=2, p=5, ring=False):
     """Simulate SHAKE``variant`` on the seeding-message size; return (rate measured over whole
     blocks in bytes/cycle, cycles first beat -> first output, output equal to hashlib)."""
     from hhe_gen.cores.keccak import RATES, ShakeXof
@@ -43,7 +43,8 @@ def _squeeze(variant, w, k, blocks=2, p=5):
     msg = bytes(range(_SEED_MESSAGE_BYTES))
     slots = RATES[variant] // w
     n_out = slots * blocks + 1
-    run = run_stream(ShakeXof(variant, beat_bytes=w, rounds_per_cycle=k, planes_per_cycle=p), _beats(msg, w), n_out)
+    xof = ShakeXof(variant, beat_bytes=w, rounds_per_cycle=k, planes_per_cycle=p, ring=ring)
+    run = run_stream(xof, _beats(msg, w), n_out)
     got = b"".join(x.to_bytes(w, "little") for x in run.outputs)
     ok = got == getattr(hashlib, f"shake_{variant}")(msg).digest(len(got))
     span = run.out_cycles[-1] - run.out_cycles[0]          # exactly `blocks` whole blocks
@@ -133,21 +134,22 @@ def keccak_synth(variant, w, k):
 @bench_case("keccak", "xof256-w8-p2-ecp5", quick=False, p=2)
 @bench_case("keccak", "xof256-w8-p3-ecp5", quick=False, p=3)
 @bench_case("keccak", "xof256-w8-p5-ecp5", quick=False, p=5)
-def keccak_planes(p):
-    """The narrow XOF (``planes_per_cycle`` p, k = 1; p = 5 is whole rounds) as the accelerator
-    maps it: ECP5 with the board build's options (:data:`hhe_gen.flow.synth.ECP5_BOARD_SYNTH_ARGS`,
+@bench_case("keccak", "xof256-w8-ring-ecp5", quick=False, p=5, ring=True)
+def keccak_planes(p, ring=False):
+    """The narrow XOF (``planes_per_cycle`` p, k = 1; p = 5 is whole rounds), or the ring XOF
+    (``ring=True``: the slots of the rate turn, no slot multiplexers) as the accelerator maps it: ECP5 with the board build's options (:data:`hhe_gen.flow.synth.ECP5_BOARD_SYNTH_ARGS`,
     Yosys only) and Xilinx 7 (Yosys, classic ABC); the squeeze rate measured in simulation (two
     whole blocks of SHAKE256 after the seeding message, against hashlib) beside the formula's, and
     the cycles from the first beat to the first output."""
     from hhe_gen.cores.keccak import ShakeXof, permutation_cycles, squeeze_bytes_per_cycle
     from hhe_gen.flow.synth import ECP5_BOARD_SYNTH_ARGS, synth_ecp5, synth_xilinx
-    rate, first, ok = _squeeze(256, 8, 1, p=p)
+    rate, first, ok = _squeeze(256, 8, 1, p=p, ring=ring)
     assert ok, "SHAKE256 output differs from hashlib"
-    xof = lambda: ShakeXof(256, beat_bytes=8, planes_per_cycle=p)   # noqa: E731
+    xof = lambda: ShakeXof(256, beat_bytes=8, planes_per_cycle=p, ring=ring)   # noqa: E731
     ecp5 = synth_ecp5(xof(), name="shake", place_and_route=False, synth_args=ECP5_BOARD_SYNTH_ARGS, timeout=5400)
     xc7 = synth_xilinx(xof(), name="shake", abc9=False, timeout=5400)
     res = {key: ecp5.get(key) for key in ("LUT4", "FF", "CCU2C")}
     res.update({f"xc7_{key}": v for key, v in xc7.items() if key in ("LUT", "FF")})
-    res.update(perm_cycles=permutation_cycles(1, p), B_per_cycle=round(rate, 3),
+    res.update(ring=ring, perm_cycles=permutation_cycles(1, p), B_per_cycle=round(rate, 3),
                B_per_cycle_doc=round(squeeze_bytes_per_cycle(256, 8, 1, p), 3), first_out=first)
     return res

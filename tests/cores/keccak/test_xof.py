@@ -13,7 +13,7 @@ from amaranth import unsigned
 from amaranth.sim import Simulator
 
 from hhe_gen.cores.keccak import (RATES, Phase, ShakeXof, absorb_layout, byte_stream_signature,
-                                  squeeze_bytes_per_cycle)
+                                  pad_cycles, squeeze_bytes_per_cycle)
 from hhe_gen.cores.unused import mark_unused
 from hhe_gen.params.errors import ParameterError
 from hhe_gen.sim.stream import run_stream
@@ -50,16 +50,21 @@ def unbeat(words, w):
     return b"".join(x.to_bytes(w, "little") for x in words)
 
 
-def absorb_cycles(msg_len, beats, w, rate, n):
+def absorb_cycles(msg_len, beats, w, rate, n, ring=False):
     """Expected cycles between consecutive accepted beats (full-rate producer): 1, plus n after a
-    beat that completes a block; and the cycles from the last beat to the first output."""
+    beat that completes a block; and the cycles from the last beat to the first output (PAD is one
+    cycle; with the ring it turns from the slot after the last beat's to the block's end, and
+    is at least one cycle)."""
     slots = rate // w
     gaps = []
     for i in range(beats - 1):
         gaps.append(1 + (n if (i + 1) % slots == 0 else 0))
     last_full = msg_len == beats * w          # the last beat carries W bytes
     last_completes_block = last_full and beats % slots == 0
-    first_out = n + 2 + (n if last_completes_block else 0)
+    pad = 1
+    if ring and not last_completes_block:
+        pad = max(1, slots - 1 - (beats - 1) % slots)
+    first_out = n + 1 + pad + (n if last_completes_block else 0)
     return gaps, first_out
 
 
@@ -85,10 +90,10 @@ CASES = [  # (variant, W, k, message length, output beats, extra empty last beat
 ]
 
 
-def assert_exact_cycles(run, length, n_beats, w, rate, n):
+def assert_exact_cycles(run, length, n_beats, w, rate, n, ring=False):
     """A full-rate run's cycles are the formula's: the gaps between input beats, the first output
     after the last beat, and one output per cycle with a permutation (n) after each block."""
-    gaps, first_out = absorb_cycles(length, n_beats, w, rate, n)
+    gaps, first_out = absorb_cycles(length, n_beats, w, rate, n, ring)
     assert [b - a for a, b in zip(run.in_cycles, run.in_cycles[1:])] == gaps
     assert run.out_cycles[0] - run.in_cycles[-1] == first_out
     slots = rate // w
@@ -109,6 +114,35 @@ def test_matches_hashlib_with_exact_cycles(variant, w, k, length, n_out, empty_l
     gappy = run_stream(ShakeXof(variant, beat_bytes=w, rounds_per_cycle=k),
                        message_beats(msg, w, rng), n_out, gaps=length + k)
     assert unbeat(gappy.outputs, w) == want
+
+
+@pytest.mark.parametrize("variant,w,k,length,n_out,empty_last", [
+    (256, 8, 1, 0, 20, False), (256, 8, 1, 16, 20, False), (256, 8, 1, 41, 20, False),
+    (256, 8, 2, 135, 20, False), (256, 8, 1, 136, 20, False), (256, 8, 1, 136, 20, True),
+    (256, 8, 24, 3 * 136 + 5, 40, False), (128, 8, 1, 167, 25, False), (128, 8, 3, 168, 25, False),
+    (256, 1, 4, 137, 140, False), (128, 1, 1, 167, 170, False), (256, 4, 2, 272, 40, True), (128, 2, 8, 100, 90, False),
+])
+def test_ring_matches_hashlib_with_exact_cycles(variant, w, k, length, n_out, empty_last):
+    """ring=True: the rate's slots turn one per beat (in at the last slot, out at slot 0); the
+    output is hashlib's, and PAD turns the ring to the block's end (absorb_cycles)."""
+    rng = random.Random(f"ring-{variant}-{w}-{k}-{length}")
+    msg = rng.randbytes(length)
+    want = HASHLIB[variant](msg).digest(n_out * w)
+    beats = message_beats(msg, w, random.Random(1), empty_last=empty_last)
+    full = run_stream(ShakeXof(variant, beat_bytes=w, rounds_per_cycle=k, ring=True), beats, n_out)
+    assert unbeat(full.outputs, w) == want
+    assert_exact_cycles(full, length, len(beats), w, RATES[variant], 24 // k, ring=True)
+    gappy = run_stream(ShakeXof(variant, beat_bytes=w, rounds_per_cycle=k, ring=True),
+                       message_beats(msg, w, rng), n_out, gaps=length + k)
+    assert unbeat(gappy.outputs, w) == want
+
+
+@pytest.mark.parametrize("length,w,pad", [(0, 8, 16), (16, 8, 15), (32, 8, 13), (41, 8, 11), (135, 8, 1),
+                                          (136, 8, 1), (137, 8, 16), (16, 4, 30), (168, 8, 1)])
+def test_pad_cycles(length, w, pad):
+    variant = 128 if length == 168 else 256
+    assert pad_cycles(length, variant, w, ring=True) == pad
+    assert pad_cycles(length, variant, w) == 1
 
 
 def test_squeeze_throughput_formula():
@@ -303,6 +337,7 @@ def test_interfaces():
     ({"variant": 512}, "variant"), ({"variant": True}, "variant"), ({"variant": "128"}, "variant"),
     ({"beat_bytes": 3}, "beat_bytes"), ({"beat_bytes": 16}, "beat_bytes"),
     ({"beat_bytes": 0}, "beat_bytes"), ({"rounds_per_cycle": 5}, "rounds_per_cycle"),
+    ({"ring": 1}, "ring"), ({"variant": "both", "ring": True}, "variant"),
 ])
 def test_bad_parameters(kwargs, name):
     with pytest.raises(ParameterError) as err:

@@ -94,17 +94,18 @@ def test_shared_xof_noise_waits(name, lanes):
     assert shared[1].cycles == separate[1].cycles
 
 
-@pytest.mark.parametrize("name,lanes,beat_bytes,rounds", [("Par-128S", 2, 8, 1), ("Par-80S", 16, 8, 1),
-                                                         ("Par-128M", 6, 4, 1), ("Par-128L", 2, 8, 2)])
-def test_external_xof(name, lanes, beat_bytes, rounds):
+@pytest.mark.parametrize("name,lanes,beat_bytes,rounds,ring", [
+    ("Par-128S", 2, 8, 1, False), ("Par-80S", 16, 8, 1, False), ("Par-128M", 6, 4, 1, False), ("Par-128L", 2, 8, 2, False),
+    ("Par-128S", 2, 8, 1, True), ("Par-80S", 16, 8, 1, True), ("Par-128M", 6, 4, 1, True)])
+def test_external_xof(name, lanes, beat_bytes, rounds, ring):
     """The engine's one XOF outside the core (``xof="external"``, run on a SharedXof of one client):
     the model's keystream, noise and states, and the formula's cycles with the XOF's beat width
     (the 16- and 32-byte messages in 16/W and 32/W beats; an 8-byte beat reaches the filter as two
-    words), noise blocks and plain ones back to back."""
+    words; a ring XOF's longer padding), noise blocks and plain ones back to back."""
     p = rubato_params(name)
     rng = random.Random(f"external{name}{lanes}{beat_bytes}")
     key = [rng.randrange(p.q) for _ in range(p.n)]
-    core = RubatoCore(p, lanes, xof="external", xof_beat_bytes=beat_bytes, xof_rounds_per_cycle=rounds)
+    core = RubatoCore(p, lanes, xof="external", xof_beat_bytes=beat_bytes, xof_rounds_per_cycle=rounds, xof_ring=ring)
     assert core.shared_xof and core.external_xof and "xof" in core.signature.members
     _run_and_check(core, key, [(rng.getrandbits(64), rng.getrandbits(64), 1),
                                (rng.getrandbits(64), rng.getrandbits(64), 0)], seed=rng.getrandbits(64))
@@ -232,6 +233,7 @@ def test_targets_with_two_lanes():
     ({"params": "Par-128S", "xof_rounds_per_cycle": 5}, "rounds_per_cycle"),
     ({"params": "Par-128S", "xof": "shared"}, "xof"),
     ({"params": "Par-128S", "xof": "external", "xof_beat_bytes": 2}, "xof_beat_bytes"),
+    ({"params": "Par-128S", "xof_ring": True}, "xof_ring"), ({"params": "Par-128S", "xof": "external", "xof_ring": 1}, "xof_ring"),
 ])
 def test_bad_parameters(kwargs, name):
     kwargs = dict(kwargs)
