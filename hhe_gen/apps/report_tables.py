@@ -87,10 +87,10 @@ TABLES: dict[str, Layout] = {
          ("ECP5 Fmax MHz", "fmax_mhz"), ("MB/s", "MB_per_s"), ("critical path", "crit"), ("run time", "run_time")),
         "hhe-gen bench keccak --only xof256-w8-k<k>-ecp5 (SHAKE256, 8-byte beats; Yosys 0.70, nextpnr-ecp5 seed 1)"),
     "keccak-planes": Layout(
-        (("case", "case"), ("planes/cycle", "p"), ("cycles per permutation", "perm_cycles"),
+        (("case", "case"), ("planes/cycle", "p"), ("ring", "ring"), ("cycles per permutation", "perm_cycles"),
          ("bytes/cycle (simulated)", "B_per_cycle"), ("formula", "B_per_cycle_doc"), ("first output", "first_out"),
          ("ECP5 LUT4", "LUT4"), ("FF", "FF"), ("CCU2C", "CCU2C"), ("xc7 LUT", "xc7_LUT"), ("xc7 FF", "xc7_FF")),
-        "hhe-gen bench keccak --only xof256-w8-p1-ecp5 xof256-w8-p2-ecp5 xof256-w8-p3-ecp5 xof256-w8-p5-ecp5 "
+        "hhe-gen bench keccak --only xof256-w8-p1-ecp5 xof256-w8-p2-ecp5 xof256-w8-p3-ecp5 xof256-w8-p5-ecp5 xof256-w8-ring-ecp5 "
         "(SHAKE256, 8-byte beats, k = 1; Yosys synth_ecp5 -nowidelut, synth_xilinx classic ABC)"),
     "fft-ecp5": Layout(
         (("case", "case"), ("design", "design"), ("LUT4", "LUT4"), ("FF", "FF"), ("CCU2C", "CCU2C"),
@@ -141,9 +141,11 @@ TABLES: dict[str, Layout] = {
         "hhe-gen bench accel --only area-by-unit-dna-hhe-2lanes (Yosys synth_ecp5, the hierarchy kept, classic ABC)"),
     "accel-area-by-unit-shared": Layout(
         (("case", "case"), ("unit", "unit"), ("LUT4", "lut4"), ("CCU2C", "ccu2c"), ("FF", "ff"),
-         ("MULT18X18D", "mult18x18d"), ("DP16KD", "dp16kd"), ("DPR16X4", "dpr16x4")),
+         ("MULT18X18D", "mult18x18d"), ("DP16KD", "dp16kd"), ("DPR16X4", "dpr16x4"),
+         ("LUT4 with the indexed XOF (f1fe4da)", "before")),
         "hhe-gen bench accel --only area-by-unit-dna-hhe-2lanes-dual-128s-shared (Yosys synth_ecp5, the hierarchy "
-        "kept, classic ABC; the crypto unit's parts from the same run's stat.json)"),
+        "kept, classic ABC; the crypto unit's parts from the same run's stat.json; the last column the same case "
+        "on commit f1fe4da)"),
     "accel-earlier-designs": Layout(
         (("case", "case"), ("design (not the current one)", "design"), ("ECP5 LUT4", "lut4"), ("FF", "ff"),
          ("MULT18X18D", "mult18x18d"), ("DP16KD", "dp16kd"), ("xc7 LUT", "xc7_lut"), ("xc7 FF", "xc7_ff"),
