@@ -70,7 +70,7 @@ for variant, w, p, quick in [(256, 8, 2, False), ("both", 8, 3, False)]:
               f"SHAKE{variant if variant != 'both' else '128/256 (run time)'}, W = {w}, {p} planes per "
               f"cycle, 1600-bit state, the planes' logic cut (free), k-induction depth {24 * (-(-5 // p)) + 4}",
               quick=quick, variant=variant, beat_bytes=w, rounds_per_cycle=1, planes_per_cycle=p)
-for variant, w, k, quick in [(256, 8, 12, True), (128, 4, 1, False)]:
+for variant, w, k, quick in [(256, 8, 12, True), (128, 8, 4, False)]:
     _register(f"sponge-{variant}-w{w}-k{k}-ring", "sponge", _SPONGE_WHAT,
               f"SHAKE{variant}, W = {w}, k = {k}, the rate's slots a ring (ring=True), 1600-bit state, round logic "
               f"cut (free), k-induction depth {24 // k + 4}",

@@ -25,8 +25,8 @@ the design; the configuration is the harness's parameters):
 
 Covers: an output beat; an output beat taken after back-pressure; an output after a restart in
 the middle of squeezing; and, where a block and two permutations take at most 100 cycles
-(slots + 2n <= 100: W = 4 or 8 with whole rounds), the second output block (past a squeeze
-permutation) and a message of more than one block.
+(slots + 2n <= 100, with a ring XOF's padding turns added: W = 4 or 8 with whole rounds), the
+second output block (past a squeeze permutation) and a message of more than one block.
 
 The round logic is a *cut point* in the proof (``cutpoint top.dut/rounds top.dut/planes`` in
 ``sponge.sby``, whichever the configuration has):
@@ -57,10 +57,10 @@ class SpongeHarness(Elaboratable):
         # the block-crossing covers need about slots + 2n steps; past about 100 steps (W = 1 or 2:
         # 68 .. 168 beats per block; planes: n = 48 .. 120) the cover search takes from a quarter
         # of an hour to hours, so they are left out there (see the docstring)
-        self.long_covers = self.dut.slots + 2 * n <= 100
         # (a ring XOF's padding turns up to slots - 1 cycles, in each of two messages)
-        pad = self.dut.slots if ring else 1
-        self.cover_depth = (self.dut.slots if self.long_covers else 0) + 2 * n + 8 + 2 * (pad - 1)
+        pad_turns = 2 * (self.dut.slots - 1) if ring else 0
+        self.long_covers = self.dut.slots + 2 * n + pad_turns <= 100
+        self.cover_depth = (self.dut.slots if self.long_covers else 0) + 2 * n + 8 + pad_turns
 
     def elaborate(self, platform):
         m = Module()
