@@ -73,7 +73,6 @@ class SharedXof(wiring.Component):
                  ring: bool = False):
         self.clients = check_int("clients", clients, 1, 16)
         self.xof = ShakeXof(variant, beat_bytes=beat_bytes, rounds_per_cycle=rounds_per_cycle, ring=ring)
-        self.ring = ring
         self.beat_bytes = self.xof.beat_bytes
         self.rounds_per_cycle = self.xof.rounds_per_cycle
         super().__init__({f"client{i}": In(xof_client_signature(self.beat_bytes)) for i in range(self.clients)})

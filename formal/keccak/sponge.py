@@ -54,10 +54,10 @@ class SpongeHarness(Elaboratable):
         # the invariants make the properties 1-inductive; the depth is for the base case, which
         # then covers a whole short message (last beat, padding, permutation, first output)
         self.prove_depth = n + 4
-        # the block-crossing covers need about slots + 2n steps; past about 100 steps (W = 1 or 2:
-        # 68 .. 168 beats per block; planes: n = 48 .. 120) the cover search takes from a quarter
-        # of an hour to hours, so they are left out there (see the docstring)
-        # (a ring XOF's padding turns up to slots - 1 cycles, in each of two messages)
+        # the block-crossing covers need about slots + 2n steps (and a ring XOF's padding turns, up
+        # to slots - 1 in each of two messages); past about 100 steps (W = 1 or 2: 68 .. 168 beats
+        # per block; planes: n = 48 .. 120) the cover search outgrows a proof run, so they are left
+        # out there (see the docstring)
         pad_turns = 2 * (self.dut.slots - 1) if ring else 0
         self.long_covers = self.dut.slots + 2 * n + pad_turns <= 100
         self.cover_depth = (self.dut.slots if self.long_covers else 0) + 2 * n + 8 + pad_turns

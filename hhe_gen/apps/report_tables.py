@@ -142,10 +142,10 @@ TABLES: dict[str, Layout] = {
     "accel-area-by-unit-shared": Layout(
         (("case", "case"), ("unit", "unit"), ("LUT4", "lut4"), ("CCU2C", "ccu2c"), ("FF", "ff"),
          ("MULT18X18D", "mult18x18d"), ("DP16KD", "dp16kd"), ("DPR16X4", "dpr16x4"),
-         ("LUT4 with the indexed XOF (f1fe4da)", "before")),
+         ("LUT4 with the indexed XOF", "before")),
         "hhe-gen bench accel --only area-by-unit-dna-hhe-2lanes-dual-128s-shared (Yosys synth_ecp5, the hierarchy "
         "kept, classic ABC; the crypto unit's parts from the same run's stat.json; the last column the same case "
-        "on commit f1fe4da)"),
+        "on the commit its note names)"),
     "accel-earlier-designs": Layout(
         (("case", "case"), ("design (not the current one)", "design"), ("ECP5 LUT4", "lut4"), ("FF", "ff"),
          ("MULT18X18D", "mult18x18d"), ("DP16KD", "dp16kd"), ("xc7 LUT", "xc7_lut"), ("xc7 FF", "xc7_ff"),

@@ -137,8 +137,8 @@ def keccak_synth(variant, w, k):
 @bench_case("keccak", "xof256-w8-ring-ecp5", quick=False, p=5, ring=True)
 def keccak_planes(p, ring=False):
     """The narrow XOF (``planes_per_cycle`` p, k = 1; p = 5 is whole rounds), or the ring XOF
-    (``ring=True``: the slots of the rate turn, no slot multiplexers) as the accelerator maps it: ECP5 with the board build's options (:data:`hhe_gen.flow.synth.ECP5_BOARD_SYNTH_ARGS`,
-    Yosys only) and Xilinx 7 (Yosys, classic ABC); the squeeze rate measured in simulation (two
+    (``ring=True``: the slots of the rate turn, no slot multiplexers) as the accelerator maps it:
+    ECP5 with the board build's options (:data:`hhe_gen.flow.synth.ECP5_BOARD_SYNTH_ARGS`, Yosys only) and Xilinx 7 (Yosys, classic ABC); the squeeze rate measured in simulation (two
     whole blocks of SHAKE256 after the seeding message, against hashlib) beside the formula's, and
     the cycles from the first beat to the first output."""
     from hhe_gen.cores.keccak import ShakeXof, permutation_cycles, squeeze_bytes_per_cycle
